@@ -1,0 +1,218 @@
+"""Breadth-first exploration of a Model's state space.
+
+Guarantees: states are explored level by level, so the first invariant
+violation found is at minimal depth and its trace is a shortest one; a
+deadlock (a state with no successor at all, as in TLC) is reported with a
+shortest trace too. Counts have TLC's meanings: `states_generated` counts the
+initial states and every successor computed (duplicates included, and
+successors failing a state constraint); `distinct_states` counts stored
+states; `depth` is the BFS depth with initial states at depth 1.
+
+Deterministic: actions run in declaration order, parameters and choices in
+canonical order, so the same model gives the same counts and the same trace.
+The seen-set keeps full states (exact; no fingerprint collisions).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from checker.errors import EvalError
+from checker.model import Model
+from checker.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
+from checker.runtime import Fault
+
+
+@dataclass(frozen=True)
+class Options:
+    check_deadlock: bool = True
+    max_states: int | None = None
+    max_depth: int | None = None
+    time_limit: float | None = None
+    invariants: tuple[str, ...] | None = None  # None: all of the spec's invariants
+
+
+@dataclass(frozen=True)
+class Progress:
+    generated: int
+    distinct: int
+    queue: int
+    depth: int
+    elapsed_s: float
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class _Stop(Exception):
+    pass
+
+
+def explore(model: Model, options: Options = Options(), progress: ProgressCallback | None = None,
+            progress_every: float = 5.0) -> Result:
+    """Explore every reachable state of `model` and return the first violation, if any."""
+    return _Explorer(model, options, progress, progress_every).run()
+
+
+class _Explorer:
+    def __init__(self, model: Model, options: Options, progress, progress_every: float):
+        self.model = model
+        self.options = options
+        self.progress = progress
+        self.progress_every = progress_every
+        if options.invariants is None:
+            self.invariants = model.invariants
+        else:
+            self.invariants = tuple((n, f) for n, f in model.invariants if n in options.invariants)
+        self.states: list[tuple] = []
+        self.parents: list[int] = []
+        self.index: dict[tuple, int] = {}
+        self.generated = 0
+        self.depth = 0
+        self.coverage = [ActionCoverage() for _ in model.actions]
+        self.start = 0.0
+
+    def run(self) -> Result:
+        self.start = time.perf_counter()
+        try:
+            return self._run()
+        except _Stop as stop:
+            return stop.args[0]
+
+    def _result(self, verdict: Verdict, violation: Violation | None = None, error=None,
+                stop_reason: str | None = None, queue_left: int = 0) -> Result:
+        return Result(verdict, len(self.states), self.generated, self.depth,
+                      time.perf_counter() - self.start, self.coverage, violation, error, stop_reason, queue_left)
+
+    def _add(self, state: tuple, parent: int) -> int:
+        i = len(self.states)
+        self.states.append(state)
+        self.parents.append(parent)
+        self.index[state] = i
+        return i
+
+    def _fault(self, fault: Fault | RecursionError, at: int, note: str) -> _Stop:
+        if isinstance(fault, RecursionError):
+            err = EvalError("E406", f"recursion too deep while {note}", None)
+        else:
+            err = self.model.eval_error(fault)
+            err.message = f"{err.message} (while {note})"
+        trace = self.trace_to(at)
+        err.trace = trace
+        return _Stop(self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), error=err))
+
+    def _check_invariants(self, i: int) -> None:
+        state = self.states[i]
+        for name, inv in self.invariants:
+            try:
+                ok = inv(state)
+            except (Fault, RecursionError) as fault:
+                raise self._fault(fault, i, f"evaluating invariant {name}") from None
+            if not ok:
+                trace = self.trace_to(i)
+                raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, Violation("invariant", name, trace)))
+
+    def _in_model(self, state: tuple, at: int) -> bool:
+        for name, con in self.model.constraints:
+            try:
+                if not con(state):
+                    return False
+            except (Fault, RecursionError) as fault:
+                raise self._fault(fault, at, f"evaluating constraint {name}") from None
+        return True
+
+    def _run(self) -> Result:
+        model = self.model
+        opts = self.options
+        try:
+            for state in model.init():
+                self.generated += 1
+                if state in self.index or not self._in_model(state, -1):
+                    continue
+                i = self._add(state, -1)
+                self.depth = 1
+                self._check_invariants(i)
+        except (Fault, RecursionError) as fault:
+            raise self._fault(fault, -1, "computing the initial states") from None
+        actions = list(enumerate(model.actions))
+        coverage = self.coverage
+        index = self.index
+        states = self.states
+        constraints = bool(model.constraints)
+        head = 0
+        level_end = len(states)
+        next_report = time.perf_counter() + self.progress_every
+        max_states = opts.max_states
+        while head < len(states):
+            if head == level_end:
+                level_end = len(states)
+                self.depth += 1
+                if opts.max_depth is not None and self.depth > opts.max_depth:
+                    self.depth -= 1
+                    return self._result(Verdict.INCOMPLETE, stop_reason="max_depth",
+                                        queue_left=len(states) - head)
+            state = states[head]
+            parent = head
+            head += 1
+            found = False
+            for ai, act in actions:
+                cov = coverage[ai]
+                n = 0
+                try:
+                    for _args, succ in act(state):
+                        n += 1
+                        if succ in index:
+                            continue
+                        if constraints and not self._in_model(succ, parent):
+                            continue
+                        i = self._add(succ, parent)
+                        cov.distinct += 1
+                        self._check_invariants(i)
+                except (Fault, RecursionError) as fault:
+                    name = model.action_info[ai].name
+                    raise self._fault(fault, parent, f"computing action {name}") from None
+                if n:
+                    found = True
+                    cov.enabled += 1
+                    cov.generated += n
+                    self.generated += n
+            if not found and opts.check_deadlock:
+                trace = self.trace_to(parent)
+                return self._result(Verdict.DEADLOCK, Violation("deadlock", None, trace))
+            if max_states is not None and len(states) >= max_states and head < len(states):
+                return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=len(states) - head)
+            if head & 0x3FF == 0:
+                now = time.perf_counter()
+                if opts.time_limit is not None and now - self.start > opts.time_limit:
+                    return self._result(Verdict.INCOMPLETE, stop_reason="time_limit", queue_left=len(states) - head)
+                if self.progress is not None and now >= next_report:
+                    next_report = now + self.progress_every
+                    self.progress(Progress(self.generated, len(states), len(states) - head, self.depth,
+                                           now - self.start))
+        return self._result(Verdict.OK)
+
+    # ---------------------------------------------------------------- traces
+    def trace_to(self, i: int) -> Trace:
+        """The path of stored states from an initial state to state `i`, with the actions between them."""
+        if i < 0:
+            return Trace(())
+        path = []
+        while i >= 0:
+            path.append(i)
+            i = self.parents[i]
+        path.reverse()
+        steps = [Step(None, (), self.states[path[0]])]
+        for a, b in zip(path, path[1:]):
+            steps.append(_find_step(self.model, self.states[a], self.states[b]))
+        return Trace(tuple(steps))
+
+
+def _find_step(model: Model, state: tuple, succ: tuple) -> Step:
+    """The first action instance (in exploration order) that leads from `state` to `succ`."""
+    for ai, act in enumerate(model.actions):
+        for args, t in act(state):
+            if t == succ:
+                return Step(ai, args, t)
+    raise AssertionError("no action leads to the stored successor")  # pragma: no cover

@@ -1,0 +1,216 @@
+"""The typed intermediate representation every later stage consumes.
+
+Produced by typecheck.py (a second front end, e.g. a TLA+ subset, could target
+it too); consumed by codegen.py (explicit-state exploration) and, later, by the
+SMT translation. Names are resolved: state variables are slots, constants are
+indices, bound names are `Local`s with unique ids. Every node has a type and a span.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from checker.source import Span
+from checker.types import Type
+
+
+@dataclass(frozen=True)
+class Local:
+    """A bound name (let, action parameter, generator, def parameter); `id` is unique per spec."""
+
+    id: int
+    name: str
+    type: Type
+
+
+# ---------------------------------------------------------------- expressions
+
+@dataclass(frozen=True)
+class Expr:
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    """A literal run-time value: bool, int, an atom (int), or runtime.NONE."""
+
+    value: object
+
+
+@dataclass(frozen=True)
+class ConstRef(Expr):
+    index: int
+
+
+@dataclass(frozen=True)
+class VarRef(Expr):
+    slot: int
+
+
+@dataclass(frozen=True)
+class LocalRef(Expr):
+    local: Local
+
+
+@dataclass(frozen=True)
+class Prim(Expr):
+    """A built-in operation. `op` names are listed in codegen.PRIMS."""
+
+    op: str
+    args: tuple[Expr, ...]
+    info: object = None  # static extra data: a field index, a tuple position
+
+
+@dataclass(frozen=True)
+class IfE(Expr):
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
+@dataclass(frozen=True)
+class LetE(Expr):
+    local: Local
+    value: Expr
+    body: Expr
+
+
+@dataclass(frozen=True)
+class Comp(Expr):
+    """A comprehension or quantifier over generators.
+
+    kind: all, any, sum, choose (first element in canonical order), set, map
+    (key and body), seq.
+    """
+
+    kind: str
+    generators: tuple[tuple[Local, Expr], ...]
+    cond: Expr | None
+    body: Expr
+    key: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Build(Expr):
+    """A literal collection: set, seq, tuple, record (fields in sorted order), map (k, v, k, v...)."""
+
+    kind: str
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class CallDef(Expr):
+    index: int
+    args: tuple[Expr, ...]
+
+
+# ---------------------------------------------------------------- statements
+
+@dataclass(frozen=True)
+class Stmt:
+    span: Span
+
+
+@dataclass(frozen=True)
+class RequireS(Stmt):
+    cond: Expr
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One step of an assignment target: `[k]` on a map or seq, `.f` on a record."""
+
+    kind: str  # "map", "seq", "field"
+    index: Expr | int  # the key/position expression, or the field's position
+    span: Span
+
+
+@dataclass(frozen=True)
+class AssignS(Stmt):
+    slot: int
+    steps: tuple[PathStep, ...]
+    value: Expr
+
+
+@dataclass(frozen=True)
+class LetS(Stmt):
+    local: Local
+    value: Expr
+
+
+@dataclass(frozen=True)
+class IfS(Stmt):
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    orelse: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class EitherS(Stmt):
+    branches: tuple[tuple[Stmt, ...], ...]
+
+
+@dataclass(frozen=True)
+class WithS(Stmt):
+    binders: tuple[tuple[Local, Expr], ...]
+    body: tuple[Stmt, ...]
+
+
+# ---------------------------------------------------------------- declarations
+
+@dataclass(frozen=True)
+class Constant:
+    name: str
+    type: Type
+    value: Expr  # evaluated once, before exploration
+    span: Span
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    type: Type
+    init: Expr
+    choice: bool  # the initial value is chosen from the set `init`
+    bounds: tuple[Expr, Expr] | None  # declared `lo..hi` range, checked at run time
+    span: Span
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    params: tuple[Local, ...]
+    returns: Type
+    body: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    params: tuple[tuple[Local, Expr], ...]
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A named state predicate: an invariant or a state constraint."""
+
+    name: str
+    expr: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    file: str
+    sorts: tuple  # SortT, in declaration order
+    constants: tuple[Constant, ...]
+    variables: tuple[Variable, ...]
+    functions: tuple[Function, ...]
+    actions: tuple[Action, ...]
+    invariants: tuple[Predicate, ...]
+    constraints: tuple[Predicate, ...]
+    warnings: tuple = field(default=())

@@ -1,0 +1,132 @@
+"""A compiled model: the one interface between a spec and the explorers.
+
+`build_model` runs the pipeline up to here (parse, typecheck, generate, compile)
+and returns a `Model` with initial states, actions, invariants and constraints
+as Python callables over tuple states, plus the tables needed to print states
+and errors. A Model is immutable once built; explorers only call it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker import codegen, ir, runtime
+from checker import types as T
+from checker.errors import EvalError
+from checker.parser import parse
+from checker.source import Source
+from checker.typecheck import check
+from checker.values import format_value, to_json
+
+_MESSAGES = {
+    "E401": "key {1} is not in the domain of the map {0}",
+    "E402": "value {0} of `{name}` is outside its declared range {1}..{2}",
+    "E403": "no element satisfies the condition of `choose`",
+    "E404": "{op} of an empty {what}",
+    "E405": "index {1} is out of range for the sequence {0}",
+    "E407": "division by zero: {0} // {1}",
+    "E408": "powerset of a set with {0} elements is too large (the limit is 2^20 subsets)",
+    "E409": "the map gives key {0} two values: {1} and {2}",
+}
+
+
+@dataclass(frozen=True)
+class ActionInfo:
+    name: str
+    param_names: tuple[str, ...]
+    param_types: tuple[T.Type, ...]
+    span: object
+
+
+class Model:
+    """A spec compiled for exploration."""
+
+    def __init__(self, spec: ir.Spec, generated: codegen.Generated, namespace: dict, constants: list):
+        self.spec = spec
+        self.name = spec.name
+        self.generated = generated
+        self.constants = constants
+        self.var_names = tuple(v.name for v in spec.variables)
+        self.var_types = tuple(v.type for v in spec.variables)
+        self.init = namespace["init"]
+        self.actions = tuple(namespace[f"a{i}"] for i in range(len(spec.actions)))
+        self.action_info = tuple(
+            ActionInfo(a.name, tuple(l.name for l, _ in a.params), tuple(l.type for l, _ in a.params), a.span)
+            for a in spec.actions)
+        self.invariants = tuple((p.name, namespace[f"inv{i}"]) for i, p in enumerate(spec.invariants))
+        self.constraints = tuple((p.name, namespace[f"con{i}"]) for i, p in enumerate(spec.constraints))
+        self.warnings = spec.warnings
+
+    # ---------------------------------------------------------------- display
+    def format_state(self, state) -> dict[str, str]:
+        return {n: format_value(v, t) for n, v, t in zip(self.var_names, state, self.var_types)}
+
+    def state_json(self, state) -> dict:
+        return {n: to_json(v, t) for n, v, t in zip(self.var_names, state, self.var_types)}
+
+    def format_args(self, action: int, args) -> list[str]:
+        info = self.action_info[action]
+        return [format_value(a, t) for a, t in zip(args, info.param_types)]
+
+    def args_json(self, action: int, args) -> dict:
+        info = self.action_info[action]
+        return {n: to_json(a, t) for n, a, t in zip(info.param_names, args, info.param_types)}
+
+    def step_label(self, action: int, args) -> str:
+        info = self.action_info[action]
+        if not info.param_names:
+            return info.name
+        shown = ", ".join(f"{n}={v}" for n, v in zip(info.param_names, self.format_args(action, args)))
+        return f"{info.name}({shown})"
+
+    def eval_error(self, fault: runtime.Fault) -> EvalError:
+        """An EvalError with a readable message for a Fault raised by generated code."""
+        span, kind, detail = self.generated.wheres[fault.where]
+        return EvalError(fault.code, self._fault_message(fault, kind, detail), span)
+
+    def _fault_message(self, fault: runtime.Fault, kind: str, detail) -> str:
+        vals = fault.values
+        code = fault.code
+        if code == "E402":
+            return _MESSAGES[code].format(*vals, name=detail)
+        if code == "E404":
+            what = "set" if kind in ("min", "max") else "sequence"
+            return _MESSAGES[code].format(op=f"`{kind}`", what=what)
+        if code in ("E401", "E405") and detail:
+            ctype = detail[0] if isinstance(detail, tuple) else None
+            if code == "E401" and isinstance(ctype, T.MapT):
+                return _MESSAGES[code].format(format_value(vals[0], ctype), format_value(vals[1], ctype.key))
+            if code == "E405" and isinstance(ctype, T.SeqT):
+                return _MESSAGES[code].format(format_value(vals[0], ctype), vals[1])
+        if code == "E409" and isinstance(detail, T.MapT):
+            return _MESSAGES[code].format(format_value(vals[0], detail.key), format_value(vals[1], detail.value),
+                                          format_value(vals[2], detail.value))
+        if code == "E401":
+            return "key is not in the domain of the map"
+        if code == "E405":
+            return "index is out of range for the sequence"
+        return _MESSAGES.get(code, "evaluation failed").format(*vals)
+
+
+def build_model(source: Source, overrides: dict[str, str] | None = None) -> Model:
+    """Parse, check and compile a spec. Raises SpecError, UsageError or EvalError (in constants)."""
+    tree = parse(source)
+    spec = check(tree, source, overrides)
+    return compile_spec(spec)
+
+
+def compile_spec(spec: ir.Spec) -> Model:
+    generated = codegen.generate(spec)
+    namespace: dict = {name: getattr(runtime, target) for name, target in codegen.RUNTIME_NAMES.items()}
+    namespace["__builtins__"] = {"len": len, "frozenset": frozenset, "sorted": sorted, "all": all, "any": any,
+                                 "sum": sum, "range": range, "min": min, "max": max}
+    code = compile(generated.source, f"<tlacheck model {spec.name}>", "exec")
+    exec(code, namespace)  # the source holds generated identifiers and int/bool literals only
+    model = Model(spec, generated, namespace, [])
+    try:
+        model.constants = namespace["_constants"]()
+    except runtime.Fault as fault:
+        raise model.eval_error(fault) from None
+    except RecursionError:
+        raise EvalError("E406", "recursion too deep while evaluating the constants", None) from None
+    return model

@@ -1,0 +1,66 @@
+"""Results of a check: verdicts, steps, traces and statistics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Verdict(Enum):
+    OK = "ok"
+    INVARIANT_VIOLATED = "invariant_violated"
+    DEADLOCK = "deadlock"
+    LIVENESS_VIOLATED = "liveness_violated"
+    ERROR = "error"
+    INCOMPLETE = "incomplete"
+
+    @property
+    def exit_code(self) -> int:
+        return {
+            Verdict.OK: 0, Verdict.INVARIANT_VIOLATED: 12, Verdict.DEADLOCK: 11,
+            Verdict.LIVENESS_VIOLATED: 13, Verdict.ERROR: 4, Verdict.INCOMPLETE: 5,
+        }[self]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One state of a trace and the action that reached it (None for an initial state)."""
+
+    action: int | None
+    args: tuple
+    state: tuple
+
+
+@dataclass(frozen=True)
+class Trace:
+    steps: tuple[Step, ...]
+    loop_index: int | None = None  # for lassos: the step the last state returns to
+
+
+@dataclass(frozen=True)
+class Violation:
+    kind: str  # "invariant", "deadlock", "error"
+    name: str | None
+    trace: Trace
+    message: str | None = None
+
+
+@dataclass
+class ActionCoverage:
+    enabled: int = 0  # states in which at least one instance of the action had a successor
+    generated: int = 0
+    distinct: int = 0
+
+
+@dataclass
+class Result:
+    verdict: Verdict
+    distinct_states: int
+    states_generated: int
+    depth: int
+    elapsed_s: float
+    coverage: list[ActionCoverage] = field(default_factory=list)
+    violation: Violation | None = None
+    error: object = None  # EvalError for Verdict.ERROR
+    stop_reason: str | None = None  # for Verdict.INCOMPLETE
+    queue_left: int = 0

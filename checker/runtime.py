@@ -1,0 +1,197 @@
+"""Run-time support for generated code: value operations and evaluation faults.
+
+Representation of values (see DESIGN.md "States and values"):
+bool, int; enum members and model values as small ints; `none` as the NONE
+singleton (CPython 3.11 hashes None by address, which differs between
+processes; NONE hashes to a constant); sets as frozensets; sequences, tuples
+and records as tuples (records in sorted field order); maps as a pair
+(keys, values) of tuples with the keys in canonical order.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+
+class _NoneValue:
+    """The value `none` of an option type. A singleton, also after pickling."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return 0x5EED_0B7E
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    def __ne__(self, other) -> bool:
+        return self is not other
+
+    def __repr__(self) -> str:
+        return "NONE"
+
+    def __reduce__(self):
+        return (_none, ())
+
+
+NONE = _NoneValue()
+
+
+def _none() -> _NoneValue:
+    return NONE
+
+
+class Fault(Exception):
+    """An evaluation error inside generated code. `where` indexes the model's span table."""
+
+    def __init__(self, code: str, where: int, *values):
+        super().__init__(code, where, *values)
+        self.code = code
+        self.where = where
+        self.values = values
+
+
+def canon_key(v):
+    """A sort key giving every value a total, process-independent order."""
+    t = type(v)
+    if t is int or t is bool:
+        return (1, v)
+    if t is tuple:
+        return (2, tuple(map(canon_key, v)))
+    if t is frozenset:
+        return (3, tuple(sorted(map(canon_key, v))))
+    if v is NONE:
+        return (0,)
+    raise TypeError(f"not a tlacheck value: {v!r}")  # pragma: no cover
+
+
+def canon(s) -> list:
+    """The elements of a set in canonical order (works for every element type)."""
+    return sorted(s, key=canon_key)
+
+
+# ---------------------------------------------------------------- maps
+
+def mkmap(pairs, natural: bool, where: int):
+    """Build a map from (key, value) pairs; the same key twice with two values is a fault."""
+    d = {}
+    for k, v in pairs:
+        if k in d and d[k] != v:
+            raise Fault("E409", where, k, d[k], v)
+        d[k] = v
+    keys = sorted(d) if natural else sorted(d, key=canon_key)
+    return (tuple(keys), tuple(d[k] for k in keys))
+
+
+def lookup(m, k, where: int):
+    try:
+        return m[1][m[0].index(k)]
+    except ValueError:
+        raise Fault("E401", where, m, k) from None
+
+
+def map_set(m, k, v, where: int):
+    keys = m[0]
+    try:
+        i = keys.index(k)
+    except ValueError:
+        raise Fault("E401", where, m, k) from None
+    vals = m[1]
+    return (keys, vals[:i] + (v,) + vals[i + 1:])
+
+
+# ---------------------------------------------------------------- sequences
+
+def at(s, i, where: int):
+    if type(i) is int and 1 <= i <= len(s):
+        return s[i - 1]
+    raise Fault("E405", where, s, i)
+
+
+def seq_set(s, i, v, where: int):
+    if 1 <= i <= len(s):
+        return s[:i - 1] + (v,) + s[i:]
+    raise Fault("E405", where, s, i)
+
+
+def head(s, where: int):
+    if s:
+        return s[0]
+    raise Fault("E404", where, s)
+
+
+def tail(s, where: int):
+    if s:
+        return s[1:]
+    raise Fault("E404", where, s)
+
+
+def subseq(s, i, j, where: int):
+    if j < i:
+        return ()
+    if 1 <= i and j <= len(s):
+        return s[i - 1:j]
+    raise Fault("E405", where, s, (i, j))
+
+
+# ---------------------------------------------------------------- records
+
+def put(t, i: int, v):
+    """The record or tuple `t` with position `i` replaced by `v`."""
+    return t[:i] + (v,) + t[i + 1:]
+
+
+# ---------------------------------------------------------------- sets and ints
+
+POWERSET_LIMIT = 20
+
+
+def powerset(s, where: int):
+    if len(s) > POWERSET_LIMIT:
+        raise Fault("E408", where, len(s))
+    items = canon(s)
+    return frozenset(frozenset(c) for n in range(len(items) + 1) for c in combinations(items, n))
+
+
+def bigunion(s):
+    return frozenset().union(*s)
+
+
+def int_range(a: int, b: int):
+    return frozenset(range(a, b + 1))
+
+
+def set_min(s, where: int):
+    if not s:
+        raise Fault("E404", where, s)
+    return min(s)
+
+
+def set_max(s, where: int):
+    if not s:
+        raise Fault("E404", where, s)
+    return max(s)
+
+
+def div(a: int, b: int, where: int) -> int:
+    if b == 0:
+        raise Fault("E407", where, a, b)
+    return a // b
+
+
+def mod(a: int, b: int, where: int) -> int:
+    if b == 0:
+        raise Fault("E407", where, a, b)
+    return a % b
+
+
+def choose(values, where: int):
+    for v in values:
+        return v
+    raise Fault("E403", where)
+
+
+def check_range(v: int, lo: int, hi: int, where: int) -> int:
+    if lo <= v <= hi:
+        return v
+    raise Fault("E402", where, v, lo, hi)

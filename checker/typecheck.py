@@ -1,0 +1,875 @@
+"""Resolve names and check types: AST (syntax.py) to IR (ir.py).
+
+Everything that can be known without exploring a state is checked here, before
+any state is explored: unknown names (with a did-you-mean hint), duplicate
+declarations, type mismatches, wrong arity, assignment to something that is
+not a state variable, non-boolean guards and invariants. Errors are raised as
+`SpecError` with the span of the offending text; unused variables are warnings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from checker import ir
+from checker import syntax as S
+from checker import types as T
+from checker.errors import SpecError, UsageError, Warnings, suggest
+from checker.parser import parse_expression
+from checker.runtime import NONE
+from checker.source import Source, Span
+
+# Built-in functions: name -> arity (None: takes a generator argument).
+BUILTINS = {
+    "len": 1, "head": 1, "tail": 1, "append": 2, "subseq": 3, "elems": 1, "domain": 1,
+    "powerset": 1, "bigunion": 1, "min": 1, "max": 1,
+    "all": None, "any": None, "sum": None, "choose": None,
+}
+
+
+class _Ambiguous(Exception):
+    """An enum member name shared by several enums, met with no expected type."""
+
+    def __init__(self, name: str, span: Span, sorts: list[T.SortT]):
+        super().__init__(name)
+        self.name = name
+        self.span = span
+        self.sorts = sorts
+
+    def error(self) -> SpecError:
+        options = " or ".join(f"`{s.name}.{self.name}`" for s in self.sorts)
+        return SpecError.single("E108", f"`{self.name}` is a member of several enums", self.span,
+                                f"write {options}")
+
+
+def _err(code: str, message: str, span: Span, hint: str | None = None) -> SpecError:
+    return SpecError.single(code, message, span, hint)
+
+
+@dataclass
+class _Def:
+    index: int
+    decl: S.DefDecl
+    params: tuple[ir.Local, ...] = ()
+    returns: T.Type = T.BOOL
+
+
+@dataclass
+class _Scope:
+    names: dict[str, ir.Local] = field(default_factory=dict)
+
+
+def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None) -> ir.Spec:
+    """Resolve and typecheck a parsed spec. `overrides` maps constant names to `-D` value texts."""
+    return _Checker(tree, source, overrides or {}).run()
+
+
+class _Checker:
+    def __init__(self, tree: S.SpecFile, source: Source, overrides: dict[str, str]):
+        self.tree = tree
+        self.source = source
+        self.overrides = overrides
+        self.warnings = Warnings()
+        self.sorts: dict[str, T.SortT] = {}
+        self.atoms: dict[str, list[tuple[T.SortT, int]]] = {}
+        self.consts: dict[str, tuple[int, T.Type]] = {}
+        self.constants: list[ir.Constant] = []
+        self.vars: dict[str, tuple[int, T.Type]] = {}
+        self.variables: list[ir.Variable] = []
+        self.defs: dict[str, _Def] = {}
+        self.scopes: list[_Scope] = []
+        self.next_local = 0
+        self.reads: set[int] = set()
+        self.var_init_limit: int | None = None  # while checking var inits: slots readable
+        self.in_def = False
+
+    # ---------------------------------------------------------------- driver
+    def run(self) -> ir.Spec:
+        decls = self.tree.declarations
+        self._check_duplicates(decls)
+        for d in decls:
+            if isinstance(d, S.EnumDecl):
+                self._declare_sort(d.name, tuple(m for m, _ in d.members), "enum", d.name_span, d.members)
+            elif isinstance(d, S.ConstDecl) and self._is_model_set(d.type):
+                self._declare_model_const(d)
+        self._check_atom_clashes(decls)
+        for d in decls:
+            if isinstance(d, S.DefDecl):
+                self._declare_def(d)
+        for d in decls:
+            if isinstance(d, S.ConstDecl) and not self._is_model_set(d.type):
+                self._declare_const(d)
+        self._check_overrides_exist()
+        for d in decls:
+            if isinstance(d, S.VarDecl):
+                self._declare_var(d)
+        functions = [self._check_def(self.defs[d.name]) for d in decls if isinstance(d, S.DefDecl)]
+        actions = [self._check_action(d) for d in decls if isinstance(d, S.ActionDecl)]
+        invariants = [self._check_predicate(d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
+        constraints = [self._check_predicate(d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
+        for slot, var in enumerate(self.variables):
+            if slot not in self.reads:
+                self.warnings.add("W201", f"variable `{var.name}` is never read", var.span,
+                                  "remove it, or use it in a guard, an invariant or an expression")
+        if not actions and self.variables:
+            self.warnings.add("W202", "the spec declares no action", self.tree.span,
+                              "every initial state will be reported as a deadlock")
+        return ir.Spec(
+            name=self.tree.name or _stem(self.source.name),
+            file=self.source.name,
+            sorts=tuple(self.sorts.values()),
+            constants=tuple(self.constants),
+            variables=tuple(self.variables),
+            functions=tuple(functions),
+            actions=tuple(actions),
+            invariants=tuple(invariants),
+            constraints=tuple(constraints),
+            warnings=tuple(self.warnings.items),
+        )
+
+    def _check_duplicates(self, decls) -> None:
+        seen: dict[str, S.Decl] = {}
+        for d in decls:
+            if d.name in BUILTINS and isinstance(d, S.DefDecl):
+                raise _err("E101", f"`{d.name}` is a built-in function", d.name_span, "choose another name")
+            if d.name in seen:
+                first = seen[d.name].name_span
+                raise _err("E101", f"`{d.name}` is declared twice", d.name_span,
+                           f"first declared at {first.file}:{first.line}:{first.column}")
+            seen[d.name] = d
+        self.top_names = seen
+
+    def _check_atom_clashes(self, decls) -> None:
+        for d in decls:
+            if isinstance(d, (S.VarDecl, S.ConstDecl, S.DefDecl)) and d.name in self.atoms and d.name not in self.sorts:
+                raise _err("E101", f"`{d.name}` is both declared here and an enum member or model value",
+                           d.name_span, "rename one of them")
+
+    # ---------------------------------------------------------------- sorts and constants
+    @staticmethod
+    def _is_model_set(t: S.TypeExpr) -> bool:
+        return isinstance(t, S.SetType) and isinstance(t.element, S.ModelType)
+
+    def _declare_sort(self, name: str, members: tuple[str, ...], kind: str, span: Span, member_spans) -> T.SortT:
+        sort = T.SortT(name, members, kind)
+        seen = set()
+        for m, mspan in member_spans:
+            if m in seen:
+                raise _err("E101", f"`{m}` appears twice in `{name}`", mspan)
+            seen.add(m)
+            self.atoms.setdefault(m, []).append((sort, members.index(m)))
+        self.sorts[name] = sort
+        return sort
+
+    def _declare_model_const(self, d: S.ConstDecl) -> None:
+        if d.name in self.overrides:
+            text = self.overrides.pop(d.name)
+            src = Source(f"-D {d.name}", text)
+            expr = self._parse_override(src, d.name)
+        else:
+            expr = d.default
+        if expr is None:
+            raise _err("E110", f"constant `{d.name}` has no value", d.name_span,
+                       f"give it a default (`= {{a, b}}`) or pass -D {d.name}={{a,b}}")
+        if not isinstance(expr, S.SetLit) or not all(isinstance(e, S.Name) for e in expr.elements):
+            raise _err("E102", f"the value of `{d.name}` must be a set of model-value names like {{r1, r2}}",
+                       expr.span)
+        members = tuple(e.name for e in expr.elements)
+        for e in expr.elements:
+            if e.name in self.top_names and e.name != d.name:
+                raise _err("E101", f"model value `{e.name}` has the name of a declaration", e.span, "rename one of them")
+        sort = self._declare_sort(d.name, members, "model", d.name_span, [(e.name, e.span) for e in expr.elements])
+        index = len(self.constants)
+        value = ir.Build(T.SetT(sort), d.span, "set", tuple(ir.Lit(sort, e.span, i) for i, e in enumerate(expr.elements)))
+        self.constants.append(ir.Constant(d.name, T.SetT(sort), value, d.span))
+        self.consts[d.name] = (index, T.SetT(sort))
+
+    def _parse_override(self, src: Source, name: str) -> S.Expr:
+        try:
+            return parse_expression(src)
+        except SpecError as exc:
+            diag = exc.diagnostics[0]
+            raise UsageError(f"-D {name}={src.text}: {diag.message}",
+                             "the value is an expression of the spec language, e.g. 3, true, {r1, r2}") from None
+
+    def _declare_const(self, d: S.ConstDecl) -> None:
+        ctype = self._resolve_type(d.type)
+        if isinstance(ctype, tuple):
+            ctype = ctype[0]
+        if d.name in self.overrides:
+            text = self.overrides.pop(d.name)
+            src = Source(f"-D {d.name}", text)
+            expr = self._parse_override(src, d.name)
+            try:
+                value = self._expect(self.infer(expr, ctype), ctype, f"constant `{d.name}`")
+            except SpecError as exc:
+                raise UsageError(f"-D {d.name}={text}: {exc.diagnostics[0].message}",
+                                 exc.diagnostics[0].hint) from None
+        elif d.default is not None:
+            value = self._expect(self.infer(d.default, ctype), ctype, f"constant `{d.name}`")
+        else:
+            raise _err("E110", f"constant `{d.name}` has no value", d.name_span,
+                       f"give it a default (`= ...`) or pass -D {d.name}=VALUE")
+        index = len(self.constants)
+        self.constants.append(ir.Constant(d.name, ctype, value, d.span))
+        self.consts[d.name] = (index, ctype)
+
+    def _check_overrides_exist(self) -> None:
+        for name in self.overrides:
+            hint = suggest(name, [c for c in self.consts])
+            raise UsageError(f"-D {name}: the spec has no constant named `{name}`",
+                             f"did you mean `{hint}`?" if hint else "declare it with `const`")
+
+    # ---------------------------------------------------------------- types
+    def _resolve_type(self, t: S.TypeExpr):
+        """The Type of a type expression; for a range `lo..hi`, (INT, lo, hi)."""
+        if isinstance(t, S.BoolType):
+            return T.BOOL
+        if isinstance(t, S.IntType):
+            return T.INT
+        if isinstance(t, S.RangeType):
+            lo = self._expect(self.infer(t.low), T.INT, "a range bound")
+            hi = self._expect(self.infer(t.high), T.INT, "a range bound")
+            return (T.INT, lo, hi)
+        if isinstance(t, S.ModelType):
+            raise _err("E107", "`model` is only allowed as `const NAME: set[model] = {a, b}`", t.span)
+        if isinstance(t, S.NamedType):
+            if t.name in self.sorts:
+                return self.sorts[t.name]
+            hint = suggest(t.name, list(self.sorts) + ["bool", "int"])
+            raise _err("E107", f"unknown type `{t.name}`", t.span,
+                       f"did you mean `{hint}`?" if hint else "declare it as an enum or as `const NAME: set[model] = {...}`")
+        if isinstance(t, S.SetType):
+            return T.SetT(self._plain_type(t.element))
+        if isinstance(t, S.SeqType):
+            return T.SeqT(self._plain_type(t.element))
+        if isinstance(t, S.MapType):
+            return T.MapT(self._plain_type(t.key), self._plain_type(t.value))
+        if isinstance(t, S.TupleType):
+            return T.TupleT(tuple(self._plain_type(e) for e in t.elements))
+        if isinstance(t, S.RecordType):
+            names = [n for n, _ in t.fields]
+            for n in names:
+                if names.count(n) > 1:
+                    raise _err("E101", f"field `{n}` appears twice in the record type", t.span)
+            return T.RecordT(tuple(sorted((n, self._plain_type(ft)) for n, ft in t.fields)))
+        if isinstance(t, S.OptionType):
+            inner = self._plain_type(t.inner)
+            if isinstance(inner, T.OptionT):
+                raise _err("E107", "an option of an option is not allowed", t.span)
+            return T.OptionT(inner)
+        raise AssertionError(t)  # pragma: no cover
+
+    def _plain_type(self, t: S.TypeExpr) -> T.Type:
+        r = self._resolve_type(t)
+        return r[0] if isinstance(r, tuple) else r
+
+    # ---------------------------------------------------------------- variables
+    def _declare_var(self, d: S.VarDecl) -> None:
+        resolved = self._resolve_type(d.type)
+        bounds = None
+        if isinstance(resolved, tuple):
+            vtype, lo, hi = resolved
+            bounds = (lo, hi)
+        else:
+            vtype = resolved
+        slot = len(self.variables)
+        self.var_init_limit = slot
+        if d.choice:
+            init = self.infer(d.init, T.SetT(vtype))
+            if not isinstance(init.type, T.SetT):
+                raise _err("E102", f"`var {d.name}: T in S` needs a set S, not {init.type}", d.init.span,
+                           "use `= value` for a single initial value")
+            if not T.assignable(vtype, init.type.element):
+                raise _err("E102", f"initial values of `{d.name}` are {init.type.element}, but it is declared {vtype}",
+                           d.init.span)
+        else:
+            init = self._expect(self.infer(d.init, vtype), vtype, f"the initial value of `{d.name}`")
+        self.var_init_limit = None
+        self.variables.append(ir.Variable(d.name, vtype, init, d.choice, bounds, d.name_span))
+        self.vars[d.name] = (slot, vtype)
+
+    # ---------------------------------------------------------------- defs
+    def _declare_def(self, d: S.DefDecl) -> None:
+        index = len(self.defs)
+        params = []
+        seen = set()
+        for name, span, ptype in d.params:
+            if name in seen:
+                raise _err("E101", f"parameter `{name}` appears twice", span)
+            seen.add(name)
+            params.append(self._new_local(name, self._plain_type(ptype)))
+        self.defs[d.name] = _Def(index, d, tuple(params), self._plain_type(d.returns))
+
+    def _check_def(self, info: _Def) -> ir.Function:
+        d = info.decl
+        self.scopes.append(_Scope({p.name: p for p in info.params}))
+        self.in_def = True
+        body = self._expect(self.infer(d.body, info.returns), info.returns, f"the result of `{d.name}`")
+        self.in_def = False
+        self.scopes.pop()
+        return ir.Function(d.name, info.params, info.returns, body, d.name_span)
+
+    # ---------------------------------------------------------------- actions and predicates
+    def _check_action(self, d: S.ActionDecl) -> ir.Action:
+        self.scopes.append(_Scope())
+        params = []
+        for g in d.params:
+            local, domain = self._generator(g)
+            params.append((local, domain))
+        body = self._block(d.body)
+        self.scopes.pop()
+        return ir.Action(d.name, tuple(params), body, d.name_span)
+
+    def _check_predicate(self, d, kind: str) -> ir.Predicate:
+        expr = self.infer(d.body, T.BOOL)
+        if expr.type != T.BOOL:
+            raise _err("E105", f"{kind} `{d.name}` must be a boolean, not {expr.type}", d.body.span)
+        return ir.Predicate(d.name, expr, d.name_span)
+
+    # ---------------------------------------------------------------- statements
+    def _block(self, stmts) -> tuple[ir.Stmt, ...]:
+        self.scopes.append(_Scope())
+        out = tuple(self._stmt(s) for s in stmts)
+        self.scopes.pop()
+        return out
+
+    def _stmt(self, s: S.Stmt) -> ir.Stmt:
+        if isinstance(s, S.Require):
+            return ir.RequireS(s.span, self._bool(s.cond, "a `require` guard"))
+        if isinstance(s, S.Skip):
+            return ir.IfS(s.span, (), ())
+        if isinstance(s, S.Let):
+            value = self.infer(s.value)
+            local = self._new_local(s.name, value.type)
+            self.scopes[-1].names[s.name] = local
+            return ir.LetS(s.span, local, value)
+        if isinstance(s, S.Assign):
+            return self._assign(s)
+        if isinstance(s, S.If):
+            branches = tuple((self._bool(c, "an `if` condition"), self._block(b)) for c, b in s.branches)
+            orelse = self._block(s.orelse) if s.orelse else ()
+            return ir.IfS(s.span, branches, orelse)
+        if isinstance(s, S.Either):
+            return ir.EitherS(s.span, tuple(self._block(b) for b in s.branches))
+        if isinstance(s, S.With):
+            self.scopes.append(_Scope())
+            binders = tuple(self._generator(g) for g in s.binders)
+            body = self._block(s.body)
+            self.scopes.pop()
+            return ir.WithS(s.span, binders, body)
+        raise AssertionError(s)  # pragma: no cover
+
+    def _assign(self, s: S.Assign) -> ir.AssignS:
+        target = s.target
+        name = target.name
+        if self._lookup_local(name) is not None:
+            raise _err("E104", f"cannot assign to `{name}`: it is a bound name, not a state variable",
+                       target.name_span, "only variables declared with `var` can be assigned")
+        if name not in self.vars:
+            if name in self.consts:
+                raise _err("E104", f"cannot assign to constant `{name}`", target.name_span,
+                           "declare it with `var` if it changes")
+            if name in self.atoms or name in self.sorts:
+                raise _err("E104", f"cannot assign to `{name}`: it is an enum member or model value", target.name_span)
+            hint = suggest(name, self.vars)
+            raise _err("E100", f"unknown variable `{name}`", target.name_span,
+                       f"did you mean `{hint}`?" if hint else "declare it with `var`")
+        slot, t = self.vars[name]
+        steps = []
+        for step, span in zip(target.steps, target.step_spans):
+            if isinstance(step, str):
+                if not isinstance(t, T.RecordT):
+                    raise _err("E106", f"`.{step}` needs a record, but the target is {t}", span)
+                pos = t.index_of(step)
+                if pos is None:
+                    hint = suggest(step, [n for n, _ in t.fields])
+                    raise _err("E106", f"record {t} has no field `{step}`", span,
+                               f"did you mean `{hint}`?" if hint else None)
+                steps.append(ir.PathStep("field", pos, span))
+                t = t.fields[pos][1]
+            elif isinstance(t, T.MapT):
+                key = self._expect(self.infer(step, t.key), t.key, "the key")
+                steps.append(ir.PathStep("map", key, span))
+                t = t.value
+            elif isinstance(t, T.SeqT):
+                pos = self._expect(self.infer(step, T.INT), T.INT, "a sequence index")
+                steps.append(ir.PathStep("seq", pos, span))
+                t = t.element
+            else:
+                raise _err("E102", f"cannot index into {t}", span, "only maps and sequences can be updated by `[...]`")
+        value = self._expect(self.infer(s.value, t), t, f"the value assigned to `{name}`")
+        return ir.AssignS(s.span, slot, tuple(steps), value)
+
+    # ---------------------------------------------------------------- scopes
+    def _new_local(self, name: str, t: T.Type) -> ir.Local:
+        self.next_local += 1
+        return ir.Local(self.next_local, name, t)
+
+    def _lookup_local(self, name: str) -> ir.Local | None:
+        for scope in reversed(self.scopes):
+            if name in scope.names:
+                return scope.names[name]
+        return None
+
+    def _generator(self, g: S.Generator) -> tuple[ir.Local, ir.Expr]:
+        domain = self.infer(g.domain)
+        if not isinstance(domain.type, T.SetT):
+            raise _err("E102", f"`{g.name} in ...` needs a set, not {domain.type}", g.domain.span,
+                       "use a set, a range `a..b`, an enum name or `domain(m)`")
+        local = self._new_local(g.name, domain.type.element)
+        self.scopes[-1].names[g.name] = local
+        return local, domain
+
+    # ---------------------------------------------------------------- expressions
+    def _expect(self, e: ir.Expr, t: T.Type, what: str) -> ir.Expr:
+        if not T.assignable(t, e.type):
+            raise _err("E102", f"{what} should be {t}, but this is {e.type}", e.span)
+        return e
+
+    def _bool(self, e: S.Expr, what: str) -> ir.Expr:
+        r = self.infer(e, T.BOOL)
+        if r.type != T.BOOL:
+            raise _err("E105", f"{what} must be a boolean, not {r.type}", e.span)
+        return r
+
+    def _int(self, e: S.Expr, what: str) -> ir.Expr:
+        r = self.infer(e, T.INT)
+        if r.type != T.INT:
+            raise _err("E102", f"{what} must be an int, not {r.type}", e.span)
+        return r
+
+    def _set(self, e: S.Expr, what: str, expected: T.Type | None = None) -> ir.Expr:
+        r = self.infer(e, expected)
+        if not isinstance(r.type, T.SetT):
+            raise _err("E102", f"{what} must be a set, not {r.type}", e.span)
+        return r
+
+    def infer(self, e: S.Expr, expected: T.Type | None = None) -> ir.Expr:
+        """The IR of `e`. `expected`, when given, only disambiguates; callers check the result."""
+        try:
+            return self._infer(e, expected)
+        except _Ambiguous as amb:
+            raise amb.error() from None
+
+    def _infer(self, e: S.Expr, expected: T.Type | None) -> ir.Expr:
+        method = getattr(self, "_e_" + type(e).__name__)
+        return method(e, expected)
+
+    def _e_IntLit(self, e: S.IntLit, expected):
+        return ir.Lit(T.INT, e.span, e.value)
+
+    def _e_BoolLit(self, e: S.BoolLit, expected):
+        return ir.Lit(T.BOOL, e.span, e.value)
+
+    def _e_NoneLit(self, e: S.NoneLit, expected):
+        t = expected if isinstance(expected, T.OptionT) else T.OptionT(T.ANY)
+        return ir.Lit(t, e.span, NONE)
+
+    def _e_Name(self, e: S.Name, expected):
+        name = e.name
+        local = self._lookup_local(name)
+        if local is not None:
+            return ir.LocalRef(local.type, e.span, local)
+        if name in self.vars:
+            slot, t = self.vars[name]
+            if self.var_init_limit is not None and slot >= self.var_init_limit:
+                raise _err("E111", f"the initial value cannot read `{name}`, declared later", e.span,
+                           "initial values may read constants and variables declared above")
+            self.reads.add(slot)
+            return ir.VarRef(t, e.span, slot)
+        if name in self.vars or (self.var_init_limit is not None and name in self.top_names
+                                 and isinstance(self.top_names[name], S.VarDecl)):
+            raise _err("E111", f"the initial value cannot read `{name}`, declared later", e.span,
+                       "initial values may read constants and variables declared above")
+        if name in self.consts:
+            index, t = self.consts[name]
+            return ir.ConstRef(t, e.span, index)
+        if name in self.sorts:
+            sort = self.sorts[name]
+            return ir.Build(T.SetT(sort), e.span, "set",
+                            tuple(ir.Lit(sort, e.span, i) for i in range(len(sort.members))))
+        if name in self.atoms:
+            return self._atom(name, e.span, expected)
+        if name in self.defs:
+            raise _err("E103", f"`{name}` is a function: call it with arguments", e.span,
+                       f"write `{name}(...)`")
+        if name in BUILTINS:
+            raise _err("E103", f"`{name}` is a built-in function: call it with arguments", e.span)
+        if name in self.top_names:
+            kind = type(self.top_names[name]).__name__.replace("Decl", "").lower()
+            raise _err("E100", f"`{name}` is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a value", e.span)
+        if name in self.consts or name in self.top_names:
+            raise _err("E100", f"`{name}` cannot be used here", e.span)
+        candidates = list(self.vars) + list(self.consts) + list(self.atoms) + list(self.sorts)
+        for scope in self.scopes:
+            candidates += list(scope.names)
+        hint = suggest(name, candidates)
+        raise _err("E100", f"unknown name `{name}`", e.span, f"did you mean `{hint}`?" if hint else None)
+
+    def _atom(self, name: str, span: Span, expected) -> ir.Expr:
+        options = self.atoms[name]
+        if len(options) == 1:
+            sort, i = options[0]
+            return ir.Lit(sort, span, i)
+        want = expected.inner if isinstance(expected, T.OptionT) else expected
+        for sort, i in options:
+            if sort == want:
+                return ir.Lit(sort, span, i)
+        raise _Ambiguous(name, span, [s for s, _ in options])
+
+    def _e_IfExpr(self, e: S.IfExpr, expected):
+        cond = self._bool(e.cond, "the condition of `if ... then ... else`")
+        then, orelse = self._pair(e.then, e.orelse, expected)
+        t = T.join(then.type, orelse.type)
+        if t is None:
+            raise _err("E102", f"the branches of `if` have different types: {then.type} and {orelse.type}", e.span)
+        return ir.IfE(t, e.span, cond, then, orelse)
+
+    def _pair(self, a: S.Expr, b: S.Expr, expected=None) -> tuple[ir.Expr, ir.Expr]:
+        """Infer two expressions that must agree, letting each disambiguate the other."""
+        try:
+            left = self._infer(a, expected)
+        except _Ambiguous:
+            right = self._infer(b, expected)
+            left = self._infer(a, right.type)
+            return left, right
+        right = self._infer(b, left.type if expected is None else expected)
+        if isinstance(left.type, T.AnyT) or not T.is_concrete(left.type):
+            try:
+                left = self._infer(a, right.type)
+            except _Ambiguous:
+                pass
+        return left, right
+
+    def _e_Not(self, e: S.Not, expected):
+        return ir.Prim(T.BOOL, e.span, "not", (self._bool(e.operand, "the operand of `not`"),))
+
+    def _e_Neg(self, e: S.Neg, expected):
+        return ir.Prim(T.INT, e.span, "neg", (self._int(e.operand, "the operand of `-`"),))
+
+    def _e_BinOp(self, e: S.BinOp, expected):
+        op = e.op
+        if op in ("and", "or", "implies"):
+            left = self._bool(e.left, f"the left side of `{op}`")
+            right = self._bool(e.right, f"the right side of `{op}`")
+            return ir.Prim(T.BOOL, e.span, op, (left, right))
+        if op in ("==", "!="):
+            left, right = self._pair(e.left, e.right)
+            if T.join(left.type, right.type) is None:
+                raise _err("E102", f"cannot compare {left.type} with {right.type}", e.span)
+            return ir.Prim(T.BOOL, e.span, "eq" if op == "==" else "ne", (left, right))
+        if op in ("<", "<=", ">", ">="):
+            left = self._int(e.left, f"the left side of `{op}`")
+            right = self._int(e.right, f"the right side of `{op}`")
+            return ir.Prim(T.BOOL, e.span, {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}[op], (left, right))
+        if op in ("in", "notin"):
+            try:
+                left = self._infer(e.left, None)
+                right = self._set(e.right, f"the right side of `{'in' if op == 'in' else 'not in'}`",
+                                  T.SetT(left.type))
+            except _Ambiguous:
+                right = self._set(e.right, "the right side of `in`")
+                left = self._infer(e.left, right.type.element)
+            if T.join(left.type, right.type.element) is None:
+                raise _err("E102", f"a {left.type} is never in a {right.type}", e.span)
+            return ir.Prim(T.BOOL, e.span, op, (left, right))
+        if op == "subset":
+            left, right = self._pair(e.left, e.right)
+            for side in (left, right):
+                if not isinstance(side.type, T.SetT):
+                    raise _err("E102", f"`subset` compares sets, not {side.type}", side.span)
+            if T.join(left.type, right.type) is None:
+                raise _err("E102", f"cannot compare {left.type} with {right.type}", e.span)
+            return ir.Prim(T.BOOL, e.span, "subset", (left, right))
+        if op == "..":
+            left = self._int(e.left, "the start of a range")
+            right = self._int(e.right, "the end of a range")
+            return ir.Prim(T.SetT(T.INT), e.span, "range", (left, right))
+        if op in ("|", "&"):
+            left, right = self._pair(e.left, e.right, expected)
+            for side in (left, right):
+                if not isinstance(side.type, T.SetT):
+                    raise _err("E102", f"`{op}` combines sets, not {side.type}", side.span,
+                               "use `or`/`and` for booleans" if side.type == T.BOOL else None)
+            t = T.join(left.type, right.type)
+            if t is None:
+                raise _err("E102", f"cannot combine {left.type} with {right.type}", e.span)
+            return ir.Prim(t, e.span, "union" if op == "|" else "inter", (left, right))
+        if op in ("+", "-"):
+            left, right = self._pair(e.left, e.right, expected)
+            if left.type == T.INT and right.type == T.INT:
+                return ir.Prim(T.INT, e.span, "add" if op == "+" else "sub", (left, right))
+            t = T.join(left.type, right.type)
+            if op == "+" and isinstance(t, T.SeqT):
+                return ir.Prim(t, e.span, "concat", (left, right))
+            if op == "-" and isinstance(t, T.SetT):
+                return ir.Prim(t, e.span, "diff", (left, right))
+            what = "ints or sequences" if op == "+" else "ints or sets"
+            raise _err("E102", f"`{op}` works on {what}, not {left.type} and {right.type}", e.span,
+                       "use `|` for set union" if op == "+" and isinstance(left.type, T.SetT) else None)
+        if op in ("*", "//", "%"):
+            left = self._int(e.left, f"the left side of `{op}`")
+            right = self._int(e.right, f"the right side of `{op}`")
+            return ir.Prim(T.INT, e.span, {"*": "mul", "//": "div", "%": "mod"}[op], (left, right))
+        raise AssertionError(op)  # pragma: no cover
+
+    def _e_Index(self, e: S.Index, expected):
+        target = self.infer(e.target)
+        t = target.type
+        if isinstance(t, T.MapT):
+            key = self._expect(self.infer(e.index, t.key), t.key, "the key")
+            return ir.Prim(t.value, e.span, "lookup", (target, key))
+        if isinstance(t, T.SeqT):
+            pos = self._int(e.index, "a sequence index")
+            return ir.Prim(t.element, e.span, "at", (target, pos))
+        if isinstance(t, T.TupleT):
+            if not isinstance(e.index, S.IntLit):
+                raise _err("E102", "a tuple index must be a number literal", e.index.span)
+            n = e.index.value
+            if not 1 <= n <= len(t.elements):
+                raise _err("E102", f"tuple index {n} is out of range 1..{len(t.elements)}", e.index.span,
+                           "tuple positions count from 1")
+            return ir.Prim(t.elements[n - 1], e.span, "item", (target,), n - 1)
+        raise _err("E102", f"cannot index into {t}", e.span, "only maps, sequences and tuples can be indexed")
+
+    def _e_Field(self, e: S.Field, expected):
+        if isinstance(e.target, S.Name) and e.target.name in self.sorts and self._lookup_local(e.target.name) is None:
+            sort = self.sorts[e.target.name]
+            if e.name not in sort.members:
+                hint = suggest(e.name, sort.members)
+                raise _err("E100", f"`{sort.name}` has no member `{e.name}`", e.span,
+                           f"did you mean `{hint}`?" if hint else None)
+            return ir.Lit(sort, e.span, sort.members.index(e.name))
+        target = self.infer(e.target)
+        t = target.type
+        if isinstance(t, T.OptionT) and isinstance(t.inner, T.RecordT):
+            raise _err("E102", f"`{e.name}` is read from a {t}, which may be none", e.span,
+                       "compare with `none` first")
+        if not isinstance(t, T.RecordT):
+            raise _err("E106", f"`.{e.name}` needs a record, not {t}", e.span)
+        pos = t.index_of(e.name)
+        if pos is None:
+            hint = suggest(e.name, [n for n, _ in t.fields])
+            raise _err("E106", f"record {t} has no field `{e.name}`", e.span,
+                       f"did you mean `{hint}`?" if hint else None)
+        return ir.Prim(t.fields[pos][1], e.span, "item", (target,), pos)
+
+    def _e_TupleLit(self, e: S.TupleLit, expected):
+        exp = expected.elements if isinstance(expected, T.TupleT) and len(expected.elements) == len(e.elements) else None
+        items = tuple(self.infer(x, exp[i] if exp else None) for i, x in enumerate(e.elements))
+        return ir.Build(T.TupleT(tuple(i.type for i in items)), e.span, "tuple", items)
+
+    def _elements(self, elements, element_expected, what: str) -> tuple[tuple[ir.Expr, ...], T.Type]:
+        t: T.Type = element_expected if element_expected is not None else T.ANY
+        items = []
+        pending = []
+        for x in elements:
+            try:
+                item = self._infer(x, t if not isinstance(t, T.AnyT) else None)
+            except _Ambiguous:
+                pending.append((len(items), x))
+                items.append(None)
+                continue
+            j = T.join(t, item.type)
+            if j is None:
+                raise _err("E102", f"the elements of a {what} must have one type: {item.type} does not fit {t}",
+                           x.span)
+            t = j
+            items.append(item)
+        for i, x in pending:
+            item = self.infer(x, t)
+            j = T.join(t, item.type)
+            if j is None:
+                raise _err("E102", f"the elements of a {what} must have one type", x.span)
+            t = j
+            items[i] = item
+        return tuple(items), t
+
+    def _e_SeqLit(self, e: S.SeqLit, expected):
+        items, t = self._elements(e.elements, expected.element if isinstance(expected, T.SeqT) else None, "sequence")
+        return ir.Build(T.SeqT(t), e.span, "seq", items)
+
+    def _e_SetLit(self, e: S.SetLit, expected):
+        items, t = self._elements(e.elements, expected.element if isinstance(expected, T.SetT) else None, "set")
+        return ir.Build(T.SetT(t), e.span, "set", items)
+
+    def _e_MapLit(self, e: S.MapLit, expected):
+        kexp = expected.key if isinstance(expected, T.MapT) else None
+        vexp = expected.value if isinstance(expected, T.MapT) else None
+        keys, kt = self._elements([k for k, _ in e.entries], kexp, "map's keys")
+        vals, vt = self._elements([v for _, v in e.entries], vexp, "map's values")
+        items = tuple(x for pair in zip(keys, vals) for x in pair)
+        return ir.Build(T.MapT(kt, vt), e.span, "map", items)
+
+    def _e_RecordLit(self, e: S.RecordLit, expected):
+        names = [n for n, _, _ in e.fields]
+        for n, span, _ in e.fields:
+            if names.count(n) > 1:
+                raise _err("E101", f"field `{n}` appears twice", span)
+        fexp = dict(expected.fields) if isinstance(expected, T.RecordT) else {}
+        values = {n: self.infer(v, fexp.get(n)) for n, _, v in e.fields}
+        order = sorted(values)
+        rtype = T.RecordT(tuple((n, values[n].type) for n in order))
+        return ir.Build(rtype, e.span, "record", tuple(values[n] for n in order))
+
+    def _comprehension(self, c: S.Comprehension, body_expected=None, key: S.Expr | None = None,
+                       key_expected=None):
+        self.scopes.append(_Scope())
+        gens = tuple(self._generator(g) for g in c.generators)
+        cond = self._bool(c.cond, "the `if` filter") if c.cond is not None else None
+        k = self.infer(key, key_expected) if key is not None else None
+        body = self.infer(c.element, body_expected)
+        self.scopes.pop()
+        return gens, cond, body, k
+
+    def _e_SetComp(self, e: S.SetComp, expected):
+        gens, cond, body, _ = self._comprehension(e.comprehension,
+                                                  expected.element if isinstance(expected, T.SetT) else None)
+        return ir.Comp(T.SetT(body.type), e.span, "set", gens, cond, body)
+
+    def _e_MapComp(self, e: S.MapComp, expected):
+        kexp = expected.key if isinstance(expected, T.MapT) else None
+        vexp = expected.value if isinstance(expected, T.MapT) else None
+        gens, cond, body, key = self._comprehension(e.comprehension, vexp, e.key, kexp)
+        return ir.Comp(T.MapT(key.type, body.type), e.span, "map", gens, cond, body, key)
+
+    def _e_LetExpr(self, e: S.LetExpr, expected):
+        self.scopes.append(_Scope())
+        bound = []
+        for name, span, value in e.bindings:
+            v = self.infer(value)
+            local = self._new_local(name, v.type)
+            self.scopes[-1].names[name] = local
+            bound.append((local, v))
+        body = self.infer(e.body, expected)
+        self.scopes.pop()
+        for local, v in reversed(bound):
+            body = ir.LetE(body.type, e.span, local, v, body)
+        return body
+
+    def _e_Call(self, e: S.Call, expected):
+        name = e.name
+        if name in self.defs and self._lookup_local(name) is None:
+            return self._call_def(e)
+        if name not in BUILTINS:
+            hint = suggest(name, list(self.defs) + list(BUILTINS))
+            raise _err("E100", f"unknown function `{name}`", e.name_span,
+                       f"did you mean `{hint}`?" if hint else "declare it with `def`")
+        arity = BUILTINS[name]
+        if arity is None:
+            if e.comprehension is None:
+                raise _err("E103", f"`{name}` takes a generator, e.g. `{name}(p(x) for x in S)`", e.span)
+            return self._call_quantifier(e, expected)
+        if e.comprehension is not None:
+            raise _err("E103", f"`{name}` does not take a generator", e.span)
+        if len(e.args) != arity:
+            raise _err("E103", f"`{name}` takes {arity} argument{'s' if arity > 1 else ''}, not {len(e.args)}", e.span)
+        return getattr(self, "_b_" + name)(e, expected)
+
+    def _call_def(self, e: S.Call) -> ir.Expr:
+        info = self.defs[e.name]
+        if e.comprehension is not None:
+            raise _err("E103", f"`{e.name}` takes arguments, not a generator", e.span)
+        if len(e.args) != len(info.params):
+            n = len(info.params)
+            raise _err("E103", f"`{e.name}` takes {n} argument{'s' if n != 1 else ''}, not {len(e.args)}", e.span,
+                       f"declared at {info.decl.name_span}")
+        args = tuple(self._expect(self.infer(a, p.type), p.type, f"argument `{p.name}` of `{e.name}`")
+                     for a, p in zip(e.args, info.params))
+        return ir.CallDef(info.returns, e.span, info.index, args)
+
+    def _call_quantifier(self, e: S.Call, expected) -> ir.Expr:
+        c = e.comprehension
+        kind = e.name
+        if kind in ("all", "any"):
+            gens, cond, body, _ = self._comprehension(c, T.BOOL)
+            if body.type != T.BOOL:
+                raise _err("E105", f"`{kind}(...)` needs a boolean condition, not {body.type}", c.element.span)
+            return ir.Comp(T.BOOL, e.span, kind, gens, cond, body)
+        if kind == "sum":
+            gens, cond, body, _ = self._comprehension(c, T.INT)
+            if body.type != T.INT:
+                raise _err("E102", f"`sum(...)` adds ints, not {body.type}", c.element.span)
+            return ir.Comp(T.INT, e.span, kind, gens, cond, body)
+        gens, cond, body, _ = self._comprehension(c, expected)
+        return ir.Comp(body.type, e.span, "choose", gens, cond, body)
+
+    def _arg(self, e: S.Call, i: int, expected=None) -> ir.Expr:
+        return self.infer(e.args[i], expected)
+
+    def _seq_arg(self, e: S.Call, i: int = 0, expected=None) -> ir.Expr:
+        a = self._arg(e, i, expected)
+        if not isinstance(a.type, T.SeqT):
+            raise _err("E102", f"`{e.name}` needs a sequence, not {a.type}", a.span)
+        return a
+
+    def _set_arg(self, e: S.Call, i: int = 0, expected=None) -> ir.Expr:
+        a = self._arg(e, i, expected)
+        if not isinstance(a.type, T.SetT):
+            raise _err("E102", f"`{e.name}` needs a set, not {a.type}", a.span)
+        return a
+
+    def _b_len(self, e, expected):
+        a = self._arg(e, 0)
+        if isinstance(a.type, T.SeqT):
+            return ir.Prim(T.INT, e.span, "len", (a,))
+        if isinstance(a.type, T.SetT):
+            return ir.Prim(T.INT, e.span, "card", (a,))
+        raise _err("E102", f"`len` needs a sequence or a set, not {a.type}", a.span)
+
+    def _b_head(self, e, expected):
+        s = self._seq_arg(e)
+        return ir.Prim(s.type.element, e.span, "head", (s,))
+
+    def _b_tail(self, e, expected):
+        s = self._seq_arg(e, 0, expected)
+        return ir.Prim(s.type, e.span, "tail", (s,))
+
+    def _b_append(self, e, expected):
+        s = self._seq_arg(e, 0, expected)
+        x = self._arg(e, 1, s.type.element if not isinstance(s.type.element, T.AnyT) else None)
+        t = T.join(s.type.element, x.type)
+        if t is None:
+            raise _err("E102", f"cannot append a {x.type} to a {s.type}", x.span)
+        return ir.Prim(T.SeqT(t), e.span, "append", (s, x))
+
+    def _b_subseq(self, e, expected):
+        s = self._seq_arg(e, 0, expected)
+        lo = self._expect(self._arg(e, 1), T.INT, "the start of `subseq`")
+        hi = self._expect(self._arg(e, 2), T.INT, "the end of `subseq`")
+        return ir.Prim(s.type, e.span, "subseq", (s, lo, hi))
+
+    def _b_elems(self, e, expected):
+        s = self._seq_arg(e)
+        return ir.Prim(T.SetT(s.type.element), e.span, "elems", (s,))
+
+    def _b_domain(self, e, expected):
+        m = self._arg(e, 0)
+        if not isinstance(m.type, T.MapT):
+            raise _err("E102", f"`domain` needs a map, not {m.type}", m.span)
+        return ir.Prim(T.SetT(m.type.key), e.span, "domain", (m,))
+
+    def _b_powerset(self, e, expected):
+        s = self._set_arg(e)
+        return ir.Prim(T.SetT(s.type), e.span, "powerset", (s,))
+
+    def _b_bigunion(self, e, expected):
+        s = self._set_arg(e)
+        if not isinstance(s.type.element, T.SetT):
+            raise _err("E102", f"`bigunion` needs a set of sets, not {s.type}", s.span)
+        return ir.Prim(s.type.element, e.span, "bigunion", (s,))
+
+    def _b_min(self, e, expected):
+        s = self._set_arg(e)
+        if s.type.element != T.INT:
+            raise _err("E102", f"`{e.name}` needs a set of ints, not {s.type}", s.span)
+        return ir.Prim(T.INT, e.span, e.name, (s,))
+
+    _b_max = _b_min
+
+
+def _stem(path: str) -> str:
+    import os
+
+    return os.path.splitext(os.path.basename(path))[0]
