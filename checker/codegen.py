@@ -37,12 +37,12 @@ _INFIX = {
 # Primitive operations that may fail at run time: op -> runtime function (last argument: where).
 _FAULTING = {
     "lookup": "_lookup", "at": "_at", "head": "_head", "tail": "_tail", "subseq": "_subseq",
-    "powerset": "_powerset", "min": "_set_min", "max": "_set_max", "div": "_div", "mod": "_mod",
+    "powerset": "_powerset", "maps": "_maps", "min": "_set_min", "max": "_set_max", "div": "_div", "mod": "_mod",
 }
 
 RUNTIME_NAMES = {
     "_int_range": "int_range", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
-    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_set_min": "set_min",
+    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
     "_check_range": "check_range", "NONE": "NONE", "Fault": "Fault",
@@ -340,7 +340,7 @@ class _Gen:
         raise AssertionError(e.kind)  # pragma: no cover
 
     def _comp(self, e: ir.Comp) -> str:
-        canonical = e.kind == "choose" or _may_fault(e)
+        canonical = e.kind in ("choose", "seq") or _may_fault(e)
         loops = []
         for local, dom in e.generators:
             d = self.domain(dom) if canonical else self.ex(dom)
@@ -360,6 +360,8 @@ class _Gen:
         if e.kind == "map":
             w = self.where(e.span, "mkmap", e.type)
             return f"_mkmap((({self.ex(e.key)}, {body}) {gen}), {T.naturally_ordered(e.type.key)}, {w})"
+        if e.kind == "seq":
+            return f"tuple({body} {gen})"
         if e.kind == "choose":
             w = self.where(e.span, "choose", None)
             return f"_choose(({body} {gen}), {w})"

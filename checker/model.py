@@ -25,7 +25,7 @@ _MESSAGES = {
     "E404": "{op} of an empty {what}",
     "E405": "index {1} is out of range for the sequence {0}",
     "E407": "division by zero: {0} // {1}",
-    "E408": "powerset of a set with {0} elements is too large (the limit is 2^20 subsets)",
+    "E408": "the set is too large to build (over 2^20 elements)",
     "E409": "the map gives key {0} two values: {1} and {2}",
 }
 

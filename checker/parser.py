@@ -517,6 +517,9 @@ class _Builder(Transformer):
     def set_comp(self, meta, c):
         return S.SetComp(self.sp(meta), self._comprehension(meta, c))
 
+    def seq_comp(self, meta, c):
+        return S.SeqComp(self.sp(meta), self._comprehension(meta, c))
+
     def map_comp(self, meta, c):
         key, *rest = c
         return S.MapComp(self.sp(meta), key, self._comprehension(meta, rest))

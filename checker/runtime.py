@@ -10,7 +10,7 @@ and records as tuples (records in sorted field order); maps as a pair
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, product
 
 
 class _NoneValue:
@@ -151,6 +151,18 @@ def powerset(s, where: int):
         raise Fault("E408", where, len(s))
     items = canon(s)
     return frozenset(frozenset(c) for n in range(len(items) + 1) for c in combinations(items, n))
+
+
+MAPS_LIMIT = 1 << 20
+
+
+def all_maps(domain, values, where: int):
+    """Every map with exactly this domain and values in `values` (TLA+'s [D -> R])."""
+    keys = tuple(canon(domain))
+    vals = canon(values)
+    if len(vals) ** len(keys) > MAPS_LIMIT:
+        raise Fault("E408", where, len(keys), len(vals))
+    return frozenset((keys, combo) for combo in product(vals, repeat=len(keys)))
 
 
 def bigunion(s):

@@ -191,6 +191,13 @@ class SetComp(Expr):
 
 
 @dataclass(frozen=True)
+class SeqComp(Expr):
+    """`[e for x in S]`: the elements in the canonical order of S (ascending for ints)."""
+
+    comprehension: Comprehension
+
+
+@dataclass(frozen=True)
 class MapComp(Expr):
     key: Expr
     comprehension: Comprehension  # element is the value

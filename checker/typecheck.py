@@ -22,7 +22,7 @@ from checker.source import Source, Span
 # Built-in functions: name -> arity (None: takes a generator argument).
 BUILTINS = {
     "len": 1, "head": 1, "tail": 1, "append": 2, "subseq": 3, "elems": 1, "domain": 1,
-    "powerset": 1, "bigunion": 1, "min": 1, "max": 1,
+    "powerset": 1, "bigunion": 1, "min": 1, "max": 1, "maps": 2,
     "all": None, "any": None, "sum": None, "choose": None,
 }
 
@@ -728,6 +728,11 @@ class _Checker:
                                                   expected.element if isinstance(expected, T.SetT) else None)
         return ir.Comp(T.SetT(body.type), e.span, "set", gens, cond, body)
 
+    def _e_SeqComp(self, e: S.SeqComp, expected):
+        gens, cond, body, _ = self._comprehension(e.comprehension,
+                                                  expected.element if isinstance(expected, T.SeqT) else None)
+        return ir.Comp(T.SeqT(body.type), e.span, "seq", gens, cond, body)
+
     def _e_MapComp(self, e: S.MapComp, expected):
         kexp = expected.key if isinstance(expected, T.MapT) else None
         vexp = expected.value if isinstance(expected, T.MapT) else None
@@ -853,6 +858,12 @@ class _Checker:
     def _b_powerset(self, e, expected):
         s = self._set_arg(e)
         return ir.Prim(T.SetT(s.type), e.span, "powerset", (s,))
+
+    def _b_maps(self, e, expected):
+        d = self._set_arg(e, 0, T.SetT(expected.key) if isinstance(expected, T.SetT)
+                          and isinstance(expected.element, T.MapT) else None)
+        r = self._set_arg(e, 1)
+        return ir.Prim(T.SetT(T.MapT(d.type.element, r.type.element)), e.span, "maps", (d, r))
 
     def _b_bigunion(self, e, expected):
         s = self._set_arg(e)
