@@ -42,7 +42,7 @@ _FAULTING = {
 
 RUNTIME_NAMES = {
     "_int_range": "int_range", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
-    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_set_min": "set_min",
+    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_memo": "memo", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
     "_check_range": "check_range", "NONE": "NONE", "Fault": "Fault",
@@ -100,6 +100,8 @@ class _Gen:
             params = [f"l{p.id}" for p in f.params] + [f"v{s}" for s in self.reads[i]]
             self.emit(0, f"def f{i}({', '.join(params)}):")
             self.emit(1, f"return {self.ex(f.body)}")
+            if not params:  # no arguments and no state: a constant, computed once
+                self.emit(0, f"f{i} = _memo(f{i})")
             self.emit(0, "")
         self._init()
         for i, a in enumerate(spec.actions):
@@ -317,6 +319,13 @@ class _Gen:
         raise AssertionError(e)  # pragma: no cover
 
     def _prim(self, e: ir.Prim) -> str:
+        if e.op in ("in", "notin") and isinstance(e.args[1], ir.Prim) and e.args[1].op in ("maps", "powerset"):
+            # Membership in [D -> R] or SUBSET S is decided without building the set.
+            inner = e.args[1]
+            x = self.ex(e.args[0])
+            parts = [self.ex(a) for a in inner.args]
+            test = f"_in_maps({x}, {parts[0]}, {parts[1]})" if inner.op == "maps" else f"({x} <= {parts[0]})"
+            return test if e.op == "in" else f"(not {test})"
         args = [self.ex(a) for a in e.args]
         if e.op == "item":
             return f"{args[0]}[{e.info}]"

@@ -145,21 +145,21 @@ class _Explorer:
         level_end = len(states)
         next_report = time.perf_counter() + self.progress_every
         max_states = opts.max_states
+        level = 1
         while head < len(states):
             if head == level_end:
                 level_end = len(states)
-                self.depth += 1
-                if opts.max_depth is not None and self.depth > opts.max_depth:
-                    self.depth -= 1
-                    return self._result(Verdict.INCOMPLETE, stop_reason="max_depth",
-                                        queue_left=len(states) - head)
+                level += 1
+            if opts.max_depth is not None and level >= opts.max_depth:
+                return self._result(Verdict.INCOMPLETE, stop_reason="max_depth", queue_left=len(states) - head)
             state = states[head]
             parent = head
             head += 1
             found = False
             for ai, act in actions:
                 cov = coverage[ai]
-                n = 0
+                n = 0  # successors not yet added to self.generated
+                total = 0
                 try:
                     for _args, succ in act(state):
                         n += 1
@@ -167,17 +167,23 @@ class _Explorer:
                             continue
                         if constraints and not self._in_model(succ, parent):
                             continue
+                        self.generated += n
+                        total += n
+                        n = 0
                         i = self._add(succ, parent)
+                        self.depth = level + 1
                         cov.distinct += 1
                         self._check_invariants(i)
                 except (Fault, RecursionError) as fault:
+                    self.generated += n
                     name = model.action_info[ai].name
                     raise self._fault(fault, parent, f"computing action {name}") from None
-                if n:
+                self.generated += n
+                total += n
+                if total:
                     found = True
                     cov.enabled += 1
-                    cov.generated += n
-                    self.generated += n
+                    cov.generated += total
             if not found and opts.check_deadlock:
                 trace = self.trace_to(parent)
                 return self._result(Verdict.DEADLOCK, Violation("deadlock", None, trace))

@@ -119,7 +119,7 @@ def compile_spec(spec: ir.Spec) -> Model:
     generated = codegen.generate(spec)
     namespace: dict = {name: getattr(runtime, target) for name, target in codegen.RUNTIME_NAMES.items()}
     namespace["__builtins__"] = {"len": len, "frozenset": frozenset, "sorted": sorted, "all": all, "any": any,
-                                 "sum": sum, "range": range, "min": min, "max": max}
+                                 "sum": sum, "range": range, "min": min, "max": max, "tuple": tuple}
     code = compile(generated.source, f"<tlacheck model {spec.name}>", "exec")
     exec(code, namespace)  # the source holds generated identifiers and int/bool literals only
     model = Model(spec, generated, namespace, [])

@@ -193,8 +193,8 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
     hint = None
     if len(expected) <= 6:
         hint = "expected " + ", ".join(expected)
-    if token.type == "NAME" and token.value in _KEYWORDS:
-        hint = f"`{token.value}` is a keyword"
+    if token.value in _KEYWORDS and "NAME" in exc.expected:
+        hint = f"`{token.value}` is a keyword and cannot be used as a name"
     if token.type == "_INDENT":
         hint = "this line is indented more than the one before it"
     code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E001"

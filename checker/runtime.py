@@ -165,6 +165,24 @@ def all_maps(domain, values, where: int):
     return frozenset((keys, combo) for combo in product(vals, repeat=len(keys)))
 
 
+def in_maps(m, domain, values) -> bool:
+    """`m in maps(domain, values)` without building the set of all maps."""
+    keys, vals = m
+    return len(keys) == len(domain) and all(k in domain for k in keys) and all(v in values for v in vals)
+
+
+def memo(fn):
+    """Cache a function of no arguments (a zero-argument `def` reading no state)."""
+    cell = []
+
+    def cached():
+        if not cell:
+            cell.append(fn())
+        return cell[0]
+
+    return cached
+
+
 def bigunion(s):
     return frozenset().union(*s)
 

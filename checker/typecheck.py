@@ -217,8 +217,9 @@ class _Checker:
     def _check_overrides_exist(self) -> None:
         for name in self.overrides:
             hint = suggest(name, [c for c in self.consts])
+            known = ", ".join(self.consts) or "none"
             raise UsageError(f"-D {name}: the spec has no constant named `{name}`",
-                             f"did you mean `{hint}`?" if hint else "declare it with `const`")
+                             f"did you mean `{hint}`?" if hint else f"the spec's constants: {known}")
 
     # ---------------------------------------------------------------- types
     def _resolve_type(self, t: S.TypeExpr):
@@ -860,7 +861,7 @@ class _Checker:
         return ir.Prim(T.SetT(s.type), e.span, "powerset", (s,))
 
     def _b_maps(self, e, expected):
-        d = self._set_arg(e, 0, T.SetT(expected.key) if isinstance(expected, T.SetT)
+        d = self._set_arg(e, 0, T.SetT(expected.element.key) if isinstance(expected, T.SetT)
                           and isinstance(expected.element, T.MapT) else None)
         r = self._set_arg(e, 1)
         return ir.Prim(T.SetT(T.MapT(d.type.element, r.type.element)), e.span, "maps", (d, r))

@@ -1,0 +1,174 @@
+"""Results to text and JSON. Pure functions: they return strings and dicts; cli.py prints."""
+
+from __future__ import annotations
+
+from checker import __version__
+from checker.errors import Diagnostic
+from checker.model import Model
+from checker.result import Result, Trace, Verdict
+
+_HEADLINES = {
+    Verdict.OK: "No error found.",
+    Verdict.INCOMPLETE: "Stopped before the search was complete: no error found so far.",
+}
+
+_STOP_REASONS = {
+    "max_states": "the --max-states limit was reached",
+    "max_depth": "the --max-depth limit was reached",
+    "time_limit": "the --time-limit was reached",
+    "interrupted": "interrupted",
+}
+
+
+def _n(x: int) -> str:
+    return f"{x:,}"
+
+
+def format_trace(model: Model, trace: Trace) -> str:
+    """A TLC-like trace: one block per state, the action that led to it, changed variables marked `*`."""
+    lines = []
+    width = max((len(n) for n in model.var_names), default=0)
+    previous = None
+    for i, step in enumerate(trace.steps, start=1):
+        if step.action is None:
+            lines.append(f"State {i}: initial state")
+        else:
+            info = model.action_info[step.action]
+            where = f"{info.span.file}:{info.span.line}"
+            lines.append(f"State {i}: {model.step_label(step.action, step.args)}    ({where})")
+        shown = model.format_state(step.state)
+        before = model.format_state(previous) if previous is not None else None
+        for name in model.var_names:
+            value = shown[name]
+            if before is not None and before[name] != value:
+                lines.append(f"  * {name:<{width}} = {value}    (was {before[name]})")
+            else:
+                lines.append(f"    {name:<{width}} = {value}")
+        if trace.loop_index is not None and i == len(trace.steps):
+            lines.append(f"  (back to state {trace.loop_index + 1})")
+        lines.append("")
+        previous = step.state
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _headline(model: Model, result: Result) -> str:
+    v = result.violation
+    if result.verdict == Verdict.INVARIANT_VIOLATED:
+        return f"Error: invariant {v.name} is violated."
+    if result.verdict == Verdict.DEADLOCK:
+        return "Error: deadlock reached (a state with no successor)."
+    if result.verdict == Verdict.ERROR:
+        err = result.error
+        where = f"{err.span}: " if err is not None and err.span is not None else ""
+        return f"{where}error[{err.code}]: {err.message}" if err is not None else "Error."
+    if result.verdict == Verdict.LIVENESS_VIOLATED:
+        return f"Error: temporal property {v.name} is violated."
+    return _HEADLINES[result.verdict]
+
+
+def format_result(model: Model, result: Result, spec_path: str) -> str:
+    """The whole text report for `tlacheck check`."""
+    out = [f"tlacheck {__version__}: checking {spec_path} (spec {model.name})", ""]
+    out.append(_headline(model, result))
+    if result.verdict == Verdict.INCOMPLETE:
+        out.append(f"Reason: {_STOP_REASONS.get(result.stop_reason, result.stop_reason)}.")
+    v = result.violation
+    if v is not None and v.trace.steps:
+        n = len(v.trace.steps) - 1
+        if result.verdict == Verdict.ERROR:
+            out.append(f"The error occurred in the last state of this trace ({n} step{'s' if n != 1 else ''}):")
+        else:
+            out.append(f"Shortest trace: {n} step{'s' if n != 1 else ''} after the initial state.")
+        out.append("")
+        out.append(format_trace(model, v.trace).rstrip())
+    out.append("")
+    out.append(format_summary(model, result))
+    return "\n".join(out).rstrip() + "\n"
+
+
+def format_summary(model: Model, result: Result) -> str:
+    rate = result.states_generated / result.elapsed_s if result.elapsed_s > 0 else 0.0
+    rows = [
+        ("states generated", _n(result.states_generated)),
+        ("distinct states", _n(result.distinct_states)),
+        ("left on queue", _n(result.queue_left)),
+        ("depth", _n(result.depth)),
+        ("time", f"{result.elapsed_s:.2f} s ({_n(int(rate))} states/s)"),
+    ]
+    out = ["Summary:"]
+    out += [f"  {k:<17} {v}" for k, v in rows]
+    out.append("  states are stored exactly: no fingerprint collision is possible")
+    if model.action_info:
+        out.append("")
+        out.append("Coverage:")
+        width = max(len(a.name) for a in model.action_info)
+        out.append(f"  {'action':<{width}}  {'enabled':>10}  {'generated':>10}  {'distinct':>10}")
+        for info, cov in zip(model.action_info, result.coverage):
+            out.append(f"  {info.name:<{width}}  {_n(cov.enabled):>10}  {_n(cov.generated):>10}  {_n(cov.distinct):>10}")
+        never = [info.name for info, cov in zip(model.action_info, result.coverage) if cov.enabled == 0]
+        if never and result.verdict in (Verdict.OK,):
+            out.append(f"  never enabled: {', '.join(never)}")
+    return "\n".join(out)
+
+
+def trace_json(model: Model, trace: Trace) -> list[dict]:
+    steps = []
+    for step in trace.steps:
+        if step.action is None:
+            steps.append({"action": None, "args": {}, "state": model.state_json(step.state)})
+        else:
+            steps.append({
+                "action": model.action_info[step.action].name,
+                "args": model.args_json(step.action, step.args),
+                "state": model.state_json(step.state),
+            })
+    return steps
+
+
+def result_json(model: Model, result: Result, spec_path: str) -> dict:
+    """The `--json` object. Keys are stable; `elapsed_s` is the only run-dependent value."""
+    violation = None
+    if result.violation is not None:
+        v = result.violation
+        violation = {
+            "kind": v.kind,
+            "name": v.name,
+            "message": v.message,
+            "trace": trace_json(model, v.trace),
+            "loop_index": v.trace.loop_index,
+        }
+    error = None
+    if result.error is not None:
+        error = result.error.diagnostic().to_json()
+    return {
+        "tool": "tlacheck",
+        "version": __version__,
+        "spec": model.name,
+        "file": spec_path,
+        "verdict": result.verdict.value,
+        "distinct_states": result.distinct_states,
+        "states_generated": result.states_generated,
+        "depth": result.depth,
+        "queue_left": result.queue_left,
+        "elapsed_s": round(result.elapsed_s, 3),
+        "stop_reason": result.stop_reason,
+        "coverage": {
+            info.name: {"enabled": cov.enabled, "generated": cov.generated, "distinct": cov.distinct}
+            for info, cov in zip(model.action_info, result.coverage)
+        },
+        "never_enabled": [info.name for info, cov in zip(model.action_info, result.coverage) if cov.enabled == 0],
+        "violation": violation,
+        "error": error,
+        "warnings": [w.to_json() for w in model.warnings],
+    }
+
+
+def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: str = "error") -> dict:
+    """The `--json` object for a run that stopped before exploring (spec or usage error)."""
+    return {
+        "tool": "tlacheck",
+        "version": __version__,
+        "file": spec_path,
+        "verdict": verdict,
+        "errors": [d.to_json() for d in diagnostics],
+    }

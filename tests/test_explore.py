@@ -1,0 +1,251 @@
+"""explore.py: BFS counts with TLC's meanings, shortest traces, deadlock, constraints, evaluation errors."""
+
+from checker.result import Verdict
+from tests.conftest import model_of, run
+
+COUNTER = """
+    const N: int = 3
+    var x: int = 0
+    action Inc:
+        require x < N
+        x = x + 1
+    action Reset:
+        require x == N
+        x = 0
+    invariant Small: x <= N
+    """
+
+
+def test_counter_counts():
+    model, r = run(COUNTER)
+    assert r.verdict == Verdict.OK
+    assert (r.distinct_states, r.states_generated, r.depth) == (4, 5, 4)
+    assert [(c.enabled, c.generated, c.distinct) for c in r.coverage] == [(3, 3, 3), (1, 1, 0)]
+
+
+def test_shortest_invariant_violation():
+    model, r = run("""
+        var x: int = 0
+        var y: int = 0
+        action IncX:
+            x = x + 1
+        action IncY:
+            y = y + 2
+        invariant Small: x + y < 4
+        """)
+    assert r.verdict == Verdict.INVARIANT_VIOLATED
+    assert r.violation.name == "Small"
+    steps = r.violation.trace.steps
+    assert len(steps) == 3  # two IncY steps: the shortest way to x + y >= 4
+    assert [model.action_info[s.action].name for s in steps[1:]] == ["IncY", "IncY"]
+    assert steps[-1].state == (0, 4)
+
+
+def test_deadlock_is_a_state_without_successors():
+    model, r = run("""
+        var x: int = 0
+        action Inc:
+            require x < 2
+            x = x + 1
+        """)
+    assert r.verdict == Verdict.DEADLOCK
+    assert [s.state for s in r.violation.trace.steps] == [(0,), (1,), (2,)]
+
+
+def test_self_loop_is_not_a_deadlock():
+    model, r = run("""
+        var x: int = 0
+        action Inc:
+            require x < 2
+            x = x + 1
+        action Stay:
+            require x == 2
+            x = x
+        """)
+    assert r.verdict == Verdict.OK
+    assert r.states_generated == 1 + 3  # init, two Inc, one Stay
+
+
+def test_no_deadlock_option():
+    model, r = run("var x: int = 0\naction A:\n    require false\n    x = 1\n", check_deadlock=False)
+    assert r.verdict == Verdict.OK and r.distinct_states == 1
+
+
+def test_nondeterministic_initial_states():
+    model, r = run("""
+        var x: int in 1..3
+        var y: int = x * 10
+        action Stay:
+            skip
+        """)
+    assert sorted(s for s in [tuple(st) for st in model.init()]) == [(1, 10), (2, 20), (3, 30)]
+    assert (r.distinct_states, r.states_generated) == (3, 6)
+
+
+def test_either_branches_each_generate_a_successor():
+    model, r = run("""
+        var x: int = 0
+        action Choose:
+            require x == 0
+            either:
+                x = 1
+            or:
+                x = 2
+            or:
+                x = 1
+        """, check_deadlock=False)
+    assert (r.distinct_states, r.states_generated) == (3, 4)
+    assert r.coverage[0].generated == 3
+
+
+def test_with_choice_and_empty_domain():
+    model, r = run("""
+        var x: int = 0
+        var s: set[int] = {}
+        action Pick:
+            with v in s:
+                x = v
+        action Fill:
+            require s == {}
+            s = {5, 7}
+        """, check_deadlock=False)
+    # init; Fill -> s={5,7}; Pick -> x=5, x=7; from those, Pick again
+    assert r.distinct_states == 4
+    assert r.coverage[0].enabled == 3
+
+
+def test_sequential_semantics_within_an_action():
+    model, r = run("""
+        var x: int = 1
+        var y: int = 0
+        action Step:
+            require y == 0
+            x = x + 1
+            y = x * 10
+            x = y + 1
+        """, check_deadlock=False)
+    assert r.distinct_states == 2
+    _, succ = next(model.actions[0]((1, 0)))
+    assert succ == (21, 20)
+
+
+def test_require_inside_a_branch_abandons_only_that_branch():
+    model, _ = run("""
+        var x: int = 0
+        action A:
+            either:
+                require x > 0
+                x = 10
+            or:
+                x = 20
+        """, check_deadlock=False)
+    assert [s for _, s in model.actions[0]((0,))] == [(20,)]
+    assert [s for _, s in model.actions[0]((1,))] == [(10,), (20,)]
+
+
+def test_parameters_start_from_the_same_state():
+    model = model_of("""
+        var x: int = 0
+        action Add(k in 1..3):
+            x = x + k
+        """)
+    assert [(a, s) for a, s in model.actions[0]((0,))] == [((1,), (1,)), ((2,), (2,)), ((3,), (3,))]
+
+
+def test_constraint_successors_count_as_generated_but_are_not_stored():
+    model, r = run("""
+        var x: int = 0
+        action Inc:
+            x = x + 1
+        constraint Bound: x <= 3
+        """, check_deadlock=False)
+    # x = 0..3 stored; from x=3 the successor x=4 is generated but not stored
+    assert (r.distinct_states, r.states_generated) == (4, 5)
+
+
+def test_evaluation_error_reports_span_and_trace():
+    model, r = run("""
+        const K: set[model] = {k1, k2}
+        var m: map[K, int] = {k1 -> 0}
+        var step: int = 0
+        action Bump(k in K):
+            require step < 1
+            step = step + 1
+            m[k] = m[k] + 1
+        """, check_deadlock=False)
+    assert r.verdict == Verdict.ERROR
+    assert r.error.code == "E401"
+    assert "k2" in r.error.message and "computing action Bump" in r.error.message
+    assert r.error.span.line == 7
+    assert len(r.violation.trace.steps) == 1
+
+
+def test_declared_range_is_checked():
+    model, r = run("""
+        var x: 0..2 = 0
+        action Inc:
+            x = x + 1
+        """)
+    assert r.verdict == Verdict.ERROR and r.error.code == "E402"
+    assert "0..2" in r.error.message
+
+
+def test_division_by_zero_and_empty_head():
+    _, r = run("var x: int = 0\naction A:\n    x = 1 // x\n")
+    assert r.error.code == "E407"
+    _, r = run("var s: seq[int] = []\naction A:\n    s = [head(s)]\n")
+    assert r.error.code == "E404"
+
+
+def test_choose_with_no_candidate():
+    _, r = run("var x: int = choose(v for v in 1..3 if v > 5)\n")
+    assert r.verdict == Verdict.ERROR and r.error.code == "E403"
+
+
+def test_recursion_is_allowed_when_bounded():
+    model, r = run("""
+        def fact(n: int) -> int:
+            if n <= 1 then 1 else n * fact(n - 1)
+        var x: int = fact(5)
+        action Stay:
+            skip
+        """)
+    assert model.init().__next__() == (120,)
+
+
+def test_unbounded_recursion_is_an_evaluation_error():
+    _, r = run("""
+        def loop(n: int) -> int: loop(n + 1)
+        var x: int = 0
+        action A:
+            x = loop(0)
+        """)
+    assert r.verdict == Verdict.ERROR and r.error.code == "E406"
+
+
+def test_max_states_stops_incomplete():
+    _, r = run("var x: int = 0\naction A:\n    x = x + 1\n", max_states=10)
+    assert r.verdict == Verdict.INCOMPLETE and r.stop_reason == "max_states"
+    assert r.distinct_states >= 10
+
+
+def test_max_depth_stops_incomplete():
+    _, r = run("var x: int = 0\naction A:\n    x = x + 1\n", max_depth=5)
+    assert r.verdict == Verdict.INCOMPLETE and r.depth == 5
+
+
+def test_exploration_is_deterministic():
+    text = """
+        const P: set[model] = {p1, p2, p3}
+        var held: set[P] = {}
+        var log: seq[P] = []
+        action Take(p in P):
+            require len(log) < 3
+            held = held | {p}
+            log = append(log, p)
+        invariant NotAll: held != P
+        """
+    first = run(text)[1]
+    second = run(text)[1]
+    assert first.violation.trace == second.violation.trace
+    assert (first.distinct_states, first.states_generated) == (second.distinct_states, second.states_generated)

@@ -1,0 +1,172 @@
+"""parser.py: text to AST, syntax errors with positions."""
+
+import dataclasses
+
+import pytest
+from lark import Token, Tree
+
+from checker import syntax as S
+from checker.errors import SpecError
+from checker.parser import parse, parse_expression
+from checker.source import Source
+
+
+def parse_text(text: str) -> S.SpecFile:
+    return parse(Source("p.spec", text))
+
+
+def syntax_error(text: str):
+    with pytest.raises(SpecError) as info:
+        parse_text(text)
+    return info.value.diagnostics[0]
+
+
+FULL = """\
+spec Demo
+# a comment
+const N: int = 3
+const RM: set[model] = {r1, r2}
+enum Phase { idle, busy }
+var x: 0..N in 0..2
+var m: map[RM, Phase] = {r -> idle for r in RM}
+var q: seq[{a: int, b: bool?}] = []
+
+action Step(r in RM):
+    require m[r] == idle and x < N
+    m[r] = busy
+    let y = x + 1
+    if y > 2:
+        x = 0
+    elif y == 1: x = 1
+    else:
+        either:
+            x = y
+        or:
+            skip
+    with k in 1..2:
+        q = append(q, {a: k, b: none})
+
+def double(n: int) -> int:
+    let two = 2
+    n * two
+
+invariant Bounded:
+    x <= N
+    and all(m[r] in Phase for r in RM)
+constraint Small: len(q) < 3
+"""
+
+
+def walk(node):
+    yield node
+    if dataclasses.is_dataclass(node):
+        for f in dataclasses.fields(node):
+            yield from walk(getattr(node, f.name))
+    elif isinstance(node, (tuple, list)):
+        for item in node:
+            yield from walk(item)
+
+
+def test_full_spec_parses_into_declarations():
+    tree = parse_text(FULL)
+    kinds = [type(d).__name__ for d in tree.declarations]
+    assert tree.name == "Demo"
+    assert kinds == ["ConstDecl", "ConstDecl", "EnumDecl", "VarDecl", "VarDecl", "VarDecl", "ActionDecl",
+                     "DefDecl", "InvariantDecl", "ConstraintDecl"]
+
+
+def test_no_lark_object_survives_into_the_ast():
+    for node in walk(parse_text(FULL)):
+        assert not isinstance(node, (Tree, Token)), node
+
+
+def test_every_node_has_a_span_inside_the_file():
+    lines = FULL.count("\n") + 1
+    for node in walk(parse_text(FULL)):
+        if isinstance(node, S.Node):
+            assert 1 <= node.span.line <= lines and node.span.column >= 1
+
+
+def test_and_at_line_start_continues_the_expression():
+    inv = parse_text(FULL).declarations[8]
+    assert isinstance(inv.body, S.BinOp) and inv.body.op == "and"
+
+
+def test_either_or_blocks():
+    action = parse_text(FULL).declarations[6]
+    if_stmt = action.body[3]
+    either = if_stmt.orelse[0]
+    assert isinstance(either, S.Either) and len(either.branches) == 2
+
+
+def test_operator_precedence():
+    e = parse_expression(Source("e", "a or b and not c == d + 1 * 2"))
+    assert e.op == "or"
+    assert e.right.op == "and"
+    assert isinstance(e.right.right, S.Not)
+    cmp = e.right.right.operand
+    assert cmp.op == "==" and cmp.right.op == "+" and cmp.right.right.op == "*"
+
+
+def test_implies_is_right_associative_and_lowest():
+    e = parse_expression(Source("e", "a implies b implies c or d"))
+    assert e.op == "implies" and e.right.op == "implies" and e.right.right.op == "or"
+
+
+def test_negative_literal_folds():
+    e = parse_expression(Source("e", "-3"))
+    assert isinstance(e, S.IntLit) and e.value == -3
+
+
+def test_collection_literals():
+    assert isinstance(parse_expression(Source("e", "{}")), S.SetLit)
+    assert isinstance(parse_expression(Source("e", "{a: 1}")), S.RecordLit)
+    assert isinstance(parse_expression(Source("e", "{a -> 1}")), S.MapLit)
+    assert isinstance(parse_expression(Source("e", "{x -> 1 for x in S}")), S.MapComp)
+    assert isinstance(parse_expression(Source("e", "{x for x in S if x > 1}")), S.SetComp)
+    assert isinstance(parse_expression(Source("e", "[x for x in 1..3]")), S.SeqComp)
+    assert isinstance(parse_expression(Source("e", "(1, 2)")), S.TupleLit)
+    call = parse_expression(Source("e", "all(x > 0 for x in S for y in T if x < y)"))
+    assert isinstance(call, S.Call) and len(call.comprehension.generators) == 2
+
+
+def test_unexpected_token_has_position_and_expectation():
+    d = syntax_error("spec A\nvar x: int = \n")
+    assert d.code == "E001"
+    assert (d.span.line, d.span.column) == (2, 14)
+    assert "end of line" in d.message
+
+
+def test_keyword_used_as_name():
+    d = syntax_error("var in: int = 0\n")
+    assert d.code == "E001"
+    assert "keyword" in d.hint
+
+
+def test_unexpected_character():
+    d = syntax_error('var x: int = "a"\n')
+    assert d.code == "E002"
+    assert (d.span.line, d.span.column) == (1, 14)
+    assert "strings" in d.hint
+
+
+def test_bad_indentation():
+    d = syntax_error("action A:\n    x = 1\n  x = 2\n")
+    assert d.code == "E003"
+    assert d.span.line == 3
+
+
+def test_unexpected_indent():
+    d = syntax_error("var x: int = 0\n    var y: int = 0\n")
+    assert d.code == "E003"
+
+
+def test_unfinished_block_at_end_of_file():
+    d = syntax_error("action A:\n")
+    assert d.code in ("E001", "E004")
+    assert d.span.line >= 1
+
+
+def test_huge_integer_literal_is_an_error():
+    d = syntax_error("const N: int = " + "9" * 40 + "\n")
+    assert d.code == "E005"

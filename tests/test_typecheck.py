@@ -1,0 +1,244 @@
+"""typecheck.py: every static error code, the warnings, and the IR it builds."""
+
+import pytest
+
+from checker import types as T
+from checker.errors import UsageError
+from tests.conftest import model_of, spec_error
+
+
+def test_unknown_name_suggests_the_nearest():
+    d = spec_error("""
+        var notified: bool = false
+        action A:
+            require not notifed
+            notified = true
+        """)
+    assert d.code == "E100"
+    assert (d.span.line, d.span.column) == (3, 17)
+    assert d.hint == "did you mean `notified`?"
+
+
+def test_unknown_variable_in_assignment():
+    d = spec_error("""
+        var count: int = 0
+        action A:
+            cont = count + 1
+        """)
+    assert d.code == "E100" and "count" in d.hint
+
+
+def test_unknown_function():
+    d = spec_error("""
+        var x: int = 0
+        action A:
+            x = lenn({1})
+        """)
+    assert d.code == "E100" and d.hint == "did you mean `len`?"
+
+
+def test_duplicate_declaration():
+    d = spec_error("""
+        var x: int = 0
+        var x: bool = true
+        """)
+    assert d.code == "E101" and d.span.line == 2
+
+
+def test_duplicate_enum_member():
+    d = spec_error("enum E { a, b, a }\n")
+    assert d.code == "E101"
+
+
+def test_assignment_type_mismatch():
+    d = spec_error("""
+        var x: int = 0
+        action A:
+            x = true
+        """)
+    assert d.code == "E102"
+    assert "int" in d.message and "bool" in d.message
+
+
+def test_initial_value_type_mismatch():
+    d = spec_error("var s: set[int] = {true}\n")
+    assert d.code == "E102"
+
+
+def test_comparing_different_types():
+    d = spec_error("""
+        enum E { a, b }
+        var x: int = 0
+        invariant I: x == a
+        """)
+    assert d.code == "E102"
+
+
+def test_heterogeneous_set_literal():
+    d = spec_error("var s: set[int] = {1, true}\n")
+    assert d.code == "E102"
+
+
+def test_wrong_arity_for_def():
+    d = spec_error("""
+        def f(a: int, b: int) -> int: a + b
+        var x: int = f(1)
+        """)
+    assert d.code == "E103"
+    assert "2 arguments" in d.message
+
+
+def test_wrong_arity_for_builtin():
+    d = spec_error("var x: int = len({1}, {2})\n")
+    assert d.code == "E103"
+
+
+def test_quantifier_needs_generator():
+    d = spec_error("var x: bool = all({true})\n")
+    assert d.code == "E103"
+
+
+def test_assignment_to_constant():
+    d = spec_error("""
+        const N: int = 3
+        var x: int = 0
+        action A:
+            N = 4
+        """)
+    assert d.code == "E104" and "constant" in d.message
+
+
+def test_assignment_to_parameter():
+    d = spec_error("""
+        var x: int = 0
+        action A(p in 1..2):
+            p = 3
+        """)
+    assert d.code == "E104"
+
+
+def test_non_boolean_guard():
+    d = spec_error("""
+        var x: int = 0
+        action A:
+            require x + 1
+            x = 1
+        """)
+    assert d.code == "E105" and "require" in d.message
+
+
+def test_non_boolean_invariant():
+    d = spec_error("""
+        var x: int = 0
+        invariant I: x
+        """)
+    assert d.code == "E105"
+
+
+def test_unknown_record_field():
+    d = spec_error("""
+        var r: {count: int, done: bool} = {count: 0, done: false}
+        invariant I: r.cuont >= 0
+        """)
+    assert d.code == "E106" and d.hint == "did you mean `count`?"
+
+
+def test_unknown_type():
+    d = spec_error("""
+        enum Phase { idle, busy }
+        var p: Phaze = idle
+        """)
+    assert d.code == "E107" and d.hint == "did you mean `Phase`?"
+
+
+def test_ambiguous_enum_member_without_context():
+    d = spec_error("""
+        enum A { on, off }
+        enum B { on, broken }
+        var x: bool = on in {on}
+        """)
+    assert d.code == "E108" and "A.on" in d.hint
+
+
+def test_ambiguous_enum_member_resolved_by_context():
+    model = model_of("""
+        enum A { on, off }
+        enum B { on, broken }
+        var a: A = on
+        var b: B = on
+        action Flip:
+            require a == on and b == on
+            a = off
+        """)
+    assert model.var_types[0].name == "A" and model.var_types[1].name == "B"
+
+
+def test_constant_without_value():
+    d = spec_error("const N: int\n")
+    assert d.code == "E110"
+
+
+def test_initial_value_reads_later_variable():
+    d = spec_error("""
+        var x: int = y
+        var y: int = 0
+        """)
+    assert d.code == "E111"
+
+
+def test_unused_variable_is_a_warning():
+    model = model_of("""
+        var x: int = 0
+        var unused: bool = false
+        action A:
+            require x < 2
+            x = x + 1
+        """)
+    codes = [(w.code, w.severity) for w in model.warnings]
+    assert ("W201", "warning") in codes
+    assert any("unused" in w.message for w in model.warnings)
+
+
+def test_override_constant():
+    model = model_of("const N: int = 3\nvar x: int = N\naction A:\n    require x > 0\n    x = x - 1\n",
+                     {"N": "5"})
+    assert model.constants == [5]
+
+
+def test_override_model_values():
+    model = model_of("const RM: set[model] = {r1, r2}\nvar s: set[RM] = RM\n", {"RM": "{a, b, c}"})
+    assert model.var_types[0] == T.SetT(T.SortT("RM", ("a", "b", "c"), "model"))
+    assert model.constants[0] == frozenset({0, 1, 2})
+
+
+def test_override_unknown_constant_is_a_usage_error():
+    with pytest.raises(UsageError) as info:
+        model_of("const N: int = 3\nvar x: int = N\n", {"M": "4"})
+    assert "N" in info.value.hint
+    with pytest.raises(UsageError) as info:
+        model_of("const Count: int = 3\nvar x: int = Count\n", {"Cuont": "4"})
+    assert info.value.hint == "did you mean `Count`?"
+
+
+def test_override_with_wrong_type_is_a_usage_error():
+    with pytest.raises(UsageError):
+        model_of("const N: int = 3\nvar x: int = N\n", {"N": "true"})
+
+
+def test_option_types_accept_none_and_values():
+    model = model_of("""
+        var x: bool? = none
+        action A:
+            require x == none
+            x = true
+        """)
+    assert model.var_types[0] == T.OptionT(T.BOOL)
+
+
+def test_qualified_enum_member():
+    model = model_of("""
+        enum Phase { idle, busy }
+        var p: Phase = Phase.busy
+        invariant I: p != Phase.idle
+        """)
+    assert list(model.init()) == [(1,)]
