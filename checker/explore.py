@@ -73,6 +73,7 @@ class _Explorer:
         self.depth = 0
         self.coverage = [ActionCoverage() for _ in model.actions]
         self.start = 0.0
+        self.head = 0  # index of the next state to expand
 
     def run(self) -> Result:
         self.start = time.perf_counter()
@@ -83,6 +84,8 @@ class _Explorer:
 
     def _result(self, verdict: Verdict, violation: Violation | None = None, error=None,
                 stop_reason: str | None = None, queue_left: int = 0) -> Result:
+        if verdict in (Verdict.INVARIANT_VIOLATED, Verdict.DEADLOCK, Verdict.ERROR):
+            queue_left = len(self.states) - self.head
         return Result(verdict, len(self.states), self.generated, self.depth,
                       time.perf_counter() - self.start, self.coverage, violation, error, stop_reason, queue_left)
 
@@ -155,6 +158,7 @@ class _Explorer:
             state = states[head]
             parent = head
             head += 1
+            self.head = head
             found = False
             for ai, act in actions:
                 cov = coverage[ai]

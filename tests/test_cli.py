@@ -1,0 +1,135 @@
+"""cli.py: exit codes, JSON output, usage errors, determinism across processes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from checker.cli import main
+from tests.conftest import ROOT, SPECS
+
+DIEHARD = str(SPECS / "classic" / "diehard.spec")
+TWO_PHASE = str(SPECS / "classic" / "two_phase.spec")
+
+
+def write(tmp_path, text: str, name: str = "t.spec") -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def run_json(capsys, args):
+    code = main(args + ["--json", "--quiet"])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def test_ok_exit_code_and_json_keys(capsys):
+    code, data = run_json(capsys, ["check", TWO_PHASE])
+    assert code == 0
+    for key in ("spec", "verdict", "distinct_states", "states_generated", "depth", "elapsed_s", "coverage",
+                "violation"):
+        assert key in data
+    assert (data["verdict"], data["distinct_states"], data["states_generated"]) == ("ok", 288, 1146)
+    assert data["violation"] is None
+    assert data["coverage"]["TMCommit"] == {"enabled": 1, "generated": 1, "distinct": 1}
+
+
+def test_invariant_violation_exit_code_and_trace(capsys):
+    code, data = run_json(capsys, ["check", DIEHARD])
+    assert code == 12
+    v = data["violation"]
+    assert data["verdict"] == "invariant_violated"
+    assert (v["kind"], v["name"]) == ("invariant", "NotSolved")
+    assert v["trace"][0]["action"] is None
+    assert v["trace"][-1]["state"] == {"big": 4, "small": 3}
+    assert len(v["trace"]) == 7 and v["loop_index"] is None
+
+
+def test_deadlock_exit_code(tmp_path, capsys):
+    path = write(tmp_path, "var x: int = 0\naction A:\n    require x < 1\n    x = x + 1\n")
+    code, data = run_json(capsys, ["check", path])
+    assert code == 11 and data["verdict"] == "deadlock"
+    assert main(["check", path, "--no-deadlock", "--quiet"]) == 0
+
+
+def test_spec_error_exit_code_and_message(tmp_path, capsys):
+    path = write(tmp_path, "var notified: bool = false\naction A:\n    require notifed\n    notified = true\n")
+    assert main(["check", path]) == 3
+    err = capsys.readouterr().err
+    assert f"{path}:3:13: error[E100]: unknown name `notifed`" in err
+    assert "did you mean `notified`?" in err
+    assert "Traceback" not in err
+
+
+def test_spec_error_json(tmp_path, capsys):
+    path = write(tmp_path, "var x: int = true\n")
+    code, data = run_json(capsys, ["check", path])
+    assert code == 3
+    assert data["verdict"] == "error" and data["errors"][0]["code"] == "E102"
+    assert data["errors"][0]["line"] == 1
+
+
+def test_evaluation_error_exit_code(tmp_path, capsys):
+    path = write(tmp_path, "var s: seq[int] = []\naction A:\n    s = tail(s)\n")
+    code, data = run_json(capsys, ["check", path])
+    assert code == 4
+    assert data["verdict"] == "error" and data["error"]["code"] == "E404"
+    assert data["violation"]["trace"][0]["state"] == {"s": []}
+
+
+def test_limit_exit_code(tmp_path, capsys):
+    path = write(tmp_path, "var x: int = 0\naction A:\n    x = x + 1\n")
+    code, data = run_json(capsys, ["check", path, "--max-states", "50"])
+    assert code == 5 and data["verdict"] == "incomplete" and data["stop_reason"] == "max_states"
+
+
+@pytest.mark.parametrize("args", [
+    [],
+    ["check"],
+    ["check", "/nonexistent/x.spec"],
+    ["frobnicate"],
+    ["check", TWO_PHASE, "--max-states", "0"],
+    ["check", TWO_PHASE, "-D", "oops"],
+    ["check", TWO_PHASE, "-D", "NOPE=3"],
+    ["check", TWO_PHASE, "--invariant", "Nope"],
+])
+def test_usage_errors_exit_2(args, capsys):
+    assert main(args) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_define_overrides_model_values(capsys):
+    code, data = run_json(capsys, ["check", TWO_PHASE, "-D", "RM={r1,r2}"])
+    assert code == 0 and data["distinct_states"] < 288
+
+
+def test_non_utf8_file_is_a_spec_error(tmp_path, capsys):
+    p = tmp_path / "bad.spec"
+    p.write_bytes(b"var x: int = 0\n# caf\xe9\n")
+    assert main(["check", str(p)]) == 3
+    assert ":2:6: error[E006]" in capsys.readouterr().err
+
+
+def test_text_report_marks_changed_variables(capsys):
+    assert main(["check", DIEHARD, "--quiet"]) == 12
+    out = capsys.readouterr().out
+    assert "Error: invariant NotSolved is violated." in out
+    assert "Shortest trace: 6 steps" in out
+    assert "  * big   = 5    (was 0)" in out
+
+
+def test_python_dash_m_and_pythonhashseed_determinism():
+    """Two processes with different hash seeds print identical JSON (timing aside)."""
+    outputs = []
+    for seed in ("0", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        proc = subprocess.run([sys.executable, "-m", "checker", "check", DIEHARD, "--json", "--quiet"],
+                              capture_output=True, text=True, env=env, cwd=ROOT)
+        assert proc.returncode == 12, proc.stderr
+        data = json.loads(proc.stdout)
+        data.pop("elapsed_s")
+        outputs.append(data)
+    assert outputs[0] == outputs[1]

@@ -1,0 +1,104 @@
+"""codegen.py: generated code holds generated identifiers and int/bool literals only.
+
+The no-code-execution rule: no text from a spec reaches generated Python except
+through repr() of literals. These tests tokenize the generated source of every
+spec in specs/ and of hostile specs, and check that nothing from the spec leaks.
+"""
+
+import io
+import keyword
+import re
+import tokenize
+from pathlib import Path
+
+import pytest
+
+from checker import codegen
+from checker.cli import main, read_source
+from checker.errors import UsageError
+from checker.model import build_model
+from tests.conftest import SPECS, model_of
+
+GENERATED_ID = re.compile(r"^(v|l|K|B|f|a|t|inv|con)\d+$")
+ALLOWED_NAMES = (set(keyword.kwlist) | set(codegen.RUNTIME_NAMES)
+                 | {"s", "init", "_constants", "len", "frozenset", "sorted", "all", "any", "sum", "range",
+                    "min", "max", "tuple"})
+
+
+def assert_clean(source: str) -> None:
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.STRING:
+            pytest.fail(f"string literal in generated code: {tok.string}")
+        if tok.type == tokenize.NAME:
+            assert tok.string in ALLOWED_NAMES or GENERATED_ID.match(tok.string), tok.string
+        if tok.type == tokenize.NUMBER:
+            assert re.fullmatch(r"-?\d+", tok.string), tok.string
+        if tok.type == tokenize.COMMENT:
+            pytest.fail(f"comment in generated code: {tok.string}")
+
+
+def all_specs():
+    return sorted(str(p.relative_to(SPECS)) for p in SPECS.rglob("*.spec"))
+
+
+@pytest.mark.parametrize("spec", all_specs())
+def test_generated_code_of_every_spec_is_clean(spec):
+    model = build_model(read_source(str(SPECS / spec)))
+    assert_clean(model.generated.source)
+
+
+HOSTILE = '''
+spec __import__
+# __import__("os").system("touch PWNED")
+const exec: int = 3
+enum eval { __builtins__, os, system }
+const open: set[model] = {globals, locals, breakpoint}
+var __class__: int = 0
+var print: eval = os
+def compile(getattr: int) -> int: getattr + exec
+action __init__(setattr in open):
+    require __class__ < exec
+    __class__ = compile(__class__)
+    print = system
+invariant __subclasses__: __class__ >= 0
+'''
+
+
+def test_hostile_identifiers_never_reach_generated_code(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    model = model_of(HOSTILE)
+    assert_clean(model.generated.source)
+    for word in ("__import__", "exec", "eval", "os", "system", "open", "print", "compile", "getattr",
+                 "__class__", "__builtins__", "globals", "breakpoint"):
+        assert not re.search(rf"\b{word}\b", model.generated.source), word
+    spec_path = tmp_path / "hostile.spec"
+    spec_path.write_text(HOSTILE)
+    assert main(["check", str(spec_path), "--quiet", "--no-deadlock"]) == 0
+    assert not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.parametrize("value", [
+    "__import__('os').system('touch PWNED')",
+    "1; import os",
+    "exec",
+    "{r1, __import__}",
+])
+def test_define_values_cannot_run_code(tmp_path, monkeypatch, value):
+    monkeypatch.chdir(tmp_path)
+    spec = "const N: int = 1\nconst RM: set[model] = {r1}\nvar x: int = N\naction A:\n    require x < N\n    x = x + 1\n"
+    with pytest.raises(Exception) as info:
+        model_of(spec, {"N": value})
+    assert isinstance(info.value, (UsageError,)) or "E" in str(info.value)
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_generated_namespace_has_no_dangerous_builtins():
+    model = model_of("var x: int = 0\naction A:\n    require x < 1\n    x = 1\n")
+    ns = model.init.__globals__
+    assert set(ns["__builtins__"]) <= ALLOWED_NAMES
+    assert "__import__" not in ns["__builtins__"] and "open" not in ns["__builtins__"]
+
+
+def test_model_values_are_small_ints_in_states():
+    model = model_of("const P: set[model] = {p1, p2}\nenum E { a, b }\nvar x: P = p2\nvar y: E = b\n")
+    assert list(model.init()) == [(1, 1)]
