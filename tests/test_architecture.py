@@ -1,0 +1,61 @@
+"""Import rules from STYLE.md: one owner per dependency, imports flow one way."""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "checker"
+
+# Each third-party dependency is imported by exactly these modules.
+OWNERS = {"lark": {"parser"}, "z3": {"smt"}, "graphviz": {"render"}, "networkx": {"graph"}}
+
+# Pipeline order: a module may import only modules at its own layer or before it.
+LAYERS = [
+    {"source", "errors", "types", "runtime", "syntax", "ir", "result"},
+    {"parser", "values"},
+    {"typecheck"},
+    {"codegen"},
+    {"model"},
+    {"explore"},
+    {"report"},
+    {"cli", "__main__"},
+]
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            if node.module == "checker":
+                names |= {f"checker.{a.name}" for a in node.names}
+    return names
+
+
+def modules():
+    return {p.stem: imports_of(p) for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+
+
+def test_each_dependency_has_one_owner():
+    for name, imports in modules().items():
+        for dep, owners in OWNERS.items():
+            if any(i == dep or i.startswith(dep + ".") for i in imports):
+                assert name in owners, f"{name} imports {dep}; only {owners} may"
+
+
+def test_imports_flow_one_way():
+    layer = {m: i for i, group in enumerate(LAYERS) for m in group}
+    for name, imports in modules().items():
+        if name not in layer:
+            continue
+        for imp in imports:
+            if imp.startswith("checker."):
+                target = imp.split(".")[1]
+                if target in layer:
+                    assert layer[target] <= layer[name], f"{name} imports {target}, a later stage"
+
+
+def test_every_module_has_a_layer():
+    assert set(modules()) <= {m for group in LAYERS for m in group}
