@@ -52,6 +52,8 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--max-depth", type=_positive_int, metavar="N", help="stop after BFS depth N")
     check.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="stop after this many seconds")
     check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    check.add_argument("--variant", metavar="NAME", default="base",
+                       help="check this variant of the spec instead of the base spec")
     return parser
 
 
@@ -126,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             _build_parser().print_help(stdout)
             return EXIT_USAGE
-        return _check(args, sources)
+        return _COMMANDS[args.command](args, sources)
     except SpecError as exc:
         _report_diagnostics(exc.diagnostics, sources, want_json, getattr(exc, "path", None))
         return EXIT_SPEC
@@ -173,7 +175,7 @@ def _check(args, sources: dict[str, Source]) -> int:
     overrides = parse_defines(args.defines)
     source = read_source(args.file)
     sources[source.name] = source
-    model = build_model(source, overrides)
+    model = build_model(source, overrides, args.variant)
     if args.invariant:
         known = [name for name, _ in model.invariants]
         for name in args.invariant:
@@ -200,3 +202,9 @@ def _check(args, sources: dict[str, Source]) -> int:
     if result.verdict == Verdict.ERROR and result.error is not None:
         print(result.error.diagnostic().render(sources), file=sys.stderr)
     return result.verdict.exit_code
+
+
+# Subcommand name -> function(args, sources) returning the exit code.
+_COMMANDS = {
+    "check": _check,
+}

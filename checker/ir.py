@@ -191,6 +191,78 @@ class Action:
     params: tuple[tuple[Local, Expr], ...]
     body: tuple[Stmt, ...]
     span: Span
+    actor: str | None = None
+    sends_to: str | None = None
+
+
+# ---------------------------------------------------------------- temporal formulas
+
+@dataclass(frozen=True)
+class Formula:
+    span: Span
+
+
+@dataclass(frozen=True)
+class TPred(Formula):
+    """A state predicate inside a temporal formula."""
+
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class TUnary(Formula):
+    op: str  # "always", "eventually", "not"
+    operand: Formula
+
+
+@dataclass(frozen=True)
+class TBinary(Formula):
+    op: str  # "and", "or", "implies", "leads_to"
+    left: Formula
+    right: Formula
+
+
+@dataclass(frozen=True)
+class TQuant(Formula):
+    """`all(f for x in S)` / `any(...)` over temporal formulas; S must be constant."""
+
+    kind: str  # "all" or "any"
+    local: Local
+    domain: Expr
+    body: Formula
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    formula: Formula
+    span: Span
+
+
+@dataclass(frozen=True)
+class FairTarget:
+    action: int
+    args: tuple[Expr | None, ...] | None  # None: any instance; an arg None: any value
+
+
+@dataclass(frozen=True)
+class Fairness:
+    """`fair weak|strong A(..) or B(..) for x in S`: one condition per binding of the generators."""
+
+    strong: bool
+    targets: tuple[FairTarget, ...]
+    generators: tuple[tuple[Local, Expr], ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """`theorem NAME: forall x, y: body`: body holds for every value of the (finite-typed) binders."""
+
+    name: str
+    params: tuple[Local, ...]
+    body: Expr
+    span: Span
 
 
 @dataclass(frozen=True)
@@ -213,4 +285,8 @@ class Spec:
     actions: tuple[Action, ...]
     invariants: tuple[Predicate, ...]
     constraints: tuple[Predicate, ...]
+    properties: tuple[Property, ...] = ()
+    reachables: tuple[Predicate, ...] = ()
+    fairness: tuple[Fairness, ...] = ()
+    theorems: tuple[Theorem, ...] = ()
     warnings: tuple = field(default=())

@@ -16,6 +16,7 @@ from checker.errors import EvalError
 from checker.parser import parse
 from checker.source import Source
 from checker.typecheck import check
+from checker.variants import BASE, apply_variant
 from checker.values import format_value, to_json
 
 _MESSAGES = {
@@ -108,9 +109,10 @@ class Model:
         return _MESSAGES.get(code, "evaluation failed").format(*vals)
 
 
-def build_model(source: Source, overrides: dict[str, str] | None = None) -> Model:
-    """Parse, check and compile a spec. Raises SpecError, UsageError or EvalError (in constants)."""
-    tree = parse(source)
+def build_model(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE) -> Model:
+    """Parse, check and compile a spec (or one of its variants).
+    Raises SpecError, UsageError or EvalError (in constants)."""
+    tree = apply_variant(parse(source), variant)
     spec = check(tree, source, overrides)
     return compile_spec(spec)
 

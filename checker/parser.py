@@ -31,6 +31,8 @@ _KEYWORDS = {
     "spec", "const", "enum", "var", "action", "def", "invariant", "constraint", "require", "let", "skip",
     "if", "elif", "else", "either", "or", "with", "then", "implies", "and", "not", "in", "subset",
     "true", "false", "none", "for", "bool", "int", "model", "set", "seq", "map",
+    "property", "reachable", "fair", "weak", "strong", "theorem", "forall", "variant", "replace", "remove",
+    "expect", "holds", "violates", "proves", "refutes", "deadlocks", "always", "eventually", "leads_to", "by",
 }
 
 
@@ -197,6 +199,8 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = f"`{token.value}` is a keyword and cannot be used as a name"
     if token.type == "_INDENT":
         hint = "this line is indented more than the one before it"
+    if token.type == "STRING":
+        hint = "the language has no strings (they only describe variants): use an enum member or a model value"
     code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E001"
     return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
 
@@ -265,7 +269,90 @@ class _Builder(Transformer):
         return ("choice", c[0])
 
     def action_decl(self, meta, c):
-        return S.ActionDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1] or (), c[2])
+        actor = c[2] or (None, None)
+        return S.ActionDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1] or (), c[3], actor[0], actor[1])
+
+    def actor(self, meta, c):
+        return (str(c[0]), str(c[1]) if c[1] is not None else None)
+
+    def property_decl(self, meta, c):
+        return S.PropertyDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def reachable_decl(self, meta, c):
+        return S.ReachableDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def fair_decl(self, meta, c):
+        strong = c[0] == "strong"
+        targets = tuple(x for x in c[1:] if isinstance(x, S.FairTarget))
+        gens = tuple(x for x in c[1:] if isinstance(x, S.Generator))
+        span = self.sp(meta)
+        return S.FairDecl(span, f"fair@{span.line}", span, strong, targets, gens)
+
+    def weak(self, meta, c):
+        return "weak"
+
+    def strong(self, meta, c):
+        return "strong"
+
+    def fair_target(self, meta, c):
+        name, *args = c
+        if args == [None]:
+            args = None
+        return S.FairTarget(self.sp(meta), str(name), tuple(args) if args is not None else None)
+
+    def fair_arg(self, meta, c):
+        return c[0]
+
+    def any_arg(self, meta, c):
+        return None
+
+    def theorem_decl(self, meta, c):
+        params, body = c[1]
+        return S.TheoremDecl(self.sp(meta), str(c[0]), self.ts(c[0]), params, body)
+
+    def forall_untyped(self, meta, c):
+        *names, body = c
+        return (tuple((str(n), self.ts(n), None) for n in names), body)
+
+    def forall_typed(self, meta, c):
+        *params, body = c
+        return (tuple(params), body)
+
+    def closed_theorem(self, meta, c):
+        return ((), c[0])
+
+    def variant_decl(self, meta, c):
+        name, desc, *items = c
+        text = str(desc)[1:-1] if desc is not None else None
+        wrapped = tuple(i if isinstance(i, tuple) else ("add", i) for i in items)
+        return S.VariantDecl(self.sp(meta), str(name), self.ts(name), text, wrapped)
+
+    def replace_item(self, meta, c):
+        return ("replace", c[0])
+
+    def remove_item(self, meta, c):
+        return ("remove", S.RemoveAction(self.sp(meta), str(c[0]), self.ts(c[0])))
+
+    def expect_decl(self, meta, c):
+        variant, outcome, check = c
+        return S.ExpectDecl(self.sp(meta), str(variant), self.ts(variant), outcome,
+                            str(check) if check is not None else None,
+                            self.ts(check) if check is not None else None)
+
+    def holds(self, meta, c):
+        return "holds"
+
+    def violates(self, meta, c):
+        return "violates"
+
+    def proves(self, meta, c):
+        return "proves"
+
+    def refutes(self, meta, c):
+        return "refutes"
+
+    def deadlocks(self, meta, c):
+        return "deadlocks"
 
     def action_params(self, meta, c):
         return tuple(c)
@@ -411,6 +498,15 @@ class _Builder(Transformer):
 
     def not_(self, meta, c):
         return S.Not(self.sp(meta), c[0])
+
+    def always(self, meta, c):
+        return S.Temporal(self.sp(meta), "always", c[0])
+
+    def eventually(self, meta, c):
+        return S.Temporal(self.sp(meta), "eventually", c[0])
+
+    def leads_to(self, meta, c):
+        return S.Temporal(self.sp(meta), "leads_to", c[0], c[1])
 
     def compare(self, meta, c):
         return S.BinOp(self.sp(meta), str(c[1]), c[0], c[2])

@@ -130,6 +130,15 @@ class Not(Expr):
 
 
 @dataclass(frozen=True)
+class Temporal(Expr):
+    """`always f`, `eventually f` (op "always"/"eventually", right None) or `p leads_to q`."""
+
+    op: str
+    left: Expr
+    right: Expr | None = None
+
+
+@dataclass(frozen=True)
 class Neg(Expr):
     operand: Expr
 
@@ -308,6 +317,8 @@ class VarDecl(Decl):
 class ActionDecl(Decl):
     params: tuple[Generator, ...]
     body: tuple[Stmt, ...]
+    actor: str | None = None  # `by Runner`: who takes the step (swimlanes)
+    sends_to: str | None = None  # `by Runner -> Parent`
 
 
 @dataclass(frozen=True)
@@ -325,6 +336,61 @@ class InvariantDecl(Decl):
 @dataclass(frozen=True)
 class ConstraintDecl(Decl):
     body: Expr
+
+
+@dataclass(frozen=True)
+class PropertyDecl(Decl):
+    """`property NAME: <temporal formula>`."""
+
+    body: Expr
+
+
+@dataclass(frozen=True)
+class ReachableDecl(Decl):
+    """`reachable NAME: <state predicate>`: some reachable state satisfies it."""
+
+    body: Expr
+
+
+@dataclass(frozen=True)
+class FairTarget(Node):
+    action: str
+    args: tuple[Expr | None, ...] | None  # None: no parentheses (every argument); an arg None is `*`
+
+
+@dataclass(frozen=True)
+class FairDecl(Decl):
+    """`fair weak A(p) or B(p) for p in S`. `name` is a generated label (`fair#3`)."""
+
+    strong: bool
+    targets: tuple[FairTarget, ...]
+    generators: tuple[Generator, ...]
+
+
+@dataclass(frozen=True)
+class TheoremDecl(Decl):
+    params: tuple[tuple[str, Span, TypeExpr | None], ...]
+    body: Expr
+
+
+@dataclass(frozen=True)
+class VariantDecl(Decl):
+    description: str | None
+    items: tuple[tuple[str, "Decl"], ...]  # ("add" | "replace", decl) or ("remove", ActionRef)
+
+
+@dataclass(frozen=True)
+class RemoveAction(Decl):
+    pass
+
+
+@dataclass(frozen=True)
+class ExpectDecl(Decl):
+    """`expect VARIANT OUTCOME [CHECK]`; `name` is the variant (`base` for the base spec)."""
+
+    outcome: str
+    check: str | None
+    check_span: Span | None
 
 
 @dataclass(frozen=True)

@@ -82,10 +82,13 @@ class _Checker:
         self.reads: set[int] = set()
         self.var_init_limit: int | None = None  # while checking var inits: slots readable
         self.in_def = False
+        self.no_state = False  # inside a theorem: state variables cannot be read
+        self.action_index: dict[str, int] = {}
+        self.action_params: list = []
 
     # ---------------------------------------------------------------- driver
     def run(self) -> ir.Spec:
-        decls = self.tree.declarations
+        decls = [d for d in self.tree.declarations if not isinstance(d, (S.VariantDecl, S.ExpectDecl))]
         self._check_duplicates(decls)
         for d in decls:
             if isinstance(d, S.EnumDecl):
@@ -104,9 +107,16 @@ class _Checker:
             if isinstance(d, S.VarDecl):
                 self._declare_var(d)
         functions = [self._check_def(self.defs[d.name]) for d in decls if isinstance(d, S.DefDecl)]
-        actions = [self._check_action(d) for d in decls if isinstance(d, S.ActionDecl)]
+        action_decls = [d for d in decls if isinstance(d, S.ActionDecl)]
+        self.action_index = {d.name: i for i, d in enumerate(action_decls)}
+        actions = [self._check_action(d) for d in action_decls]
+        self.action_params = [a.params for a in actions]
         invariants = [self._check_predicate(d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
         constraints = [self._check_predicate(d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
+        reachables = [self._check_predicate(d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
+        properties = [self._check_property(d) for d in decls if isinstance(d, S.PropertyDecl)]
+        fairness = [self._check_fairness(d) for d in decls if isinstance(d, S.FairDecl)]
+        theorems = [self._check_theorem(d) for d in decls if isinstance(d, S.TheoremDecl)]
         for slot, var in enumerate(self.variables):
             if slot not in self.reads:
                 self.warnings.add("W201", f"variable `{var.name}` is never read", var.span,
@@ -124,6 +134,10 @@ class _Checker:
             actions=tuple(actions),
             invariants=tuple(invariants),
             constraints=tuple(constraints),
+            properties=tuple(properties),
+            reachables=tuple(reachables),
+            fairness=tuple(fairness),
+            theorems=tuple(theorems),
             warnings=tuple(self.warnings.items),
         )
 
@@ -132,6 +146,8 @@ class _Checker:
         for d in decls:
             if d.name in BUILTINS and isinstance(d, S.DefDecl):
                 raise _err("E101", f"`{d.name}` is a built-in function", d.name_span, "choose another name")
+            if isinstance(d, S.FairDecl):
+                continue
             if d.name in seen:
                 first = seen[d.name].name_span
                 raise _err("E101", f"`{d.name}` is declared twice", d.name_span,
@@ -320,7 +336,101 @@ class _Checker:
             params.append((local, domain))
         body = self._block(d.body)
         self.scopes.pop()
-        return ir.Action(d.name, tuple(params), body, d.name_span)
+        return ir.Action(d.name, tuple(params), body, d.name_span, d.actor, d.sends_to)
+
+    def _check_property(self, d: S.PropertyDecl) -> ir.Property:
+        return ir.Property(d.name, self._formula(d.body), d.name_span)
+
+    def _formula(self, e: S.Expr) -> ir.Formula:
+        """A temporal formula: state predicates combined with always, eventually, leads_to,
+        and, or, not, implies and all/any over constant sets."""
+        if not _has_temporal(e):
+            return ir.TPred(e.span, self._bool(e, "a state predicate in a property"))
+        if isinstance(e, S.Temporal):
+            if e.op == "leads_to":
+                return ir.TBinary(e.span, "leads_to", self._formula(e.left), self._formula(e.right))
+            return ir.TUnary(e.span, e.op, self._formula(e.left))
+        if isinstance(e, S.Not):
+            return ir.TUnary(e.span, "not", self._formula(e.operand))
+        if isinstance(e, S.BinOp) and e.op in ("and", "or", "implies"):
+            return ir.TBinary(e.span, e.op, self._formula(e.left), self._formula(e.right))
+        if isinstance(e, S.Call) and e.name in ("all", "any") and e.comprehension is not None:
+            c = e.comprehension
+            if c.cond is not None or len(c.generators) != 1:
+                # `all(f for x in S for y in T if c)`: nest one quantifier per generator
+                pass
+            self.scopes.append(_Scope())
+            bound = []
+            for g in c.generators:
+                local, domain = self._generator(g)
+                if _reads_state(domain):
+                    raise _err("E116", "a quantifier over temporal formulas needs a constant set", g.domain.span,
+                               "quantify over constants, enums or ranges, not state variables")
+                bound.append((local, domain))
+            body = self._formula(c.element)
+            if c.cond is not None:
+                cond = ir.TPred(c.cond.span, self._bool(c.cond, "the `if` filter"))
+                body = ir.TBinary(c.span, "implies" if e.name == "all" else "and", cond, body)
+            self.scopes.pop()
+            for local, domain in reversed(bound):
+                body = ir.TQuant(e.span, e.name, local, domain, body)
+            return body
+        raise _err("E112", "temporal operators can only be combined with and, or, not, implies and all/any",
+                   e.span, "move `always`/`eventually`/`leads_to` to the top of the property")
+
+    def _check_fairness(self, d: S.FairDecl) -> ir.Fairness:
+        self.scopes.append(_Scope())
+        gens = []
+        for g in d.generators:
+            local, domain = self._generator(g)
+            if _reads_state(domain):
+                raise _err("E116", "the set a fairness condition ranges over must be constant", g.domain.span)
+            gens.append((local, domain))
+        targets = []
+        for t in d.targets:
+            if t.action not in self.action_index:
+                hint = suggest(t.action, self.action_index)
+                raise _err("E100", f"unknown action `{t.action}`", t.span,
+                           f"did you mean `{hint}`?" if hint else "fairness names actions declared with `action`")
+            index = self.action_index[t.action]
+            params = self.action_params[index]
+            if t.args is None:
+                targets.append(ir.FairTarget(index, None))
+                continue
+            if len(t.args) != len(params):
+                raise _err("E103", f"action `{t.action}` has {len(params)} parameter{'s' if len(params) != 1 else ''}, "
+                           f"not {len(t.args)}", t.span, "use `*` for a parameter that may take any value")
+            args = []
+            for a, (local, _) in zip(t.args, params):
+                if a is None:
+                    args.append(None)
+                else:
+                    args.append(self._expect(self.infer(a, local.type), local.type,
+                                             f"argument `{local.name}` of `{t.action}`"))
+            targets.append(ir.FairTarget(index, tuple(args)))
+        self.scopes.pop()
+        return ir.Fairness(d.strong, tuple(targets), tuple(gens), d.span)
+
+    def _check_theorem(self, d: S.TheoremDecl) -> ir.Theorem:
+        inferred = _infer_binder_types(d, self.defs)
+        params = []
+        for name, span, ptype in d.params:
+            if ptype is not None:
+                t = self._plain_type(ptype)
+            elif name in inferred:
+                t = inferred[name]
+            else:
+                raise _err("E113", f"cannot infer the type of `{name}`", span,
+                           f"annotate it: `forall ({name}: bool, ...): ...`")
+            params.append(self._new_local(name, t))
+        self.scopes.append(_Scope({p.name: p for p in params}))
+        self.no_state = True
+        try:
+            body = self._bool(d.body, f"theorem `{d.name}`")
+        finally:
+            self.no_state = False
+            self.scopes.pop()
+        return ir.Theorem(d.name, tuple(params), body, d.name_span)
 
     def _check_predicate(self, d, kind: str) -> ir.Predicate:
         expr = self.infer(d.body, T.BOOL)
@@ -472,6 +582,9 @@ class _Checker:
         local = self._lookup_local(name)
         if local is not None:
             return ir.LocalRef(local.type, e.span, local)
+        if name in self.vars and self.no_state:
+            raise _err("E115", f"a theorem cannot read state variable `{name}`", e.span,
+                       "theorems are about functions of their `forall` variables; use an invariant for states")
         if name in self.vars:
             slot, t = self.vars[name]
             if self.var_init_limit is not None and slot >= self.var_init_limit:
@@ -542,6 +655,9 @@ class _Checker:
             except _Ambiguous:
                 pass
         return left, right
+
+    def _e_Temporal(self, e: S.Temporal, expected):
+        raise _err("E112", f"`{e.op}` is a temporal operator: it is only allowed in a `property`", e.span)
 
     def _e_Not(self, e: S.Not, expected):
         return ir.Prim(T.BOOL, e.span, "not", (self._bool(e.operand, "the operand of `not`"),))
@@ -879,6 +995,69 @@ class _Checker:
         return ir.Prim(T.INT, e.span, e.name, (s,))
 
     _b_max = _b_min
+
+
+def _has_temporal(e) -> bool:
+    """Whether an AST expression contains always/eventually/leads_to."""
+    if isinstance(e, S.Temporal):
+        return True
+    if isinstance(e, S.Node):
+        import dataclasses
+
+        for f in dataclasses.fields(e):
+            if _has_temporal(getattr(e, f.name)):
+                return True
+    elif isinstance(e, tuple):
+        return any(_has_temporal(x) for x in e)
+    return False
+
+
+def _reads_state(e: ir.Expr) -> bool:
+    if isinstance(e, ir.VarRef):
+        return True
+    import dataclasses
+
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, ir.Expr) and _reads_state(v):
+            return True
+        if isinstance(v, tuple):
+            for x in v:
+                if isinstance(x, ir.Expr) and _reads_state(x):
+                    return True
+                if isinstance(x, tuple) and any(isinstance(y, ir.Expr) and _reads_state(y) for y in x):
+                    return True
+    return False
+
+
+def _infer_binder_types(d: S.TheoremDecl, defs: dict) -> dict[str, T.Type]:
+    """Types of untyped theorem binders, from the parameters of the functions they are passed to."""
+    names = {n for n, _, t in d.params if t is None}
+    found: dict[str, T.Type] = {}
+
+    def walk(node):
+        if isinstance(node, S.Call) and node.name in defs:
+            info = defs[node.name]
+            for arg, param in zip(node.args, info.params):
+                if isinstance(arg, S.Name) and arg.name in names and arg.name not in found:
+                    found[arg.name] = param.type
+        if isinstance(node, S.BinOp) and node.op in ("and", "or", "implies"):
+            for side in (node.left, node.right):
+                if isinstance(side, S.Name) and side.name in names and side.name not in found:
+                    found[side.name] = T.BOOL
+        if isinstance(node, S.Not) and isinstance(node.operand, S.Name) and node.operand.name in names:
+            found.setdefault(node.operand.name, T.BOOL)
+        if isinstance(node, S.Node):
+            import dataclasses
+
+            for f in dataclasses.fields(node):
+                walk(getattr(node, f.name))
+        elif isinstance(node, tuple):
+            for x in node:
+                walk(x)
+
+    walk(d.body)
+    return found
 
 
 def _stem(path: str) -> str:

@@ -12,7 +12,7 @@ OWNERS = {"lark": {"parser"}, "z3": {"smt"}, "graphviz": {"render"}, "networkx":
 LAYERS = [
     {"source", "errors", "types", "runtime", "syntax", "ir", "result"},
     {"parser", "values"},
-    {"typecheck"},
+    {"typecheck", "variants"},
     {"codegen"},
     {"model"},
     {"explore"},

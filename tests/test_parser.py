@@ -144,8 +144,14 @@ def test_keyword_used_as_name():
 
 
 def test_unexpected_character():
-    d = syntax_error('var x: int = "a"\n')
+    d = syntax_error('var x: int = 3 $ 4\n')
     assert d.code == "E002"
+    assert (d.span.line, d.span.column) == (1, 16)
+
+
+def test_string_outside_a_variant_description():
+    d = syntax_error('var x: int = "a"\n')
+    assert d.code == "E001"
     assert (d.span.line, d.span.column) == (1, 14)
     assert "strings" in d.hint
 
