@@ -56,6 +56,11 @@ class Generated:
     source: str
     wheres: list  # (Span, kind, detail) for each `where` index used in the source
     function_reads: list[tuple[int, ...]] = field(default_factory=list)
+    # Liveness support: generated function name and the ids of its free locals, for each
+    # temporal-formula state predicate, quantifier domain and fairness-argument list.
+    predicates: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
+    domains: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
+    fairness: list = field(default_factory=list)  # per ir.Fairness: (bindings fn, [args fn or None per target])
 
 
 def generate(spec: ir.Spec) -> Generated:
@@ -112,7 +117,74 @@ class _Gen:
                 self._unpack(1, _expr_reads(p.expr, self.reads))
                 self.emit(1, f"return {self.ex(p.expr)}")
                 self.emit(0, "")
-        return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads])
+        for i, p in enumerate(spec.reachables):
+            self.emit(0, f"def reach{i}(s):")
+            self._unpack(1, _expr_reads(p.expr, self.reads))
+            self.emit(1, f"return {self.ex(p.expr)}")
+            self.emit(0, "")
+        predicates: dict = {}
+        domains: dict = {}
+        for prop in spec.properties:
+            self._formula(prop.formula, predicates, domains)
+        fairness = [self._fairness(i, f) for i, f in enumerate(spec.fairness)]
+        return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads],
+                         predicates, domains, fairness)
+
+    # ---------------------------------------------------------------- liveness support
+    def _scoped_function(self, name: str, expr: ir.Expr, with_state: bool, body: str | None = None) -> tuple:
+        free = sorted(_free_locals(expr), key=lambda l: l.id)
+        params = (["s"] if with_state else []) + [f"l{l.id}" for l in free]
+        self.emit(0, f"def {name}({', '.join(params)}):")
+        if with_state:
+            self._unpack(1, _expr_reads(expr, self.reads))
+        self.emit(1, f"return {body if body is not None else self.ex(expr)}")
+        self.emit(0, "")
+        return (name, tuple(l.id for l in free))
+
+    def _formula(self, f: ir.Formula, predicates: dict, domains: dict) -> None:
+        if isinstance(f, ir.TPred):
+            if f.expr not in predicates:
+                predicates[f.expr] = self._scoped_function(f"tp{len(predicates)}", f.expr, True)
+        elif isinstance(f, ir.TUnary):
+            self._formula(f.operand, predicates, domains)
+        elif isinstance(f, ir.TBinary):
+            self._formula(f.left, predicates, domains)
+            self._formula(f.right, predicates, domains)
+        elif isinstance(f, ir.TQuant):
+            if f.domain not in domains:
+                domains[f.domain] = self._scoped_function(f"td{len(domains)}", f.domain, False, self.domain(f.domain))
+            self._formula(f.body, predicates, domains)
+
+    def _fairness(self, index: int, fair: ir.Fairness) -> tuple:
+        """`fb{i}()` yields every binding of the generators; `fa{i}_{j}(s, bindings...)` gives
+        the values of target j's fixed arguments (`*` positions left out)."""
+        self.emit(0, f"def fb{index}():")
+        indent = 1
+        for local, domain in fair.generators:
+            self.emit(indent, f"for l{local.id} in {self.domain(domain)}:")
+            indent += 1
+        names = "".join(f"l{l.id}, " for l, _ in fair.generators)
+        self.emit(indent, f"yield ({names})")
+        self.emit(0, "")
+        gen_ids = [l.id for l, _ in fair.generators]
+        arg_fns = []
+        for j, target in enumerate(fair.targets):
+            if target.args is None or all(a is None for a in target.args):
+                arg_fns.append(None)
+                continue
+            fixed = [a for a in target.args if a is not None]
+            name = f"fa{index}_{j}"
+            params = ["s"] + [f"l{i}" for i in gen_ids]
+            self.emit(0, f"def {name}({', '.join(params)}):")
+            reads: set[int] = set()
+            for a in fixed:
+                reads |= _expr_reads(a, self.reads)
+            self._unpack(1, reads)
+            self.emit(1, "return (" + "".join(self.ex(a) + ", " for a in fixed) + ")")
+            self.emit(0, "")
+            positions = tuple(k for k, a in enumerate(target.args) if a is not None)
+            arg_fns.append((name, positions))
+        return (f"fb{index}", arg_fns)
 
     def _unpack(self, indent: int, slots) -> None:
         n = len(self.spec.variables)
@@ -398,6 +470,25 @@ def _children(e: ir.Expr):
             parts.append(e.key)
         return parts
     return ()
+
+
+def _free_locals(e: ir.Expr) -> set:
+    """Locals referenced in `e` but bound outside it."""
+    refs: set = set()
+    bound: set = set()
+
+    def walk(x):
+        if isinstance(x, ir.LocalRef):
+            refs.add(x.local)
+        elif isinstance(x, ir.Comp):
+            bound.update(l for l, _ in x.generators)
+        elif isinstance(x, ir.LetE):
+            bound.add(x.local)
+        for c in _children(x):
+            walk(c)
+
+    walk(e)
+    return refs - bound
 
 
 def _may_fault(e: ir.Expr) -> bool:

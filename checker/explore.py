@@ -19,7 +19,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from array import array
+
 from checker.errors import EvalError
+from checker.liveness import Checker as LivenessChecker
+from checker.liveness import Graph
 from checker.model import Model
 from checker.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
 from checker.runtime import Fault
@@ -32,6 +36,7 @@ class Options:
     max_depth: int | None = None
     time_limit: float | None = None
     invariants: tuple[str, ...] | None = None  # None: all of the spec's invariants
+    check_properties: bool = True  # temporal properties and reachable checks
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,11 @@ class _Explorer:
         self.coverage = [ActionCoverage() for _ in model.actions]
         self.start = 0.0
         self.head = 0  # index of the next state to expand
+        wants_graph = options.check_properties and bool(model.spec.properties)
+        self.graph = Graph() if wants_graph else None
+        self.depths = array("i") if wants_graph else None  # BFS depth of each state, initial = 0
+        self.reachables = list(model.reachables) if options.check_properties else []
+        self.witnesses: dict[str, int] = {}
 
     def run(self) -> Result:
         self.start = time.perf_counter()
@@ -94,6 +104,17 @@ class _Explorer:
         self.states.append(state)
         self.parents.append(parent)
         self.index[state] = i
+        if self.depths is not None:
+            self.depths.append(0 if parent < 0 else self.depths[parent] + 1)
+        if len(self.witnesses) < len(self.reachables):
+            for name, pred in self.reachables:
+                if name not in self.witnesses:
+                    try:
+                        hit = pred(state)
+                    except (Fault, RecursionError) as fault:
+                        raise self._fault(fault, i, f"evaluating reachable check {name}") from None
+                    if hit:
+                        self.witnesses[name] = i
         return i
 
     def _fault(self, fault: Fault | RecursionError, at: int, note: str) -> _Stop:
@@ -144,6 +165,7 @@ class _Explorer:
         index = self.index
         states = self.states
         constraints = bool(model.constraints)
+        graph = self.graph
         head = 0
         level_end = len(states)
         next_report = time.perf_counter() + self.progress_every
@@ -160,13 +182,17 @@ class _Explorer:
             head += 1
             self.head = head
             found = False
+            if graph is not None:
+                graph.edge_start.append(len(graph.succ))
             for ai, act in actions:
                 cov = coverage[ai]
                 n = 0  # successors not yet added to self.generated
                 total = 0
                 try:
-                    for _args, succ in act(state):
+                    for args, succ in act(state):
                         n += 1
+                        if graph is not None:
+                            self._record(graph, ai, args, succ, parent)
                         if succ in index:
                             continue
                         if constraints and not self._in_model(succ, parent):
@@ -175,6 +201,8 @@ class _Explorer:
                         total += n
                         n = 0
                         i = self._add(succ, parent)
+                        if graph is not None:
+                            graph.succ[-1] = i
                         self.depth = level + 1
                         cov.distinct += 1
                         self._check_invariants(i)
@@ -201,7 +229,35 @@ class _Explorer:
                     next_report = now + self.progress_every
                     self.progress(Progress(self.generated, len(states), len(states) - head, self.depth,
                                            now - self.start))
-        return self._result(Verdict.OK)
+        return self._finish()
+
+    def _record(self, graph: Graph, action: int, args: tuple, succ: tuple, parent: int) -> None:
+        """Append a transition; the successor index is -1 until the state is stored (or for good,
+        when it fails a constraint)."""
+        graph.succ.append(self.index.get(succ, -1))
+        graph.action.append(action)
+        graph.args_id.append(graph.intern(args))
+
+    def _finish(self) -> Result:
+        """The search is complete: reachable checks, then temporal properties."""
+        witnesses = {name: self.trace_to(i) for name, i in self.witnesses.items()}
+        for name, _ in self.reachables:
+            if name not in self.witnesses:
+                result = self._result(Verdict.UNREACHABLE, Violation("unreachable", name, Trace(())))
+                result.witnesses = witnesses
+                return result
+        if self.graph is not None:
+            checker = LivenessChecker(self.model, self.graph, self.states, self.parents, self.depths)
+            found = checker.check()
+            if found is not None:
+                kind = "property" if found.kind == "safety" else "liveness"
+                verdict = Verdict.INVARIANT_VIOLATED if found.kind == "safety" else Verdict.LIVENESS_VIOLATED
+                result = self._result(verdict, Violation(kind, found.name, found.trace, found.detail))
+                result.witnesses = witnesses
+                return result
+        result = self._result(Verdict.OK)
+        result.witnesses = witnesses
+        return result
 
     # ---------------------------------------------------------------- traces
     def trace_to(self, i: int) -> Trace:

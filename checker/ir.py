@@ -16,11 +16,17 @@ from checker.types import Type
 
 @dataclass(frozen=True)
 class Local:
-    """A bound name (let, action parameter, generator, def parameter); `id` is unique per spec."""
+    """A bound name (let, action parameter, generator, def parameter); `id` is unique per spec.
+
+    `bounds` is the declared range `lo..hi` of a def parameter or theorem binder
+    of type `lo..hi` (or `(lo..hi)?`): constant int expressions, used by the SMT
+    translation to give ints a finite domain. It does not take part in equality.
+    """
 
     id: int
     name: str
     type: Type
+    bounds: tuple["Expr", "Expr"] | None = field(default=None, compare=False)
 
 
 # ---------------------------------------------------------------- expressions

@@ -37,6 +37,8 @@ class ActionInfo:
     param_names: tuple[str, ...]
     param_types: tuple[T.Type, ...]
     span: object
+    actor: str | None = None  # `by Runner`: who takes the step (a swimlane in diagrams)
+    sends_to: str | None = None  # `by Runner -> Parent`: who the step sends something to
 
 
 class Model:
@@ -44,6 +46,7 @@ class Model:
 
     def __init__(self, spec: ir.Spec, generated: codegen.Generated, namespace: dict, constants: list):
         self.spec = spec
+        self.namespace = namespace
         self.name = spec.name
         self.generated = generated
         self.constants = constants
@@ -52,10 +55,12 @@ class Model:
         self.init = namespace["init"]
         self.actions = tuple(namespace[f"a{i}"] for i in range(len(spec.actions)))
         self.action_info = tuple(
-            ActionInfo(a.name, tuple(l.name for l, _ in a.params), tuple(l.type for l, _ in a.params), a.span)
+            ActionInfo(a.name, tuple(l.name for l, _ in a.params), tuple(l.type for l, _ in a.params), a.span,
+                       a.actor, a.sends_to)
             for a in spec.actions)
         self.invariants = tuple((p.name, namespace[f"inv{i}"]) for i, p in enumerate(spec.invariants))
         self.constraints = tuple((p.name, namespace[f"con{i}"]) for i, p in enumerate(spec.constraints))
+        self.reachables = tuple((p.name, namespace[f"reach{i}"]) for i, p in enumerate(spec.reachables))
         self.warnings = spec.warnings
 
     # ---------------------------------------------------------------- display

@@ -185,7 +185,7 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         got = "end of line"
         span = source.span(token.line or line, token.column or column)
     elif token.type == "_INDENT":
-        got = "an indented line"
+        got = "indentation"
     elif token.type == "_DEDENT":
         got = "the end of the block"
     else:

@@ -45,7 +45,11 @@ def format_trace(model: Model, trace: Trace) -> str:
             else:
                 lines.append(f"    {name:<{width}} = {value}")
         if trace.loop_index is not None and i == len(trace.steps):
-            lines.append(f"  (back to state {trace.loop_index + 1})")
+            if trace.closing is None:
+                lines.append("  (the behaviour stays in this state forever: it stutters)")
+            else:
+                label = model.step_label(trace.closing.action, trace.closing.args)
+                lines.append(f"  then {label} leads back to state {trace.loop_index + 1}, and the cycle repeats forever")
         lines.append("")
         previous = step.state
     return "\n".join(lines).rstrip() + "\n"
@@ -62,7 +66,11 @@ def _headline(model: Model, result: Result) -> str:
         where = f"{err.span}: " if err is not None and err.span is not None else ""
         return f"{where}error[{err.code}]: {err.message}" if err is not None else "Error."
     if result.verdict == Verdict.LIVENESS_VIOLATED:
-        return f"Error: temporal property {v.name} is violated."
+        return f"Error: temporal property {v.name} is violated: {v.message}."
+    if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "property":
+        return f"Error: property {v.name} is violated: {v.message}."
+    if result.verdict == Verdict.UNREACHABLE:
+        return f"Error: reachable check {v.name} failed: no reachable state satisfies it."
     return _HEADLINES[result.verdict]
 
 
@@ -77,10 +85,24 @@ def format_result(model: Model, result: Result, spec_path: str) -> str:
         n = len(v.trace.steps) - 1
         if result.verdict == Verdict.ERROR:
             out.append(f"The error occurred in the last state of this trace ({n} step{'s' if n != 1 else ''}):")
+        elif v.trace.loop_index is not None:
+            k = v.trace.loop_index + 1
+            if v.trace.closing is None:
+                out.append(f"Counterexample: {n} step{'s' if n != 1 else ''}, then the behaviour stutters in state {n + 1}"
+                           " forever.")
+            else:
+                out.append(f"Counterexample: a prefix to state {k}, then a cycle through states {k}..{n + 1}"
+                           " that repeats forever.")
         else:
             out.append(f"Shortest trace: {n} step{'s' if n != 1 else ''} after the initial state.")
         out.append("")
         out.append(format_trace(model, v.trace).rstrip())
+    for name, trace in sorted(result.witnesses.items()):
+        n = len(trace.steps) - 1
+        out.append("")
+        out.append(f"Reachable {name}: witnessed {n} step{'s' if n != 1 else ''} after an initial state (shortest):")
+        out.append("")
+        out.append(format_trace(model, trace).rstrip())
     out.append("")
     out.append(format_summary(model, result))
     return "\n".join(out).rstrip() + "\n"
@@ -136,6 +158,11 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
             "message": v.message,
             "trace": trace_json(model, v.trace),
             "loop_index": v.trace.loop_index,
+            "stutters": v.trace.loop_index is not None and v.trace.closing is None,
+            "closing": None if v.trace.closing is None else {
+                "action": model.action_info[v.trace.closing.action].name,
+                "args": model.args_json(v.trace.closing.action, v.trace.closing.args),
+            },
         }
     error = None
     if result.error is not None:
@@ -158,6 +185,7 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
         },
         "never_enabled": [info.name for info, cov in zip(model.action_info, result.coverage) if cov.enabled == 0],
         "violation": violation,
+        "witnesses": {name: trace_json(model, t) for name, t in sorted(result.witnesses.items())},
         "error": error,
         "warnings": [w.to_json() for w in model.warnings],
     }

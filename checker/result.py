@@ -13,12 +13,13 @@ class Verdict(Enum):
     LIVENESS_VIOLATED = "liveness_violated"
     ERROR = "error"
     INCOMPLETE = "incomplete"
+    UNREACHABLE = "unreachable"
 
     @property
     def exit_code(self) -> int:
         return {
             Verdict.OK: 0, Verdict.INVARIANT_VIOLATED: 12, Verdict.DEADLOCK: 11,
-            Verdict.LIVENESS_VIOLATED: 13, Verdict.ERROR: 4, Verdict.INCOMPLETE: 5,
+            Verdict.LIVENESS_VIOLATED: 13, Verdict.ERROR: 4, Verdict.INCOMPLETE: 5, Verdict.UNREACHABLE: 12,
         }[self]
 
 
@@ -33,13 +34,18 @@ class Step:
 
 @dataclass(frozen=True)
 class Trace:
+    """A finite trace, or a lasso: after the last state the behaviour returns to
+    `steps[loop_index]` by `closing` (None: it stutters there forever, when the
+    loop index is the last state)."""
+
     steps: tuple[Step, ...]
-    loop_index: int | None = None  # for lassos: the step the last state returns to
+    loop_index: int | None = None
+    closing: Step | None = None
 
 
 @dataclass(frozen=True)
 class Violation:
-    kind: str  # "invariant", "deadlock", "error"
+    kind: str  # "invariant", "deadlock", "error", "property" (a safety property), "liveness", "unreachable"
     name: str | None
     trace: Trace
     message: str | None = None
@@ -64,3 +70,4 @@ class Result:
     error: object = None  # EvalError for Verdict.ERROR
     stop_reason: str | None = None  # for Verdict.INCOMPLETE
     queue_left: int = 0
+    witnesses: dict = field(default_factory=dict)  # reachable check name -> Trace to a shortest witness

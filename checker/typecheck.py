@@ -9,6 +9,7 @@ not a state variable, non-boolean guards and invariants. Errors are raised as
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from checker import ir
@@ -315,11 +316,23 @@ class _Checker:
             if name in seen:
                 raise _err("E101", f"parameter `{name}` appears twice", span)
             seen.add(name)
-            params.append(self._new_local(name, self._plain_type(ptype)))
+            # Range bounds may name constants, declared after defs: they are read in _check_def.
+            params.append(self._new_local(name, self._param_type(ptype, bounded=False)[0]))
         self.defs[d.name] = _Def(index, d, tuple(params), self._plain_type(d.returns))
+
+    def _param_type(self, t: S.TypeExpr, bounded: bool = True) -> tuple[T.Type, tuple | None]:
+        """The type of a def parameter or theorem binder, and its range `(lo, hi)` when
+        it is declared `lo..hi` or `(lo..hi)?` (None when `bounded` is false)."""
+        inner = t.inner if isinstance(t, S.OptionType) else t
+        if not isinstance(inner, S.RangeType):
+            return self._plain_type(t), None
+        bounds = self._resolve_type(inner)[1:] if bounded else None
+        return (T.INT if inner is t else T.OptionT(T.INT)), bounds
 
     def _check_def(self, info: _Def) -> ir.Function:
         d = info.decl
+        info.params = tuple(dataclasses.replace(p, bounds=self._param_type(ptype)[1])
+                            for p, (_, _, ptype) in zip(info.params, d.params))
         self.scopes.append(_Scope({p.name: p for p in info.params}))
         self.in_def = True
         body = self._expect(self.infer(d.body, info.returns), info.returns, f"the result of `{d.name}`")
@@ -416,13 +429,14 @@ class _Checker:
         params = []
         for name, span, ptype in d.params:
             if ptype is not None:
-                t = self._plain_type(ptype)
+                t, bounds = self._param_type(ptype)
             elif name in inferred:
-                t = inferred[name]
+                t, bounds = inferred[name]
             else:
                 raise _err("E113", f"cannot infer the type of `{name}`", span,
                            f"annotate it: `forall ({name}: bool, ...): ...`")
-            params.append(self._new_local(name, t))
+            _check_finite_binder(name, t, bounds, span)
+            params.append(self._new_local(name, t, bounds))
         self.scopes.append(_Scope({p.name: p for p in params}))
         self.no_state = True
         try:
@@ -513,9 +527,9 @@ class _Checker:
         return ir.AssignS(s.span, slot, tuple(steps), value)
 
     # ---------------------------------------------------------------- scopes
-    def _new_local(self, name: str, t: T.Type) -> ir.Local:
+    def _new_local(self, name: str, t: T.Type, bounds: tuple | None = None) -> ir.Local:
         self.next_local += 1
-        return ir.Local(self.next_local, name, t)
+        return ir.Local(self.next_local, name, t, bounds)
 
     def _lookup_local(self, name: str) -> ir.Local | None:
         for scope in reversed(self.scopes):
@@ -1030,23 +1044,36 @@ def _reads_state(e: ir.Expr) -> bool:
     return False
 
 
-def _infer_binder_types(d: S.TheoremDecl, defs: dict) -> dict[str, T.Type]:
-    """Types of untyped theorem binders, from the parameters of the functions they are passed to."""
+def _check_finite_binder(name: str, t: T.Type, bounds, span: Span) -> None:
+    """Theorem binders range over finite domains, so that Z3 (and brute force) can decide them."""
+    inner = t.inner if isinstance(t, T.OptionT) else t
+    if isinstance(inner, T.IntT) and bounds is None:
+        raise _err("E120", f"theorem variable `{name}` is an int without bounds", span,
+                   f"give it a range: `forall ({name}: 0..3, ...)`, or declare the def parameter "
+                   f"it is passed to as `{name}: 0..3`")
+    if not isinstance(inner, (T.BoolT, T.IntT, T.SortT)):
+        raise _err("E120", f"theorem variable `{name}` has type {t}, which is not finite", span,
+                   "theorems range over bool, enums, model values, bounded ints (`0..3`) and options of these")
+
+
+def _infer_binder_types(d: S.TheoremDecl, defs: dict) -> dict[str, tuple[T.Type, tuple | None]]:
+    """Types (and ranges) of untyped theorem binders, from the parameters of the functions
+    they are passed to."""
     names = {n for n, _, t in d.params if t is None}
-    found: dict[str, T.Type] = {}
+    found: dict[str, tuple[T.Type, tuple | None]] = {}
 
     def walk(node):
         if isinstance(node, S.Call) and node.name in defs:
             info = defs[node.name]
             for arg, param in zip(node.args, info.params):
                 if isinstance(arg, S.Name) and arg.name in names and arg.name not in found:
-                    found[arg.name] = param.type
+                    found[arg.name] = (param.type, param.bounds)
         if isinstance(node, S.BinOp) and node.op in ("and", "or", "implies"):
             for side in (node.left, node.right):
                 if isinstance(side, S.Name) and side.name in names and side.name not in found:
-                    found[side.name] = T.BOOL
+                    found[side.name] = (T.BOOL, None)
         if isinstance(node, S.Not) and isinstance(node.operand, S.Name) and node.operand.name in names:
-            found.setdefault(node.operand.name, T.BOOL)
+            found.setdefault(node.operand.name, (T.BOOL, None))
         if isinstance(node, S.Node):
             import dataclasses
 

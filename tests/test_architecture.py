@@ -15,6 +15,7 @@ LAYERS = [
     {"typecheck", "variants"},
     {"codegen"},
     {"model"},
+    {"liveness"},
     {"explore"},
     {"report"},
     {"cli", "__main__"},

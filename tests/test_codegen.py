@@ -19,7 +19,7 @@ from checker.errors import UsageError
 from checker.model import build_model
 from tests.conftest import SPECS, model_of
 
-GENERATED_ID = re.compile(r"^(v|l|K|B|f|a|t|inv|con)\d+$")
+GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|t|inv|con|reach|tp|td|fb)\d+|fa\d+_\d+)$")
 ALLOWED_NAMES = (set(keyword.kwlist) | set(codegen.RUNTIME_NAMES)
                  | {"s", "init", "_constants", "len", "frozenset", "sorted", "all", "any", "sum", "range",
                     "min", "max", "tuple"})

@@ -1,0 +1,580 @@
+"""Temporal properties on the explored state graph: fair SCCs and lasso counterexamples.
+
+The explorer records every transition (successor index, action, arguments)
+when a spec has properties; this module then decides each property on that
+graph, the way TLC does: a property is violated exactly when some behaviour
+that satisfies the fairness conditions violates it, and such a behaviour can
+be taken to be a lasso (a prefix, then a cycle repeated forever, or a state
+in which the system stutters forever).
+
+Supported properties are conjunctions (including `all(... for x in S)` over
+constant sets) of these forms, where P and Q are state predicates:
+
+    always P                        a safety property: a finite trace to a ¬P state
+    eventually P                    a fair lasso all of whose states satisfy ¬P
+    always eventually P             a fair lasso whose cycle never satisfies P
+    eventually always P             a fair lasso whose cycle visits a ¬P state
+    P leads_to Q                    a state with P ∧ ¬Q, then a fair lasso in ¬Q
+    always (P implies eventually Q) the same as P leads_to Q
+
+Fairness (TLA+'s WF/SF on ⟨A⟩_vars): a condition is *enabled* in a state when
+a matching action instance has a successor different from the state, and
+*taken* by a transition of a matching instance that changes the state. On a
+cycle C: weak fairness holds iff the condition is taken in C or disabled in
+some state of C; strong fairness iff it is taken in C or disabled in every
+state of C. Stuttering forever in a state s is fair iff no condition is
+enabled in s. The fair-cycle search is the Streett-style refinement: an SCC
+where a strong condition is enabled but never taken loses the states where it
+is enabled, and its remaining SCCs are searched again.
+
+Counterexamples: the prefix is a shortest path (within the states the
+property allows) to the cycle's entry; the cycle is built from shortest paths
+inside the SCC through one state or transition per fairness requirement.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import deque
+from dataclasses import dataclass, field
+
+from checker import ir
+from checker.errors import SpecError
+from checker.result import Step, Trace
+
+
+@dataclass
+class Graph:
+    """The explored transitions, in the order states were expanded (state i's edges are
+    edge_start[i] .. edge_start[i+1]-1). A successor of -1 left the model (it failed a
+    state constraint): it counts for enabledness but is not a transition of the graph."""
+
+    edge_start: array = field(default_factory=lambda: array("q"))
+    succ: array = field(default_factory=lambda: array("q"))
+    action: array = field(default_factory=lambda: array("i"))
+    args_id: array = field(default_factory=lambda: array("i"))
+    args: list = field(default_factory=list)  # interned argument tuples
+    args_index: dict = field(default_factory=dict)
+
+    def intern(self, args: tuple) -> int:
+        i = self.args_index.get(args)
+        if i is None:
+            i = len(self.args)
+            self.args.append(args)
+            self.args_index[args] = i
+        return i
+
+    def edges(self, s: int) -> range:
+        end = self.edge_start[s + 1] if s + 1 < len(self.edge_start) else len(self.succ)
+        return range(self.edge_start[s], end)
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    """One supported property form, instantiated (quantifiers expanded)."""
+
+    kind: str  # always, eventually, always_eventually, eventually_always, leads_to
+    p: object  # predicate: callable(state) -> bool
+    q: object = None
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class LivenessViolation:
+    name: str
+    trace: Trace
+    kind: str  # "safety" for `always P`, else "liveness"
+    detail: str
+
+
+# ---------------------------------------------------------------- formulas
+
+def _predicate(model, expr: ir.Expr, env: dict):
+    name, ids = model.generated.predicates[expr]
+    fn = model.namespace[name]
+    if not ids:
+        return fn
+    bound = tuple(env[i] for i in ids)
+    return lambda s: fn(s, *bound)
+
+
+def _state_formula(model, f: ir.Formula, env: dict):
+    """A callable for a formula without temporal operators, or None if it has some."""
+    if isinstance(f, ir.TPred):
+        return _predicate(model, f.expr, env)
+    if isinstance(f, ir.TUnary) and f.op == "not":
+        inner = _state_formula(model, f.operand, env)
+        return None if inner is None else (lambda s: not inner(s))
+    if isinstance(f, ir.TBinary) and f.op in ("and", "or", "implies"):
+        a = _state_formula(model, f.left, env)
+        b = _state_formula(model, f.right, env)
+        if a is None or b is None:
+            return None
+        if f.op == "and":
+            return lambda s: a(s) and b(s)
+        if f.op == "or":
+            return lambda s: a(s) or b(s)
+        return lambda s: (not a(s)) or b(s)
+    return None
+
+
+def leaves(model, prop: ir.Property) -> list[_Leaf]:
+    """The property as a list of supported forms (raises SpecError E114 for others)."""
+    out: list[_Leaf] = []
+    _expand(model, prop.formula, {}, out, prop.name)
+    return out
+
+
+def _unsupported(f: ir.Formula) -> SpecError:
+    return SpecError.single(
+        "E114", "this temporal formula is not supported", f.span,
+        "use a conjunction of: always P, eventually P, always eventually P, eventually always P, "
+        "P leads_to Q, always (P implies eventually Q)")
+
+
+def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
+    if isinstance(f, ir.TBinary) and f.op == "and":
+        _expand(model, f.left, env, out, label)
+        _expand(model, f.right, env, out, label)
+        return
+    if isinstance(f, ir.TQuant):
+        if f.kind != "all":
+            raise _unsupported(f)
+        name, ids = model.generated.domains[f.domain]
+        for value in model.namespace[name](*(env[i] for i in ids)):
+            _expand(model, f.body, {**env, f.local.id: value}, out, label)
+        return
+    state = _state_formula(model, f, env)
+    if state is not None:  # a plain state predicate: true of the initial states
+        out.append(_Leaf("initially", state, label=label))
+        return
+    if isinstance(f, ir.TBinary) and f.op == "leads_to":
+        p = _state_formula(model, f.left, env)
+        q = _state_formula(model, f.right, env)
+        if p is None or q is None:
+            raise _unsupported(f)
+        out.append(_Leaf("leads_to", p, q, label))
+        return
+    if isinstance(f, ir.TUnary) and f.op in ("always", "eventually"):
+        inner = f.operand
+        p = _state_formula(model, inner, env)
+        if p is not None:
+            out.append(_Leaf(f.op, p, label=label))
+            return
+        if isinstance(inner, ir.TUnary) and inner.op in ("always", "eventually") and inner.op != f.op:
+            p = _state_formula(model, inner.operand, env)
+            if p is not None:
+                out.append(_Leaf(f"{f.op}_{inner.op}", p, label=label))
+                return
+        if f.op == "always" and isinstance(inner, ir.TBinary) and inner.op == "implies":
+            p = _state_formula(model, inner.left, env)
+            right = inner.right
+            if p is not None and isinstance(right, ir.TUnary) and right.op == "eventually":
+                q = _state_formula(model, right.operand, env)
+                if q is not None:
+                    out.append(_Leaf("leads_to", p, q, label))
+                    return
+        if f.op == "always" and isinstance(inner, ir.TBinary) and inner.op == "and":
+            _expand(model, ir.TUnary(f.span, "always", inner.left), env, out, label)
+            _expand(model, ir.TUnary(f.span, "always", inner.right), env, out, label)
+            return
+        if f.op == "always" and isinstance(inner, ir.TQuant) and inner.kind == "all":
+            _expand(model, ir.TQuant(inner.span, "all", inner.local, inner.domain,
+                                     ir.TUnary(f.span, "always", inner.body)), env, out, label)
+            return
+    raise _unsupported(f)
+
+
+# ---------------------------------------------------------------- fairness
+
+class _Fairness:
+    """The spec's fairness conditions, instantiated, with cached enabledness per state."""
+
+    def __init__(self, model, graph: Graph, states: list):
+        self.model = model
+        self.graph = graph
+        self.states = states
+        self.conditions = []  # (strong, targets: [(action, positions, values-fn)])
+        for fair, (bindings_fn, arg_fns) in zip(model.spec.fairness, model.generated.fairness):
+            for binding in model.namespace[bindings_fn]():
+                targets = []
+                for target, fn in zip(fair.targets, arg_fns):
+                    if fn is None:
+                        targets.append((target.action, (), None))
+                    else:
+                        name, positions = fn
+                        f = model.namespace[name]
+                        targets.append((target.action, positions, (lambda s, f=f, b=binding: f(s, *b))))
+                self.conditions.append((fair.strong, targets))
+        self._enabled: dict[int, frozenset] = {}
+
+    def taken(self, s: int, e: int) -> list[int]:
+        """Conditions the transition `e` out of state `s` takes (a state-changing matching step)."""
+        g = self.graph
+        t = g.succ[e]
+        if t < 0 or t == s:
+            return []
+        return [c for c in range(len(self.conditions)) if self._matches(c, s, e)]
+
+    def _matches(self, c: int, s: int, e: int) -> bool:
+        g = self.graph
+        a = g.action[e]
+        for action, positions, values in self.conditions[c][1]:
+            if action != a:
+                continue
+            if values is None:
+                return True
+            args = g.args[g.args_id[e]]
+            want = values(self.states[s])
+            if all(args[p] == v for p, v in zip(positions, want)):
+                return True
+        return False
+
+    def enabled(self, s: int) -> frozenset:
+        """Conditions enabled in state `s` (some matching step leaves `s`)."""
+        got = self._enabled.get(s)
+        if got is None:
+            g = self.graph
+            found = set()
+            for e in g.edges(s):
+                if g.succ[e] == s:
+                    continue
+                for c in range(len(self.conditions)):
+                    if c not in found and self._matches(c, s, e):
+                        found.add(c)
+            got = frozenset(found)
+            self._enabled[s] = got
+        return got
+
+
+# ---------------------------------------------------------------- graph algorithms
+
+def _sccs(nodes: set, graph: Graph) -> list[list[int]]:
+    """Tarjan's algorithm, iterative, on the subgraph induced by `nodes`; deterministic order."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    out: list[list[int]] = []
+    counter = 0
+    for root in sorted(nodes):
+        if root in index:
+            continue
+        work = [(root, iter(graph.edges(root)))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for e in it:
+                w = graph.succ[e]
+                if w < 0 or w not in nodes:
+                    continue
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(graph.edges(w))))
+                    advanced = True
+                    break
+                if w in on_stack and index[w] < low[v]:
+                    low[v] = index[w]
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def _internal_edges(comp: set, graph: Graph, s: int):
+    for e in graph.edges(s):
+        t = graph.succ[e]
+        if t >= 0 and t in comp:
+            yield e, t
+
+
+@dataclass
+class _FairCycle:
+    nodes: list[int]
+    required_edges: list[tuple[int, int]]  # (state, edge) to take
+    required_states: list[int]
+    stutter: int | None = None  # a state where stuttering forever is fair
+
+
+def _fair_cycles(nodes: set, graph: Graph, fairness: _Fairness, must_visit=None):
+    """Every fair cycle (as an SCC with its requirements) or fair stuttering state inside `nodes`,
+    in a deterministic order. `must_visit(s)`: the cycle must contain such a state."""
+    for s in sorted(nodes):
+        if not fairness.enabled(s) and (must_visit is None or must_visit(s)):
+            yield _FairCycle([s], [], [], stutter=s)
+    work = [set(nodes)]
+    while work:
+        region = work.pop(0)
+        for comp_list in _sccs(region, graph):
+            comp = set(comp_list)
+            edges = [(s, e) for s in comp_list for e, _ in _internal_edges(comp, graph, s)]
+            if not edges:
+                continue
+            required_edges = []
+            required_states = []
+            drop: set[int] = set()
+            ok = True
+            for c, (strong, _) in enumerate(fairness.conditions):
+                taking = next(((s, e) for s, e in edges if c in fairness.taken(s, e)), None)
+                if taking is not None:
+                    required_edges.append(taking)
+                    continue
+                enabled_in = [s for s in comp_list if c in fairness.enabled(s)]
+                if not enabled_in:
+                    continue
+                if strong:
+                    drop.update(enabled_in)
+                elif len(enabled_in) == len(comp_list):
+                    ok = False
+                    break
+                else:
+                    required_states.append(next(s for s in comp_list if c not in fairness.enabled(s)))
+            if not ok:
+                continue
+            if drop:
+                rest = comp - drop
+                if rest:
+                    work.append(rest)
+                continue
+            if must_visit is not None:
+                target = next((s for s in comp_list if must_visit(s)), None)
+                if target is None:
+                    continue
+                required_states.append(target)
+            yield _FairCycle(comp_list, required_edges, required_states)
+
+
+def _path_within(graph: Graph, start: int, goal, allowed: set) -> list[tuple[int, int]]:
+    """Shortest path from `start` to a state satisfying `goal` inside `allowed`, as (state, edge)
+    steps (empty when start satisfies goal)."""
+    if goal(start):
+        return []
+    prev: dict[int, tuple[int, int]] = {start: (-1, -1)}
+    queue = deque([start])
+    while queue:
+        s = queue.popleft()
+        for e in graph.edges(s):
+            t = graph.succ[e]
+            if t < 0 or t not in allowed or t in prev:
+                continue
+            prev[t] = (s, e)
+            if goal(t):
+                path = []
+                while t != start:
+                    p, pe = prev[t]
+                    path.append((p, pe))
+                    t = p
+                path.reverse()
+                return path
+            queue.append(t)
+    raise AssertionError("no path inside a strongly connected component")  # pragma: no cover
+
+
+def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed) -> tuple[dict, dict]:
+    """Multi-source BFS with seed distances; returns (distance, predecessor (state, edge))."""
+    seeds = sorted(seeds, key=lambda x: (x[1], x[0]))
+    dist: dict[int, int] = {}
+    prev: dict[int, tuple[int, int]] = {}
+    buckets: dict[int, list[int]] = {}
+    for s, d in seeds:
+        if s not in dist or d < dist[s]:
+            dist[s] = d
+            prev[s] = (-1, -1)
+            buckets.setdefault(d, []).append(s)
+    level = min(buckets) if buckets else 0
+    while buckets:
+        if level not in buckets:
+            level = min(buckets)
+        frontier = buckets.pop(level)
+        for s in frontier:
+            if dist[s] != level:
+                continue
+            for e in graph.edges(s):
+                t = graph.succ[e]
+                if t < 0 or not allowed(t):
+                    continue
+                if t not in dist or dist[t] > level + 1:
+                    dist[t] = level + 1
+                    prev[t] = (s, e)
+                    buckets.setdefault(level + 1, []).append(t)
+        level += 1
+    return dist, prev
+
+
+# ---------------------------------------------------------------- checking
+
+class Checker:
+    """Decides the properties of a model on its explored graph."""
+
+    def __init__(self, model, graph: Graph, states: list, parents: list, depth: list):
+        self.model = model
+        self.graph = graph
+        self.states = states
+        self.parents = parents
+        self.depth = depth  # BFS depth of each state (initial states: 0)
+        self.fairness = _Fairness(model, graph, states)
+        self.initial = [i for i, p in enumerate(parents) if p < 0]
+
+    def check(self) -> LivenessViolation | None:
+        for prop in self.model.spec.properties:
+            for leaf in leaves(self.model, prop):
+                found = self._check_leaf(prop.name, leaf)
+                if found is not None:
+                    return found
+        return None
+
+    def _holds(self, pred, s: int) -> bool:
+        return bool(pred(self.states[s]))
+
+    def _check_leaf(self, name: str, leaf: _Leaf) -> LivenessViolation | None:
+        n = len(self.states)
+        everything = set(range(n))
+        if leaf.kind == "initially":
+            bad = next((s for s in self.initial if not self._holds(leaf.p, s)), None)
+            if bad is None:
+                return None
+            return LivenessViolation(name, self._trace([], bad, None), "safety",
+                                     "an initial state does not satisfy the property")
+        if leaf.kind == "always":
+            bad = next((s for s in range(n) if not self._holds(leaf.p, s)), None)
+            if bad is None:
+                return None
+            return LivenessViolation(name, self._tree_trace(bad), "safety",
+                                     "a reachable state does not satisfy it")
+        if leaf.kind == "eventually":
+            allowed = {s for s in range(n) if not self._holds(leaf.p, s)}
+            seeds = [(s, 0) for s in self.initial if s in allowed]
+            return self._search(name, leaf, allowed, seeds, None,
+                                "a fair behaviour in which the predicate never holds")
+        if leaf.kind == "always_eventually":
+            allowed = {s for s in range(n) if not self._holds(leaf.p, s)}
+            return self._search(name, leaf, allowed, None, None,
+                                "a fair behaviour in which the predicate eventually never holds again")
+        if leaf.kind == "eventually_always":
+            must = (lambda s: not self._holds(leaf.p, s))
+            return self._search(name, leaf, everything, None, must,
+                                "a fair behaviour in which the predicate is false infinitely often")
+        if leaf.kind == "leads_to":
+            allowed = {s for s in range(n) if not self._holds(leaf.q, s)}
+            seeds = [(s, self.depth[s]) for s in allowed if self._holds(leaf.p, s)]
+            return self._search(name, leaf, allowed, seeds, None,
+                                "the left side holds, then the right side never does", from_tree=True)
+        raise AssertionError(leaf.kind)  # pragma: no cover
+
+    def _search(self, name, leaf, allowed: set, seeds, must, detail, from_tree: bool = False):
+        """The fair cycle inside `allowed` with the shortest prefix. `seeds`: (state, distance) where
+        the restricted prefix may start (None: any reachable state, reached by the BFS tree)."""
+        if not allowed:
+            return None
+        if seeds is None:
+            reach = allowed
+            dist = {s: self.depth[s] for s in allowed}
+            prev = None
+        else:
+            if not seeds:
+                return None
+            dist, prev = _bfs(self.graph, seeds, lambda t: t in allowed)
+            reach = set(dist)
+        best = None
+        for cycle in _fair_cycles(reach, self.graph, self.fairness, must):
+            entry = min(cycle.nodes, key=lambda s: (dist[s], s))
+            key = (dist[entry], entry)
+            if best is None or key < best[0]:
+                best = (key, cycle, entry)
+        if best is None:
+            return None
+        _, cycle, entry = best
+        prefix = self._prefix(entry, prev, from_tree)
+        if cycle.stutter is not None:
+            trace = self._trace(prefix, entry, None, stutter=True)
+        else:
+            loop = self._cycle(cycle, entry)
+            trace = self._trace(prefix, entry, loop)
+        return LivenessViolation(name, trace, "liveness", detail)
+
+    def _prefix(self, entry: int, prev, from_tree: bool) -> list[tuple[int, int]]:
+        """(state, edge) steps from an initial state to `entry`."""
+        steps: list[tuple[int, int]] = []
+        s = entry
+        if prev is not None:
+            while prev[s][0] >= 0:
+                p, e = prev[s]
+                steps.append((p, e))
+                s = p
+            if not from_tree:
+                steps.reverse()
+                return steps
+        tree = self._tree_path(s)
+        steps.reverse()
+        return tree + steps
+
+    def _tree_path(self, s: int) -> list[tuple[int, int]]:
+        path = []
+        while self.parents[s] >= 0:
+            p = self.parents[s]
+            path.append((p, self._edge_between(p, s)))
+            s = p
+        path.reverse()
+        return path
+
+    def _edge_between(self, s: int, t: int) -> int:
+        return next(e for e in self.graph.edges(s) if self.graph.succ[e] == t)
+
+    def _cycle(self, cycle: _FairCycle, entry: int) -> list[tuple[int, int]]:
+        """Steps from `entry` around the SCC, through every requirement, back to `entry`."""
+        comp = set(cycle.nodes)
+        steps: list[tuple[int, int]] = []
+        here = entry
+        for s, e in sorted(set(cycle.required_edges)):
+            steps += _path_within(self.graph, here, lambda x, s=s: x == s, comp)
+            steps.append((s, e))
+            here = self.graph.succ[e]
+        for target in sorted(set(cycle.required_states)):
+            steps += _path_within(self.graph, here, lambda x, t=target: x == t, comp)
+            here = target
+        if not steps:  # no requirement: any edge out of entry inside the SCC, then back
+            e, t = next(_internal_edges(comp, self.graph, entry))
+            steps.append((entry, e))
+            here = t
+        if here != entry:
+            steps += _path_within(self.graph, here, lambda x: x == entry, comp)
+        return steps
+
+    def _tree_trace(self, s: int) -> Trace:
+        return self._trace(self._tree_path(s), s, None)
+
+    def _step(self, s: int, e: int) -> Step:
+        g = self.graph
+        return Step(g.action[e], g.args[g.args_id[e]], self.states[g.succ[e]])
+
+    def _trace(self, prefix, end: int, loop, stutter: bool = False) -> Trace:
+        first = prefix[0][0] if prefix else end
+        steps = [Step(None, (), self.states[first])]
+        steps += [self._step(s, e) for s, e in prefix]
+        if loop is None:
+            return Trace(tuple(steps), len(steps) - 1 if stutter else None)
+        loop_index = len(steps) - 1
+        cycle = [self._step(s, e) for s, e in loop]
+        # the last step returns to the entry state: drop it, the loop index says where it goes
+        steps += cycle[:-1]
+        return Trace(tuple(steps), loop_index, closing=cycle[-1])

@@ -1,0 +1,323 @@
+"""liveness.py: temporal properties and fairness, checked against hand-worked answers and TLC.
+
+Every lasso counterexample is replayed independently here: each step must be a
+transition of the model, the loop must close, the behaviour must be fair, and
+the property must be false on it.
+"""
+
+import re
+
+import pytest
+
+from checker.cli import read_source
+from checker.explore import explore
+from checker.model import build_model
+from checker.result import Verdict
+from tests.conftest import SPECS, model_of
+
+
+def check(text: str, **opts):
+    from checker.explore import Options
+
+    model = model_of(text)
+    return model, explore(model, Options(**opts))
+
+
+# ---------------------------------------------------------------- independent lasso replay
+
+def successors(model, state):
+    for a, act in enumerate(model.actions):
+        for args, succ in act(state):
+            yield a, args, succ
+
+
+def fairness_instances(model):
+    """(strong, [(action, {position: value-fn}) ...]) for every fairness condition instance."""
+    out = []
+    for fair, (bind_fn, arg_fns) in zip(model.spec.fairness, model.generated.fairness):
+        for binding in model.namespace[bind_fn]():
+            targets = []
+            for target, fn in zip(fair.targets, arg_fns):
+                if fn is None:
+                    targets.append((target.action, None))
+                else:
+                    name, positions = fn
+                    f = model.namespace[name]
+                    targets.append((target.action, (positions, lambda s, f=f, b=binding: f(s, *b))))
+            out.append((fair.strong, targets))
+    return out
+
+
+def matches(targets, state, action, args):
+    for a, fixed in targets:
+        if a != action:
+            continue
+        if fixed is None:
+            return True
+        positions, values = fixed
+        if all(args[p] == v for p, v in zip(positions, values(state))):
+            return True
+    return False
+
+
+def replay_lasso(model, trace):
+    """Check the lasso against the model; return the list of states of the cycle."""
+    steps = trace.steps
+    assert steps[0].action is None
+    assert steps[0].state in list(model.init())
+    for prev, step in zip(steps, steps[1:]):
+        assert (step.action, step.args, step.state) in list(successors(model, prev.state)), step
+    k = trace.loop_index
+    assert k is not None and 0 <= k < len(steps)
+    cycle_states = [s.state for s in steps[k:]]
+    if trace.closing is None:  # stuttering forever in the last state
+        assert k == len(steps) - 1
+        transitions = []
+    else:
+        c = trace.closing
+        assert (c.action, c.args, steps[k].state) in list(successors(model, steps[-1].state))
+        transitions = [(s.state, n.action, n.args, n.state) for s, n in zip(steps[k:], steps[k + 1:])]
+        transitions.append((steps[-1].state, c.action, c.args, steps[k].state))
+    for strong, targets in fairness_instances(model):
+        taken = any(t != s and matches(targets, s, a, args) for s, a, args, t in transitions)
+        enabled = [any(t != s and matches(targets, s, a, args) for a, args, t in successors(model, s))
+                   for s in cycle_states]
+        if not taken:
+            if strong:
+                assert not any(enabled), "strong fairness violated on the loop"
+            else:
+                assert not all(enabled), "weak fairness violated on the loop"
+    return cycle_states
+
+
+def pred(model, text_expr):
+    """A state predicate from the spec's own invariant named `text_expr` (tests add them)."""
+    return dict(model.invariants)[text_expr]
+
+
+# ---------------------------------------------------------------- small specs with obvious answers
+
+COUNTER = """
+    var x: int = 0
+    action Inc:
+        require x < 3
+        x = x + 1
+    action Stay:
+        require x == 3
+        skip
+    property Reaches3: eventually x == 3
+    """
+
+
+def test_counter_may_stop_without_fairness():
+    model, r = check(COUNTER)
+    assert r.verdict == Verdict.LIVENESS_VIOLATED and r.violation.name == "Reaches3"
+    trace = r.violation.trace
+    assert len(trace.steps) == 1 and trace.closing is None  # stutters in the initial state
+    cycle = replay_lasso(model, trace)
+    assert all(s != (3,) for s in cycle)
+
+
+def test_counter_with_weak_fairness_reaches_the_end():
+    model, r = check(COUNTER + "fair weak Inc\n")
+    assert r.verdict == Verdict.OK
+
+
+MUTEX = """
+    const P: set[model] = {p1, p2}
+    enum Pc { idle, waiting, critical }
+    var pc: map[P, Pc] = {p -> idle for p in P}
+    var lock: P? = none
+    action Request(p in P):
+        require pc[p] == idle
+        pc[p] = waiting
+    action Enter(p in P):
+        require pc[p] == waiting and lock == none
+        pc[p] = critical
+        lock = p
+    action Leave(p in P):
+        require pc[p] == critical
+        pc[p] = idle
+        lock = none
+    property NoStarvation: all(pc[p] == waiting leads_to pc[p] == critical for p in P)
+    invariant Waiting1: pc[p1] != waiting
+    """
+
+
+def test_mutex_without_fairness_starves():
+    model, r = check(MUTEX + "invariant Dummy: true\n")
+    model = model_of(MUTEX)
+    r = explore(model, __import__("checker.explore", fromlist=["Options"]).Options(invariants=()))
+    assert r.verdict == Verdict.LIVENESS_VIOLATED
+    cycle = replay_lasso(model, r.violation.trace)
+    assert all(model.format_state(s)["pc"] != "" for s in cycle)
+
+
+@pytest.mark.parametrize("strength, verdict", [("weak", Verdict.LIVENESS_VIOLATED), ("strong", Verdict.OK)])
+def test_mutex_weak_fairness_starves_strong_does_not(strength, verdict):
+    from checker.explore import Options
+
+    model = model_of(MUTEX + f"fair {strength} Request(p) or Enter(p) or Leave(p) for p in P\n")
+    r = explore(model, Options(invariants=()))
+    assert r.verdict == verdict
+    if verdict == Verdict.LIVENESS_VIOLATED:
+        cycle = replay_lasso(model, r.violation.trace)
+        # p1 waits forever in the loop while p2 keeps entering
+        assert all(model.format_state(s)["pc"].startswith("{p1 -> waiting") for s in cycle)
+
+
+TOGGLE = """
+    var x: int = 0
+    action Flip:
+        x = 1 - x
+    fair weak Flip
+    """
+
+
+def test_eventually_always_fails_only_on_infinite_alternation():
+    model, r = check(TOGGLE + "property Settles: eventually always x == 0\n")
+    assert r.verdict == Verdict.LIVENESS_VIOLATED
+    trace = r.violation.trace
+    assert trace.closing is not None  # a real cycle, not stuttering
+    cycle = replay_lasso(model, trace)
+    assert {s for s in cycle} == {(0,), (1,)}
+    model, r = check(TOGGLE + "property Often: always eventually x == 0\n")
+    assert r.verdict == Verdict.OK
+
+
+def test_eventually_always_holds_when_the_system_settles():
+    model, r = check("""
+        var x: int = 0
+        action Up:
+            require x < 2
+            x = x + 1
+        fair weak Up
+        property Settles: eventually always x == 2
+        """, check_deadlock=False)
+    assert r.verdict == Verdict.OK
+
+
+def test_always_property_is_a_safety_check_with_a_finite_trace():
+    model, r = check(COUNTER.replace("property Reaches3: eventually x == 3", "property Small: always x < 2"))
+    assert r.verdict == Verdict.INVARIANT_VIOLATED and r.violation.kind == "property"
+    assert r.violation.trace.loop_index is None
+    assert r.violation.trace.steps[-1].state == (2,)
+
+
+def test_leads_to_prefix_is_shortest():
+    model, r = check("""
+        var x: int = 0
+        action Inc:
+            require x < 5
+            x = x + 1
+        property Never: x == 2 leads_to x == 99
+        fair weak Inc
+        """, check_deadlock=False)
+    assert r.verdict == Verdict.LIVENESS_VIOLATED
+    trace = r.violation.trace
+    replay_lasso(model, trace)
+    # prefix 0,1,2,...,5 then stutter at 5 (Inc disabled): the P-state 2 is on the way
+    assert [s.state[0] for s in trace.steps] == [0, 1, 2, 3, 4, 5]
+
+
+def test_reachable_witness_is_shortest():
+    model, r = check("""
+        var x: int = 0
+        var y: int = 0
+        action IncX:
+            require x < 3
+            x = x + 1
+        action IncY:
+            require y < 3
+            y = y + 1
+        reachable Corner: x == 2 and y == 1
+        action Stay:
+            skip
+        """)
+    assert r.verdict == Verdict.OK
+    assert len(r.witnesses["Corner"].steps) == 4
+    assert r.witnesses["Corner"].steps[-1].state == (2, 1)
+
+
+def test_unreachable_check_fails():
+    model, r = check("var x: int = 0\naction A:\n    x = 1 - x\nreachable Two: x == 2\n")
+    assert r.verdict == Verdict.UNREACHABLE and r.violation.name == "Two"
+
+
+def test_unsupported_formula_is_a_spec_error():
+    from checker.errors import SpecError
+
+    with pytest.raises(SpecError) as info:
+        model = model_of(TOGGLE + "property Weird: not always x == 0\n")
+        explore(model)
+    assert info.value.diagnostics[0].code == "E114"
+
+
+def test_temporal_operator_outside_a_property_is_rejected():
+    from tests.conftest import spec_error
+
+    d = spec_error("var x: int = 0\ninvariant I: eventually x == 1\n")
+    assert d.code == "E112"
+
+
+# ---------------------------------------------------------------- classic ports (TLC says: all hold)
+
+CLASSIC = [
+    ("dining_philosophers.spec", True, ["NobodyStarves"]),
+    ("simple_allocator.spec", True, ["ClientsWillReturn", "ClientsWillObtain", "InfOftenSatisfied"]),
+    ("ewd840.spec", False, ["Liveness"]),
+]
+
+
+@pytest.mark.parametrize("port, deadlock, properties", CLASSIC)
+def test_classic_properties_hold_as_tlc_says(port, deadlock, properties):
+    from checker.explore import Options
+
+    model = build_model(read_source(str(SPECS / "classic" / port)))
+    assert sorted(p.name for p in model.spec.properties) == sorted(properties)
+    r = explore(model, Options(check_deadlock=deadlock))
+    assert r.verdict == Verdict.OK
+
+
+def without_fairness(text: str, keep=lambda line: False) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.startswith("fair ") or keep(line)) + "\n"
+
+
+@pytest.mark.parametrize("port, deadlock, drop, expect", [
+    ("dining_philosophers.spec", True, "fair weak", "NobodyStarves"),
+    ("simple_allocator.spec", True, "fair weak Return", "ClientsWillReturn"),
+    ("simple_allocator.spec", True, "fair strong Allocate", "ClientsWillObtain"),
+    ("ewd840.spec", False, "fair weak", "Liveness"),
+])
+def test_removing_fairness_yields_a_replayable_lasso(tmp_path, port, deadlock, drop, expect):
+    from checker.explore import Options
+    from checker.source import Source
+
+    text = (SPECS / "classic" / port).read_text()
+    text = "\n".join(line for line in text.splitlines() if not line.startswith(drop)) + "\n"
+    model = build_model(Source(port, text))
+    r = explore(model, Options(check_deadlock=deadlock))
+    assert r.verdict == Verdict.LIVENESS_VIOLATED
+    assert r.violation.name == expect
+    replay_lasso(model, r.violation.trace)
+
+
+def test_weakening_allocate_to_weak_fairness_breaks_obtain():
+    """TLC: ClientsWillObtain needs *strong* fairness of Allocate."""
+    from checker.explore import Options
+    from checker.source import Source
+
+    text = (SPECS / "classic" / "simple_allocator.spec").read_text().replace("fair strong Allocate", "fair weak Allocate")
+    model = build_model(Source("a.spec", text))
+    r = explore(model)
+    assert r.verdict == Verdict.LIVENESS_VIOLATED
+    replay_lasso(model, r.violation.trace)
+
+
+def test_lasso_output_is_deterministic():
+    text = MUTEX + "fair weak Request(p) or Enter(p) or Leave(p) for p in P\n"
+    from checker.explore import Options
+
+    a = explore(model_of(text), Options(invariants=())).violation.trace
+    b = explore(model_of(text), Options(invariants=())).violation.trace
+    assert a == b
