@@ -25,6 +25,7 @@ EXIT_USAGE = 2
 EXIT_SPEC = 3
 EXIT_EVAL = 4
 EXIT_LIMIT = 5
+EXIT_VERIFY_FAILED = 10
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,8 +53,36 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--max-depth", type=_positive_int, metavar="N", help="stop after BFS depth N")
     check.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="stop after this many seconds")
     check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    check.add_argument("--full-states", action="store_true",
+                       help="list every variable in every state of a trace (default: only the changed ones)")
     check.add_argument("--variant", metavar="NAME", default="base",
                        help="check this variant of the spec instead of the base spec")
+    verify = sub.add_parser("verify", help="check every variant of each spec against its `expect` lines",
+                            description="For each spec, explore the base spec and every variant named in an "
+                                        "`expect` line; print one table row per expectation.")
+    verify.add_argument("files", metavar="FILE", nargs="+", help=".spec files")
+    verify.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                        help="override a constant in every spec (repeatable)")
+    verify.add_argument("--json", action="store_true", help="print the rows as JSON")
+    prove = sub.add_parser("prove", help="decide the spec's theorems with Z3; compare functions between variants",
+                           description="Decide every theorem of a spec over its whole finite domain with Z3: "
+                                       "proved, refuted (with a counterexample) or unknown (timeout). "
+                                       "Exit 0 when all are proved, 12 when one is refuted, 5 when one is unknown.")
+    prove.add_argument("file", metavar="FILE", help="the .spec file")
+    prove.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                       help="override a constant (repeatable)")
+    prove.add_argument("--variant", metavar="NAME", default="base",
+                       help="prove the theorems of this variant instead of the base spec")
+    prove.add_argument("--theorem", metavar="NAME", action="append",
+                       help="decide only this theorem (repeatable); default: all")
+    prove.add_argument("--all", action="store_true",
+                       help="list every counterexample, as conditions with the number of inputs each covers")
+    prove.add_argument("--timeout", type=_positive_float, metavar="SECONDS", default=10.0,
+                       help="Z3 time budget per theorem (or for the whole --diff); default 10")
+    prove.add_argument("--diff", metavar="FUNC",
+                       help="instead of proving, show the inputs where FUNC differs between --variant and --against")
+    prove.add_argument("--against", metavar="VARIANT", help="the variant to compare with (for --diff)")
+    prove.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
     return parser
 
 
@@ -198,13 +227,77 @@ def _check(args, sources: dict[str, Source]) -> int:
     if args.json:
         print(json.dumps(result_json(model, result, args.file), indent=2))
     else:
-        print(format_result(model, result, args.file), end="")
+        print(format_result(model, result, args.file, args.full_states), end="")
     if result.verdict == Verdict.ERROR and result.error is not None:
         print(result.error.diagnostic().render(sources), file=sys.stderr)
     return result.verdict.exit_code
 
 
+def _verify(args, sources: dict[str, Source]) -> int:
+    from checker.report import format_verify, trace_json
+    from checker.verify import verify_source
+
+    overrides = parse_defines(args.defines)
+    rows = []
+    for path in args.files:
+        source = read_source(path)
+        sources[source.name] = source
+        rows += verify_source(source, dict(overrides))
+    if args.json:
+        out = []
+        for r in rows:
+            trace = getattr(r.evidence, "trace", r.evidence)
+            out.append({
+                "file": r.file, "spec": r.spec, "variant": r.variant, "check": r.check,
+                "expected": r.expected, "got": r.got, "ok": r.ok, "states": r.states,
+                "elapsed_s": round(r.seconds, 3), "trace_length": r.trace_length, "note": r.note,
+                "trace": trace_json(r.model, trace) if trace is not None and trace.steps else None,
+            })
+        print(json.dumps({"tool": "tlacheck", "version": __version__, "rows": out,
+                          "ok": all(r.ok for r in rows)}, indent=2))
+    else:
+        print(format_verify(rows), end="")
+    return 0 if all(r.ok for r in rows) else EXIT_VERIFY_FAILED
+
+
+EXIT_REFUTED = 12
+
+
+def _prove(args, sources: dict[str, Source]) -> int:
+    """`tlacheck prove`: exit 0 all proved (or the diff finished), 12 one refuted, 5 one unknown."""
+    from checker import smt  # z3 is loaded only for this command
+    from checker.proof import Outcome, diff_json, format_diff, format_proofs, proofs_json
+
+    if (args.diff is None) != (args.against is None):
+        raise UsageError("--diff FUNC and --against VARIANT go together",
+                         "for example: --diff async_launch --against Fix1")
+    if args.diff is not None and (args.all or args.theorem):
+        raise UsageError("--diff compares functions; it does not take --all or --theorem")
+    overrides = parse_defines(args.defines)
+    source = read_source(args.file)
+    sources[source.name] = source
+    model = build_model(source, dict(overrides), args.variant)
+    if args.diff is not None:
+        other = build_model(source, dict(overrides), args.against)
+        result = smt.diff(model, other, args.diff, args.variant, args.against, args.timeout)
+        if args.json:
+            print(json.dumps(diff_json(result, __version__, args.file), indent=2))
+        else:
+            print(format_diff(result, __version__, args.file), end="")
+        return EXIT_OK if result.complete else EXIT_LIMIT
+    report = smt.prove(model, args.timeout, args.all, args.theorem, args.variant)
+    for w in report.warnings:
+        print(w.render(sources), file=sys.stderr)
+    if args.json:
+        print(json.dumps(proofs_json(report, __version__), indent=2))
+    else:
+        print(format_proofs(report, __version__, args.all), end="")
+    return {Outcome.PROVED: EXIT_OK, Outcome.REFUTED: EXIT_REFUTED, Outcome.UNKNOWN: EXIT_LIMIT}[report.outcome]
+
+
 # Subcommand name -> function(args, sources) returning the exit code.
 _COMMANDS = {
     "check": _check,
+    "verify": _verify,
+    "prove": _prove,
 }

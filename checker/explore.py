@@ -36,7 +36,12 @@ class Options:
     max_depth: int | None = None
     time_limit: float | None = None
     invariants: tuple[str, ...] | None = None  # None: all of the spec's invariants
+    properties: tuple[str, ...] | None = None  # None: all temporal properties
+    reachables: tuple[str, ...] | None = None  # None: all reachable checks
     check_properties: bool = True  # temporal properties and reachable checks
+    # Keep exploring after an invariant violation (each invariant is reported once, with a
+    # shortest trace); the result lists every check that failed. For `tlacheck verify`.
+    collect: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,10 +72,10 @@ class _Explorer:
         self.options = options
         self.progress = progress
         self.progress_every = progress_every
-        if options.invariants is None:
-            self.invariants = model.invariants
-        else:
-            self.invariants = tuple((n, f) for n, f in model.invariants if n in options.invariants)
+        self.invariants = _select(model.invariants, options.invariants)
+        self.properties = tuple(p.name for p in model.spec.properties
+                                if options.properties is None or p.name in options.properties)
+        self.violations: list[Violation] = []
         self.states: list[tuple] = []
         self.parents: list[int] = []
         self.index: dict[tuple, int] = {}
@@ -79,10 +84,10 @@ class _Explorer:
         self.coverage = [ActionCoverage() for _ in model.actions]
         self.start = 0.0
         self.head = 0  # index of the next state to expand
-        wants_graph = options.check_properties and bool(model.spec.properties)
+        wants_graph = options.check_properties and bool(self.properties)
         self.graph = Graph() if wants_graph else None
         self.depths = array("i") if wants_graph else None  # BFS depth of each state, initial = 0
-        self.reachables = list(model.reachables) if options.check_properties else []
+        self.reachables = list(_select(model.reachables, options.reachables)) if options.check_properties else []
         self.witnesses: dict[str, int] = {}
 
     def run(self) -> Result:
@@ -136,7 +141,12 @@ class _Explorer:
                 raise self._fault(fault, i, f"evaluating invariant {name}") from None
             if not ok:
                 trace = self.trace_to(i)
-                raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, Violation("invariant", name, trace)))
+                violation = Violation("invariant", name, trace, "the invariant is false in the last state")
+                if self.options.collect:
+                    self.violations.append(violation)
+                    self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
+                    return
+                raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
 
     def _in_model(self, state: tuple, at: int) -> bool:
         for name, con in self.model.constraints:
@@ -217,8 +227,11 @@ class _Explorer:
                     cov.enabled += 1
                     cov.generated += total
             if not found and opts.check_deadlock:
-                trace = self.trace_to(parent)
-                return self._result(Verdict.DEADLOCK, Violation("deadlock", None, trace))
+                violation = Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
+                if not opts.collect:
+                    return self._result(Verdict.DEADLOCK, violation)
+                if not any(v.kind == "deadlock" for v in self.violations):
+                    self.violations.append(violation)
             if max_states is not None and len(states) >= max_states and head < len(states):
                 return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=len(states) - head)
             if head & 0x3FF == 0:
@@ -241,22 +254,19 @@ class _Explorer:
     def _finish(self) -> Result:
         """The search is complete: reachable checks, then temporal properties."""
         witnesses = {name: self.trace_to(i) for name, i in self.witnesses.items()}
+        found = list(self.violations)
         for name, _ in self.reachables:
             if name not in self.witnesses:
-                result = self._result(Verdict.UNREACHABLE, Violation("unreachable", name, Trace(())))
-                result.witnesses = witnesses
-                return result
-        if self.graph is not None:
+                found.append(Violation("unreachable", name, Trace(()), "no reachable state satisfies it"))
+        if self.graph is not None and (self.options.collect or not found):
             checker = LivenessChecker(self.model, self.graph, self.states, self.parents, self.depths)
-            found = checker.check()
-            if found is not None:
-                kind = "property" if found.kind == "safety" else "liveness"
-                verdict = Verdict.INVARIANT_VIOLATED if found.kind == "safety" else Verdict.LIVENESS_VIOLATED
-                result = self._result(verdict, Violation(kind, found.name, found.trace, found.detail))
-                result.witnesses = witnesses
-                return result
-        result = self._result(Verdict.OK)
+            for v in checker.check(self.properties, stop_at_first=not self.options.collect):
+                kind = "property" if v.kind == "safety" else "liveness"
+                found.append(Violation(kind, v.name, v.trace, v.detail))
+        verdict = _VERDICTS[found[0].kind] if found else Verdict.OK
+        result = self._result(verdict, found[0] if found else None)
         result.witnesses = witnesses
+        result.violations = found
         return result
 
     # ---------------------------------------------------------------- traces
@@ -273,6 +283,16 @@ class _Explorer:
         for a, b in zip(path, path[1:]):
             steps.append(_find_step(self.model, self.states[a], self.states[b]))
         return Trace(tuple(steps))
+
+
+_VERDICTS = {
+    "deadlock": Verdict.DEADLOCK, "invariant": Verdict.INVARIANT_VIOLATED, "property": Verdict.INVARIANT_VIOLATED,
+    "liveness": Verdict.LIVENESS_VIOLATED, "unreachable": Verdict.UNREACHABLE,
+}
+
+
+def _select(named: tuple, wanted: tuple[str, ...] | None) -> tuple:
+    return named if wanted is None else tuple((n, f) for n, f in named if n in wanted)
 
 
 def _find_step(model: Model, state: tuple, succ: tuple) -> Step:

@@ -435,13 +435,20 @@ class Checker:
         self.fairness = _Fairness(model, graph, states)
         self.initial = [i for i, p in enumerate(parents) if p < 0]
 
-    def check(self) -> LivenessViolation | None:
+    def check(self, names=None, stop_at_first: bool = True) -> list[LivenessViolation]:
+        """The violated properties (each with one counterexample), in declaration order."""
+        out = []
         for prop in self.model.spec.properties:
+            if names is not None and prop.name not in names:
+                continue
             for leaf in leaves(self.model, prop):
                 found = self._check_leaf(prop.name, leaf)
                 if found is not None:
-                    return found
-        return None
+                    out.append(found)
+                    break
+            if out and stop_at_first:
+                break
+        return out
 
     def _holds(self, pred, s: int) -> bool:
         return bool(pred(self.states[s]))

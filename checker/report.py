@@ -24,8 +24,10 @@ def _n(x: int) -> str:
     return f"{x:,}"
 
 
-def format_trace(model: Model, trace: Trace) -> str:
-    """A TLC-like trace: one block per state, the action that led to it, changed variables marked `*`."""
+def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
+    """A TLC-like trace: one block per state and the action that led to it. The first state
+    lists every variable; later states list the variables the step changed, marked `*` with
+    the old value (`full`: every variable, as TLC prints them)."""
     lines = []
     width = max((len(n) for n in model.var_names), default=0)
     previous = None
@@ -38,12 +40,20 @@ def format_trace(model: Model, trace: Trace) -> str:
             lines.append(f"State {i}: {model.step_label(step.action, step.args)}    ({where})")
         shown = model.format_state(step.state)
         before = model.format_state(previous) if previous is not None else None
+        unchanged = 0
         for name in model.var_names:
             value = shown[name]
             if before is not None and before[name] != value:
                 lines.append(f"  * {name:<{width}} = {value}    (was {before[name]})")
-            else:
+            elif before is None or full:
                 lines.append(f"    {name:<{width}} = {value}")
+            else:
+                unchanged += 1
+        if unchanged and not full:
+            if unchanged == len(model.var_names):
+                lines.append("    (no variable changed)")
+            else:
+                lines.append(f"    ({unchanged} other variable{'s' if unchanged != 1 else ''} unchanged)")
         if trace.loop_index is not None and i == len(trace.steps):
             if trace.closing is None:
                 lines.append("  (the behaviour stays in this state forever: it stutters)")
@@ -74,7 +84,7 @@ def _headline(model: Model, result: Result) -> str:
     return _HEADLINES[result.verdict]
 
 
-def format_result(model: Model, result: Result, spec_path: str) -> str:
+def format_result(model: Model, result: Result, spec_path: str, full: bool = False) -> str:
     """The whole text report for `tlacheck check`."""
     out = [f"tlacheck {__version__}: checking {spec_path} (spec {model.name})", ""]
     out.append(_headline(model, result))
@@ -96,13 +106,13 @@ def format_result(model: Model, result: Result, spec_path: str) -> str:
         else:
             out.append(f"Shortest trace: {n} step{'s' if n != 1 else ''} after the initial state.")
         out.append("")
-        out.append(format_trace(model, v.trace).rstrip())
+        out.append(format_trace(model, v.trace, full).rstrip())
     for name, trace in sorted(result.witnesses.items()):
         n = len(trace.steps) - 1
         out.append("")
         out.append(f"Reachable {name}: witnessed {n} step{'s' if n != 1 else ''} after an initial state (shortest):")
         out.append("")
-        out.append(format_trace(model, trace).rstrip())
+        out.append(format_trace(model, trace, full).rstrip())
     out.append("")
     out.append(format_summary(model, result))
     return "\n".join(out).rstrip() + "\n"
@@ -200,3 +210,44 @@ def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: s
         "verdict": verdict,
         "errors": [d.to_json() for d in diagnostics],
     }
+
+
+def format_verify(rows) -> str:
+    """The `tlacheck verify` table, one row per expectation, then the failures in detail."""
+    header = ("spec", "variant", "check", "expected", "got", "states", "time", "trace")
+    table = []
+    for r in rows:
+        table.append((
+            r.spec, r.variant, r.check, r.expected, ("ok " if r.ok else "FAIL ") + r.got,
+            "" if r.states is None else _n(r.states), f"{r.seconds:.2f}s",
+            "" if r.trace_length is None else str(r.trace_length),
+        ))
+    widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    for row in table:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    failed = [r for r in rows if not r.ok]
+    lines.append("")
+    lines.append(f"{len(rows) - len(failed)} of {len(rows)} expectations met" +
+                 ("." if not failed else f"; {len(failed)} failed:"))
+    for r in failed:
+        lines.append("")
+        lines.append(format_row_failure(r))
+    return "\n".join(lines) + "\n"
+
+
+def format_row_failure(r) -> str:
+    """Why one expectation failed, with the counterexample or witness when there is one."""
+    where = f"{r.span.file}:{r.span.line}: " if r.span is not None else ""
+    out = [f"{where}expected `{r.variant}` {r.expected} {r.check}, but it {r.got}."]
+    if r.note:
+        out.append(r.note)
+    evidence = r.evidence
+    trace = getattr(evidence, "trace", evidence)
+    if trace is not None and getattr(trace, "steps", None):
+        label = "Counterexample" if r.got == "violates" else "Witness"
+        out.append(f"{label} ({len(trace.steps) - 1} steps):")
+        out.append("")
+        out.append(format_trace(r.model, trace).rstrip())
+    return "\n".join(out)

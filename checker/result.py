@@ -71,3 +71,4 @@ class Result:
     stop_reason: str | None = None  # for Verdict.INCOMPLETE
     queue_left: int = 0
     witnesses: dict = field(default_factory=dict)  # reachable check name -> Trace to a shortest witness
+    violations: list = field(default_factory=list)  # every failed check (one unless Options.collect)

@@ -31,3 +31,5 @@ def spec_error(text: str, overrides: dict | None = None):
     with pytest.raises(SpecError) as info:
         model_of(text, overrides)
     return info.value.diagnostics[0]
+
+pytest_plugins = ["pytester"]

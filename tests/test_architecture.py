@@ -16,9 +16,11 @@ LAYERS = [
     {"codegen"},
     {"model"},
     {"liveness"},
-    {"explore"},
-    {"report"},
-    {"cli", "__main__"},
+    {"explore", "stategraph"},
+    {"verify"},
+    {"report", "itf", "savedtrace", "render", "replay"},
+    {"artefacts"},
+    {"cli", "__main__", "pytest_plugin"},
 ]
 
 

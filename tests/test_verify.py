@@ -1,0 +1,92 @@
+"""verify.py, `tlacheck verify` and the pytest plugin."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from checker.cli import main, read_source
+from checker.verify import verify_source
+from tests.conftest import SPECS
+
+SPEC_FILES = sorted(str(p) for p in SPECS.glob("*.spec"))
+
+SMALL = """\
+spec Small
+var x: int = 0
+action Inc:
+    require x < 2
+    x = x + 1
+action Stay:
+    skip
+invariant Below2: x < 2
+reachable Two: x == 2
+
+variant Capped "stop at 1":
+    replace action Inc:
+        require x < 1
+        x = x + 1
+
+expect base violates Below2
+expect Capped holds Below2
+expect Capped violates Two
+"""
+
+
+@pytest.mark.parametrize("path", SPEC_FILES)
+def test_every_expectation_in_specs_is_met(path):
+    rows = verify_source(read_source(path))
+    assert rows, "a spec in specs/ should state its expectations"
+    failed = [(r.variant, r.check, r.expected, r.got) for r in rows if not r.ok]
+    assert not failed
+
+
+def test_rows_carry_the_evidence(tmp_path):
+    p = tmp_path / "small.spec"
+    p.write_text(SMALL)
+    rows = verify_source(read_source(str(p)))
+    assert [(r.variant, r.check, r.expected, r.got, r.ok) for r in rows] == [
+        ("base", "Below2", "violates", "violates", True),
+        ("Capped", "Below2", "holds", "holds", True),
+        ("Capped", "Two", "violates", "violates", True),
+    ]
+    assert rows[0].trace_length == 2 and rows[0].evidence.name == "Below2"
+
+
+def test_verify_command_exit_codes(tmp_path, capsys):
+    p = tmp_path / "small.spec"
+    p.write_text(SMALL)
+    assert main(["verify", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "3 of 3 expectations met." in out
+    p.write_text(SMALL.replace("expect Capped holds Below2", "expect Capped violates Below2"))
+    assert main(["verify", str(p)]) == 10
+    out = capsys.readouterr().out
+    assert "FAIL holds" in out and "expected `Capped` violates Below2, but it holds." in out
+
+
+def test_verify_json(tmp_path, capsys):
+    p = tmp_path / "small.spec"
+    p.write_text(SMALL)
+    assert main(["verify", str(p), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is True and len(data["rows"]) == 3
+    assert data["rows"][0]["trace"][-1]["state"] == {"x": 2}
+
+
+def test_unknown_check_in_expectation_is_a_spec_error(tmp_path, capsys):
+    p = tmp_path / "bad.spec"
+    p.write_text(SMALL + "expect base holds Belwo2\n")
+    assert main(["verify", str(p)]) == 3
+    assert "did you mean `Below2`?" in capsys.readouterr().err
+
+
+def test_pytest_plugin_reports_the_trace_of_a_wrong_expectation(pytester):
+    pytester.makefile(".spec", good=SMALL)
+    wrong = SMALL.replace("expect base violates Below2", "expect base holds Below2")
+    pytester.makefile(".spec", wrong=wrong)
+    result = pytester.runpytest("-q")  # the plugin is active through its pytest11 entry point
+    result.assert_outcomes(passed=5, failed=1)
+    text = result.stdout.str()
+    assert "expected `base` holds Below2, but it violates." in text
+    assert "Counterexample (2 steps)" in text and "x = 2" in text
