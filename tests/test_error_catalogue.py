@@ -4,6 +4,7 @@ The catalogue's layout is strict so that this module can read it. An entry is a
 section headed `## CODE title` holding one or more examples; an example is
 
     <!-- args: -D N=true -->        optional: flags for `tlacheck check`
+    <!-- command: prove -->         optional: run this subcommand instead of `check`
     <!-- exit: 11 -->               optional: the exit code, when not the code's default
     <!-- encoding: latin-1 -->      optional: write the example in this encoding
     <!-- known-bug: why -->         optional: the code is not produced yet (see below)
@@ -43,7 +44,7 @@ CHECKER = ROOT / "checker"
 UPDATE = os.environ.get("TLACHECK_UPDATE_DOCS") == "1"
 
 _HEADING = re.compile(r"^## ([EW]\d{3}) \S")
-_DIRECTIVE = re.compile(r"^<!-- (args|exit|encoding|known-bug): (.*?) -->$")
+_DIRECTIVE = re.compile(r"^<!-- (args|exit|encoding|known-bug|command): (.*?) -->$")
 _CODE_LITERAL = re.compile(r"""["']([EW]\d{3})["']""")
 
 
@@ -58,6 +59,7 @@ class Example:
     exit: int | None = None
     encoding: str = "utf-8"
     known_bug: str | None = None
+    command: str = "check"
 
     @property
     def expected_exit(self) -> int:
@@ -117,6 +119,7 @@ def parse_catalogue(text: str) -> tuple[dict[str, str], list[Example]]:
                 exit=int(directives["exit"]) if "exit" in directives else None,
                 encoding=directives.get("encoding", "utf-8"),
                 known_bug=directives.get("known-bug"),
+                command=directives.get("command", "check"),
             ))
             directives = {}
             i = t1
@@ -139,7 +142,7 @@ def run_example(example: Example, tmp_path, monkeypatch, capsys) -> tuple[int, s
     (tmp_path / "example.spec").write_bytes(example.spec.encode(example.encoding))
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()
-    code = main(["check", "example.spec", *example.args])
+    code = main([example.command, "example.spec", *example.args])
     return code, capsys.readouterr().err.rstrip("\n")
 
 
