@@ -10,8 +10,9 @@ options Quint's variant `{"tag": "Some", "value": x}` / `{"tag": "None",
 strings, which Apalache needs to read a trace back), the source, the status
 and the violated property; each state's `#meta` carries its index, the action
 that reached it and that action's arguments (ITF readers ignore unknown
-`#meta` keys). A lasso writes `loop`. No timestamp is written: the same run
-gives a byte-identical file.
+`#meta` keys). A lasso writes `loop`, and in the trace `#meta` the action
+that closes the loop (`closing`, null when the last state stutters). No
+timestamp is written: the same run gives a byte-identical file.
 
 Reading (`value_from_itf`): accepts plain numbers and `#bigint`, `#tup` and
 lists, sets in any order, both spellings of unit variants, and gives values
@@ -102,16 +103,13 @@ def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None
     }
     if kind is not None:
         meta["violation"] = {"kind": kind, "name": name, "state": len(trace.steps) - 1}
+    if trace.loop_index is not None:
+        meta["closing"] = None if trace.closing is None else _step_meta(model, trace.closing)
     states = []
     previous = None
     for i, step in enumerate(trace.steps):
         smeta: dict = {"index": i}
-        if step.action is None:
-            smeta["action"] = "init"
-        else:
-            info = model.action_info[step.action]
-            smeta["action"] = info.name
-            smeta["params"] = {n: to_itf(a, pt) for n, a, pt in zip(info.param_names, step.args, info.param_types)}
+        smeta.update(_step_meta(model, step))
         if previous is not None:
             smeta["changed"] = [n for n, a, b in zip(model.var_names, previous, step.state) if a != b]
         state = {"#meta": smeta}
@@ -122,6 +120,14 @@ def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None
     if trace.loop_index is not None:
         out["loop"] = trace.loop_index
     return out
+
+
+def _step_meta(model, step) -> dict:
+    if step.action is None:
+        return {"action": "init"}
+    info = model.action_info[step.action]
+    return {"action": info.name,
+            "params": {n: to_itf(a, pt) for n, a, pt in zip(info.param_names, step.args, info.param_types)}}
 
 
 # ---------------------------------------------------------------- reading

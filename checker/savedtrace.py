@@ -45,6 +45,7 @@ class SavedTrace:
     defines: dict = field(default_factory=dict)
     extra_vars: tuple[str, ...] = ()
     missing_vars: tuple[str, ...] = ()
+    closing: SavedStep | None = None  # a lasso's step from the last state back to steps[loop_index]
 
 
 # ---------------------------------------------------------------- tlacheck JSON values
@@ -138,10 +139,19 @@ def _load_tlacheck(run: dict, violation: dict, model) -> SavedTrace:
         steps.append(SavedStep(action, dict(raw.get("args") or {}),
                                _decode_state(raw.get("state"), model, f"state {i + 1}")))
     extra, missing = _split_vars(names, model)
-    loop = violation.get("loop_index")
-    return SavedTrace("tlacheck", tuple(steps), loop if isinstance(loop, int) else None,
-                      violation.get("kind"), violation.get("name"), run.get("file"),
-                      run.get("variant") or "base", dict(run.get("defines") or {}), extra, missing)
+    loop = violation.get("loop_index") if isinstance(violation.get("loop_index"), int) else None
+    return SavedTrace("tlacheck", tuple(steps), loop, violation.get("kind"), violation.get("name"),
+                      run.get("file"), run.get("variant") or "base", dict(run.get("defines") or {}), extra, missing,
+                      _closing(violation.get("closing"), steps, loop))
+
+
+def _closing(raw, steps: list, loop: int | None) -> SavedStep | None:
+    if loop is None or not isinstance(raw, dict) or not isinstance(raw.get("action"), str):
+        return None
+    if not 0 <= loop < len(steps):
+        raise TraceFileError(f"the loop index {loop} is outside the trace")
+    params = raw.get("args", raw.get("params"))
+    return SavedStep(raw["action"], dict(params) if isinstance(params, dict) else {}, steps[loop].state)
 
 
 def _load_itf(data: dict, model) -> SavedTrace:
@@ -166,11 +176,10 @@ def _load_itf(data: dict, model) -> SavedTrace:
             steps.append(SavedStep(None, {}, state, action_known=False))
     meta = data.get("#meta") if isinstance(data.get("#meta"), dict) else {}
     violation = meta.get("violation") if isinstance(meta.get("violation"), dict) else {}
-    loop = data.get("loop")
+    loop = data.get("loop") if isinstance(data.get("loop"), int) else None
     extra, missing = _split_vars(names, model)
-    return SavedTrace("itf", tuple(steps), loop if isinstance(loop, int) else None,
-                      violation.get("kind"), violation.get("name"), meta.get("source"),
-                      meta.get("variant") or "base", {}, extra, missing)
+    return SavedTrace("itf", tuple(steps), loop, violation.get("kind"), violation.get("name"), meta.get("source"),
+                      meta.get("variant") or "base", {}, extra, missing, _closing(meta.get("closing"), steps, loop))
 
 
 def decode_args(saved_args: dict, info, fmt: str) -> tuple:
@@ -202,4 +211,11 @@ def to_trace(saved: SavedTrace, model) -> Trace:
             raise TraceFileError(f"step {i}: the spec has no action `{s.action}`")
         a = by_name[s.action]
         steps.append(Step(a, decode_args(s.args, model.action_info[a], saved.format), state))
-    return Trace(tuple(steps), saved.loop_index)
+    closing = None
+    if saved.closing is not None and saved.loop_index is not None:
+        if saved.closing.action not in by_name:
+            raise TraceFileError(f"the loop: the spec has no action `{saved.closing.action}`")
+        a = by_name[saved.closing.action]
+        closing = Step(a, decode_args(saved.closing.args, model.action_info[a], saved.format),
+                       steps[saved.loop_index].state)
+    return Trace(tuple(steps), saved.loop_index, closing)

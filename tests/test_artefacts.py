@@ -1,0 +1,94 @@
+"""artefacts.py and `tlacheck counterexamples`: the committed counterexamples/ folder matches the code.
+
+What is compared: every text artefact (.txt, .json, .itf.json, .dot, README.md) byte for byte,
+since tlacheck writes them and they are deterministic. SVGs are produced by the `dot` program, and
+its output differs between Graphviz versions (coordinates, a version comment), so for each SVG the
+test compares only what the DOT decides: the texts drawn and the element titles (node and edge
+ids), against an SVG rendered now from the committed DOT. It also checks that every .dot has its .svg.
+"""
+
+import re
+
+import pytest
+
+from checker import artefacts, render
+from checker.cli import main, read_source
+from tests.conftest import ROOT
+
+CX = ROOT / "counterexamples"
+HOW = "counterexamples/ is out of date: run `tlacheck counterexamples` from the repository root"
+
+
+@pytest.fixture(scope="module")
+def regenerated():
+    import os
+
+    here = os.getcwd()
+    os.chdir(ROOT)  # paths inside the artefacts are relative to the repository root
+    try:
+        return artefacts.regenerate("specs", read_source)
+    finally:
+        os.chdir(here)
+
+
+def test_every_expectation_of_a_violation_holds(regenerated):
+    files, problems = regenerated
+    assert problems == []
+    assert "classic/diehard.base.NotSolved.dot" in files
+    assert "classic/missionaries.base.Solution.itf.json" in files
+
+
+def test_counterexamples_folder_is_up_to_date(regenerated):
+    files, _ = regenerated
+    committed = {p.relative_to(CX).as_posix() for p in CX.rglob("*") if p.is_file() and p.suffix != ".svg"}
+    assert sorted(committed) == sorted(files), HOW
+    for rel, text in files.items():
+        assert (CX / rel).read_text(encoding="utf-8") == text, f"{rel}: {HOW}"
+
+
+def _drawn(svg: str):
+    texts = sorted(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+    titles = sorted(re.findall(r"<title>([^<]*)</title>", svg))
+    return texts, titles
+
+
+def test_every_diagram_has_an_svg_drawn_from_its_dot(regenerated):
+    files, _ = regenerated
+    dots = [rel for rel in files if rel.endswith(".dot")]
+    assert dots
+    for rel in dots:
+        svg = CX / (rel[:-4] + ".svg")
+        assert svg.exists(), f"{svg.name} is missing: {HOW}"
+        if render.dot_available():
+            fresh = render.image(files[rel], "svg").decode("utf-8")
+            assert _drawn(svg.read_text(encoding="utf-8")) == _drawn(fresh), f"{svg.name}: {HOW}"
+
+
+def test_command_writes_into_a_folder_and_removes_stale_files(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "cx"
+    out.mkdir()
+    (out / "classic").mkdir()
+    (out / "classic" / "old.base.Gone.txt").write_text("stale")
+    (out / "notes.keep").write_text("not ours")
+    assert main(["counterexamples", "specs", "--out", str(out)]) == 0
+    assert not (out / "classic" / "old.base.Gone.txt").exists()
+    assert (out / "notes.keep").exists()
+    assert (out / "classic" / "diehard.base.NotSolved.txt").read_text() == \
+        (CX / "classic" / "diehard.base.NotSolved.txt").read_text()
+    assert "stale file removed" in capsys.readouterr().out
+
+
+def test_an_expectation_that_does_not_hold_fails_the_command(tmp_path, capsys):
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "ok.spec").write_text("var x: int = 0\naction A:\n    require x < 3\n    x = x + 1\n"
+                                   "invariant Small: x < 10\nexpect base violates Small\n")
+    assert main(["counterexamples", str(specs), "--out", str(tmp_path / "out")]) == 10
+    assert "expected `base violates Small`" in capsys.readouterr().err
+
+
+def test_text_artefact_has_no_timing(regenerated):
+    files, _ = regenerated
+    assert "Summary:" not in files["classic/diehard.base.NotSolved.txt"]
+    assert '"elapsed_s": null' in files["classic/diehard.base.NotSolved.json"]

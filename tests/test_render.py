@@ -1,0 +1,338 @@
+"""render.py: trace diagrams, swimlanes, state graphs; golden DOT; file names; rendering without `dot`.
+
+Golden files (tests/golden/render/*.dot) change only when the tests run with
+TLACHECK_UPDATE_GOLDEN=1; review the diff (and render the .dot to look at it).
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from checker import artefacts, render, stategraph
+from checker.cli import main, read_source
+from checker.explore import Options, explore
+from checker.model import build_model
+from checker.result import Step, Trace, Violation
+from tests.conftest import ROOT, SPECS, model_of
+
+GOLDEN = ROOT / "tests" / "golden" / "render"
+DIEHARD = str(SPECS / "classic" / "diehard.spec")
+HAS_DOT = render.dot_available()
+
+RACE = """
+spec Race
+
+enum Phase { Idle, Registered, Done }
+enum Reply { Old, Answer }
+
+var phase: Phase = Idle
+var running: bool = true
+var notified: bool = false
+var inbox: seq[Reply] = []
+
+action Register by Parent -> Runner:
+    require phase == Idle
+    phase = Registered
+
+action Complete by Runner -> Parent:
+    require phase == Registered
+    phase = Done
+    if not notified:
+        notified = true
+        inbox = inbox + [Answer]
+
+action Stop by Runner -> Parent:
+    require running
+    running = false
+    notified = true
+    inbox = inbox + [Old]
+
+action Reset by Scheduler:
+    require phase == Done
+    phase = Idle
+
+invariant AnswerDelivered: phase == Done implies Answer in elems(inbox)
+"""
+
+
+def golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("TLACHECK_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    assert path.exists(), f"missing golden file {path}; run with TLACHECK_UPDATE_GOLDEN=1 to create it"
+    assert text == path.read_text(), f"{name} differs from its golden file (TLACHECK_UPDATE_GOLDEN=1 updates it)"
+
+
+def diehard():
+    model = build_model(read_source(DIEHARD))
+    result = explore(model, Options(invariants=("NotSolved",)))
+    return model, result.violation
+
+
+def race():
+    model = model_of(RACE)
+    result = explore(model, Options(check_deadlock=False))
+    assert result.violation.name == "AnswerDelivered"
+    return model, result.violation
+
+
+def lasso(model):
+    """A hand-built lasso through the race model: Register, Complete, Reset, then back to state 2."""
+    s0 = next(model.init())
+    steps = [Step(None, (), s0)]
+    for name in ("Register", "Complete", "Reset"):
+        a = [i.name for i in model.action_info].index(name)
+        args, succ = next(iter(model.actions[a](steps[-1].state)))
+        steps.append(Step(a, args, succ))
+    register = [i.name for i in model.action_info].index("Register")
+    closing = Step(register, (), steps[2].state)
+    return Trace(tuple(steps), 1, closing)
+
+
+# ---------------------------------------------------------------- golden DOT
+
+def test_diehard_trace_golden():
+    model, v = diehard()
+    golden("diehard_trace.dot", render.trace_dot(model, v.trace, artefacts.headline(model, v, read_source(DIEHARD))))
+
+
+def test_race_swimlanes_golden():
+    model, v = race()
+    golden("race_swimlanes.dot", render.swimlanes_dot(model, v.trace, artefacts.headline(model, v)))
+
+
+def test_lasso_trace_and_swimlanes_golden():
+    model = model_of(RACE)
+    trace = lasso(model)
+    head = render.Headline("Race: a hand-built lasso", "loops forever")
+    dot = render.trace_dot(model, trace, head)
+    golden("race_lasso_trace.dot", dot)
+    golden("race_lasso_swimlanes.dot", render.swimlanes_dot(model, trace, head))
+    # the loop is a distinct dashed back edge from the last state to the loop state, labelled by its action
+    back = [line for line in dot.splitlines() if line.strip().startswith("s4 -> s2")]
+    assert len(back) == 1 and "dashed" in back[0] and "Register" in back[0] and "constraint=false" in back[0]
+
+
+def test_diehard_state_graph_golden():
+    model, v = diehard()
+    graph = stategraph.build(model)
+    golden("diehard_graph.dot", render.state_graph_dot(model, graph, artefacts.headline(model, v), v.trace))
+
+
+# ---------------------------------------------------------------- trace diagram details
+
+def test_trace_marks_initial_violating_and_changed_states():
+    model, v = diehard()
+    dot = render.trace_dot(model, v.trace, artefacts.headline(model, v))
+    assert "State 1 · initial state" in dot and "start -> s1" in dot
+    assert "violates NotSolved" in dot and render.VIOLATION in dot
+    assert "5 → 4" in dot  # the last step's change of big, old -> new
+    assert "7. " not in dot and "6. BigToSmall" in dot  # edges are numbered steps with their action
+
+
+def test_stuttering_lasso_is_a_self_loop():
+    model = model_of(RACE)
+    trace = lasso(model)
+    stutter = Trace(trace.steps, len(trace.steps) - 1, None)
+    dot = render.trace_dot(model, stutter)
+    assert re.search(r"s4 -> s4 .*stutters here forever", dot)
+
+
+def test_long_values_are_abbreviated_with_a_tooltip():
+    model = model_of("""
+        var xs: seq[int] = []
+        action Grow:
+            require len(xs) < 30
+            xs = xs + [len(xs) + 1000]
+        invariant Short: len(xs) < 20
+    """)
+    v = explore(model).violation
+    dot = render.trace_dot(model, v.trace, view=render.View(max_width=30))
+    assert "…" in dot
+    full = model.format_state(v.trace.steps[-1].state)["xs"]
+    assert f'TOOLTIP="{full}' in dot or full in dot  # the full value is kept for the tooltip
+
+
+def test_changed_only_groups_unchanged_runs():
+    model = model_of("""
+        var a: int = 0
+        var b: int = 0
+        var c: int = 0
+        var d: int = 0
+        action StepD:
+            d = d + 1
+        invariant Small: d < 2
+    """)
+    v = explore(model).violation
+    full = render.trace_dot(model, v.trace, view=render.View(changed_only=False))
+    short = render.trace_dot(model, v.trace, view=render.View(changed_only=True))
+    assert "3 unchanged: a, b, c" in short and "unchanged" not in full
+    # the first and the last state still list every variable
+    last = short.split("s3 [")[1]
+    assert ">a<" in last and ">c<" in last
+
+
+def test_changed_only_is_automatic_for_many_variables():
+    names = [f"v{i}" for i in range(render.AUTO_CHANGED_ONLY + 1)]
+    text = "\n".join(f"var {n}: int = 0" for n in names) + "\naction A:\n    v0 = v0 + 1\ninvariant I: v0 < 3\n"
+    model = model_of(text)
+    v = explore(model).violation
+    assert "unchanged" in render.trace_dot(model, v.trace)
+    assert "unchanged" not in render.trace_dot(model, v.trace, view=render.View(changed_only=False))
+
+
+# ---------------------------------------------------------------- swimlanes
+
+def test_swimlanes_columns_follow_by_and_arrows_follow_sends_to():
+    model, v = race()
+    columns, actors, targets = render.lanes(model, v.trace)
+    assert columns == ["Parent", "Runner"]  # Scheduler takes no step in this trace
+    dot = render.swimlanes_dot(model, v.trace)
+    # Register by Parent -> Runner: an arrow from Parent's column (c0) to Runner's (c1) on row 1
+    assert re.search(r"c0_1 -> c1_1 .*Register", dot)
+
+
+def test_actor_naming_a_parameter_gives_one_column_per_value():
+    model = model_of("""
+        const Procs: set[model] = {p1, p2}
+        var done: set[Procs] = {}
+        action Finish(p in Procs) by p:
+            require p not in done
+            done = done | {p}
+        invariant NotAll: len(done) < 2
+    """)
+    v = explore(model).violation
+    columns, actors, _ = render.lanes(model, v.trace)
+    assert columns == ["p1", "p2"] and actors[1:] == ["p1", "p2"]
+
+
+@pytest.mark.parametrize("names, expected", [
+    (("TM_Commit", "RM_Prepare"), ["TM", "RM"]),  # underscores: unambiguous
+    (("TMCommit", "RMPrepare"), ["TM", "RM"]),  # leading acronyms
+    (("TMCommit", "Prepare"), None),  # one action has no actor: one column
+    (("TM_Commit", "TM_Abort"), None),  # one actor only: one column
+])
+def test_actors_derived_from_names_only_when_unambiguous(names, expected):
+    actions = "\n".join(f"action {n}:\n    x = x + 1\n" for n in names)
+    model = model_of(f"spec Derived\nvar x: int = 0\n{actions}invariant I: x < 2\n")
+    v = explore(model).violation
+    columns, _, _ = render.lanes(model, v.trace)
+    if expected is None:
+        assert columns == ["Derived"]
+    else:
+        assert set(columns) <= set(expected) and columns
+
+
+# ---------------------------------------------------------------- state graph
+
+def test_state_graph_node_ids_are_stable_digests():
+    model, v = diehard()
+    graph = stategraph.build(model)
+    assert len(graph.states) == 16
+    dot = render.state_graph_dot(model, graph, None, v.trace)
+    ids = set(re.findall(r"^\t(s[0-9a-f]{12}) \[", dot, re.M))
+    assert len(ids) == 16
+    assert "0x" not in dot  # never a memory address
+    assert render.state_id(model, (0, 0)) == render.state_id(model, (0, 0))
+
+
+def test_state_graph_refuses_large_models_with_the_number(tmp_path, capsys):
+    model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")))
+    with pytest.raises(stategraph.TooLarge) as info:
+        stategraph.build(model, max_states=50)
+    assert info.value.exact and info.value.count == 288
+    code = main(["graph", str(SPECS / "classic" / "two_phase.spec"), "--out", str(tmp_path), "--max-states", "50"])
+    err = capsys.readouterr().err
+    assert code == 5 and "288 reachable states" in err and "at most 50" in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_graph_command_writes_dot_and_svg(tmp_path, capsys):
+    assert main(["graph", DIEHARD, "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "diehard.base.graph.dot").exists()
+    if HAS_DOT:
+        assert (tmp_path / "diehard.base.graph.svg").read_text().startswith("<?xml")
+
+
+# ---------------------------------------------------------------- files and names
+
+@pytest.mark.parametrize("text, expected", [
+    ("../../x", "x"), ("a/b\\c", "a_b_c"), ("..", "_"), ("", "_"), ("Not Solved!", "Not_Solved"),
+    ("x" * 100, "x" * 64),
+])
+def test_file_name_parts_are_sanitised(text, expected):
+    assert artefacts.safe_part(text) == expected
+
+
+def test_no_name_escapes_the_output_directory(tmp_path):
+    name = artefacts.stem("../../spec", "../v", "../../x")
+    assert "/" not in name and name.startswith("spec.")
+    assert artefacts.inside(tmp_path, name + ".dot").parent == tmp_path.resolve()
+    for bad in ("../x.dot", "/etc/x.dot", "a/../../x.dot", ""):
+        with pytest.raises(ValueError):
+            artefacts.inside(tmp_path, bad)
+
+
+def test_render_command_keeps_a_hostile_property_name_inside(tmp_path, capsys):
+    main(["check", DIEHARD, "--json", "--quiet"])
+    data = capsys.readouterr().out.replace('"name": "NotSolved"', '"name": "../../evil"')
+    saved = tmp_path / "trace.json"
+    saved.write_text(data)
+    out = tmp_path / "out"
+    assert main(["render", str(saved), "--out", str(out)]) == 0
+    written = sorted(p.name for p in out.iterdir())
+    assert "diehard.base.evil.dot" in written
+    assert not (tmp_path / "evil.dot").exists() and not list(tmp_path.parent.glob("evil*"))
+
+
+def test_check_render_writes_dot_and_image(tmp_path, capsys):
+    assert main(["check", DIEHARD, "--render", str(tmp_path), "--quiet"]) == 12
+    assert (tmp_path / "diehard.base.NotSolved.dot").exists()
+    if HAS_DOT:
+        assert (tmp_path / "diehard.base.NotSolved.svg").exists()
+        assert main(["check", DIEHARD, "--render", str(tmp_path / "png"), "--format", "png", "--swimlanes",
+                     "--quiet"]) == 12
+        assert (tmp_path / "png" / "diehard.base.NotSolved.swimlanes.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_without_dot_only_dot_files_are_written_and_one_line_says_how(tmp_path, capsys, monkeypatch):
+    def missing(source, fmt):
+        raise render.DotMissing("no dot")
+
+    monkeypatch.setattr(render, "image", missing)
+    assert main(["check", DIEHARD, "--render", str(tmp_path), "--quiet"]) == 12
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["diehard.base.NotSolved.dot"]
+    notes = [line for line in capsys.readouterr().err.splitlines() if "graphviz" in line.lower()]
+    assert len(notes) == 1 and "apt-get install graphviz" in notes[0]
+
+
+def test_render_of_a_saved_trace_equals_check_render(tmp_path, capsys):
+    assert main(["check", DIEHARD, "--render", str(tmp_path / "a"), "--quiet"]) == 12
+    capsys.readouterr()
+    main(["check", DIEHARD, "--json", "--quiet"])
+    saved = tmp_path / "t.json"
+    saved.write_text(capsys.readouterr().out)
+    assert main(["render", str(saved), "--out", str(tmp_path / "b")]) == 0
+    a = (tmp_path / "a" / "diehard.base.NotSolved.dot").read_text()
+    assert a == (tmp_path / "b" / "diehard.base.NotSolved.dot").read_text()
+
+
+def test_output_is_byte_identical_across_processes(tmp_path):
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / seed
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        subprocess.run([sys.executable, "-m", "checker", "check", DIEHARD, "--render", str(out), "--quiet",
+                        "--itf", str(out / "t.itf.json")], env=env, capture_output=True, cwd=ROOT)
+        outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert outs[0] == outs[1] and "diehard.base.NotSolved.dot" in outs[0]
+
+
+def test_violation_without_trace_writes_nothing(tmp_path, capsys):
+    model, _ = diehard()
+    files = artefacts.diagrams(model, Violation("invariant", "X", Trace((Step(None, (), (0, 0)),))), None)
+    assert set(files) == {".dot"}
