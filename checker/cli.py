@@ -2,7 +2,8 @@
 
 Exit codes (docs/cli.md): 0 no error, 1 internal error, 2 usage error,
 3 spec error (syntax, names, types), 4 evaluation error, 5 stopped at a limit,
-11 deadlock, 12 safety violation, 13 liveness violation.
+10 an `expect` line does not hold, 11 deadlock, 12 safety violation,
+13 liveness violation, 14 a saved trace does not replay.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ import json
 import sys
 
 from checker import __version__
+from checker.artefacts import run_json
 from checker.errors import Diagnostic, EvalError, SpecError, TlacheckError, UsageError
 from checker.explore import Options, Progress, explore
 from checker.model import build_model
-from checker.report import errors_json, format_result, result_json
+from checker.report import errors_json, format_result
 from checker.result import Verdict
 from checker.source import Source
 
@@ -26,6 +28,7 @@ EXIT_SPEC = 3
 EXIT_EVAL = 4
 EXIT_LIMIT = 5
 EXIT_VERIFY_FAILED = 10
+EXIT_NO_REPLAY = 14
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,6 +60,10 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="list every variable in every state of a trace (default: only the changed ones)")
     check.add_argument("--variant", metavar="NAME", default="base",
                        help="check this variant of the spec instead of the base spec")
+    check.add_argument("--render", metavar="DIR",
+                       help="write the counterexample as a Graphviz diagram (.dot and .svg) into DIR")
+    _add_render_options(check, "with --render")
+    check.add_argument("--itf", metavar="FILE", help="write the counterexample as an ITF trace (Apalache, Quint)")
     verify = sub.add_parser("verify", help="check every variant of each spec against its `expect` lines",
                             description="For each spec, explore the base spec and every variant named in an "
                                         "`expect` line; print one table row per expectation.")
@@ -83,7 +90,59 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="instead of proving, show the inputs where FUNC differs between --variant and --against")
     prove.add_argument("--against", metavar="VARIANT", help="the variant to compare with (for --diff)")
     prove.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
+    _add_counterexample_commands(sub)
     return parser
+
+
+def _add_render_options(p, needs: str) -> None:
+    suffix = f" ({needs})" if needs else ""
+    p.add_argument("--format", choices=("svg", "png"), default="svg", help=f"image format, default svg{suffix}")
+    p.add_argument("--swimlanes", action="store_true",
+                   help=f"also draw a swimlane diagram, one column per actor{suffix}")
+    p.add_argument("--changed-only", action="store_true",
+                   help=f"list only the variables each step changed (default when there are over 6){suffix}")
+    p.add_argument("--all-variables", action="store_true", help=f"list every variable in every state{suffix}")
+
+
+def _add_counterexample_commands(sub) -> None:
+    render = sub.add_parser("render", help="draw a saved counterexample (check --json output or ITF)",
+                            description="Draw a counterexample saved by `tlacheck check --json` (or an ITF trace) "
+                                        "as Graphviz diagrams. The spec is the one recorded in the trace, or --spec.")
+    render.add_argument("trace", metavar="TRACE", help="the saved .json or .itf.json file")
+    render.add_argument("--out", metavar="DIR", required=True, help="write the .dot and image files into DIR")
+    render.add_argument("--spec", metavar="FILE", help="the spec (default: the file recorded in the trace)")
+    render.add_argument("--variant", metavar="NAME", help="the variant (default: the one recorded in the trace)")
+    render.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                        help="override a constant (default: the overrides recorded in the trace)")
+    _add_render_options(render, "")
+    graph = sub.add_parser("graph", help="draw the whole reachable state graph of a small model",
+                           description="Draw every reachable state and transition, the counterexample (if any) "
+                                       "in bold red. Refuses models with more than --max-states states.")
+    graph.add_argument("file", metavar="FILE", help="the .spec file")
+    graph.add_argument("--out", metavar="DIR", required=True, help="write the .dot and image files into DIR")
+    graph.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                       help="override a constant (repeatable)")
+    graph.add_argument("--variant", metavar="NAME", default="base", help="draw this variant of the spec")
+    graph.add_argument("--format", choices=("svg", "png"), default="svg", help="image format, default svg")
+    graph.add_argument("--max-states", type=_positive_int, default=300, metavar="N",
+                       help="refuse graphs with more than N states (default 300)")
+    graph.add_argument("--no-deadlock", action="store_true", help="do not look for a deadlock to highlight")
+    replay = sub.add_parser("replay", help="re-execute a saved counterexample against a spec or a fixed variant",
+                            description="Re-execute a saved trace (check --json output or ITF) step by step. "
+                                        "Exit 0: it replays; exit 14: it does not (the report says at which step "
+                                        "and which guard or assignment is responsible).")
+    replay.add_argument("file", metavar="FILE", help="the .spec file")
+    replay.add_argument("trace", metavar="TRACE", help="the saved .json or .itf.json file")
+    replay.add_argument("--variant", metavar="NAME", default="base", help="replay against this variant")
+    replay.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                        help="override a constant (default: the overrides recorded in the trace)")
+    replay.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    cx = sub.add_parser("counterexamples", help="regenerate counterexamples/ from the specs' `expect` lines",
+                        description="For every `expect VARIANT violates NAME` and `expect VARIANT deadlocks` line "
+                                    "of the specs under SPECS, write the text trace, JSON, ITF, DOT and SVG into "
+                                    "OUT, mirroring the folders of SPECS. Files no longer produced are removed.")
+    cx.add_argument("specs", metavar="SPECS", nargs="?", default="specs", help="folder of specs (default specs)")
+    cx.add_argument("--out", metavar="DIR", default="counterexamples", help="output folder (default counterexamples)")
 
 
 def _positive_int(text: str) -> int:
@@ -225,11 +284,14 @@ def _check(args, sources: dict[str, Source]) -> int:
     )
     result = explore(model, options, progress=None if args.quiet else _progress)
     if args.json:
-        print(json.dumps(result_json(model, result, args.file), indent=2))
+        print(json.dumps(run_json(model, result, args.file, args.variant, parse_defines(args.defines)),
+                         indent=2))
     else:
         print(format_result(model, result, args.file, args.full_states), end="")
     if result.verdict == Verdict.ERROR and result.error is not None:
         print(result.error.diagnostic().render(sources), file=sys.stderr)
+    if args.render or args.itf:
+        _write_counterexample(args, model, result, source)
     return result.verdict.exit_code
 
 
@@ -295,8 +357,317 @@ def _prove(args, sources: dict[str, Source]) -> int:
     return {Outcome.PROVED: EXIT_OK, Outcome.REFUTED: EXIT_REFUTED, Outcome.UNKNOWN: EXIT_LIMIT}[report.outcome]
 
 
+# ---------------------------------------------------------------- counterexamples: diagrams, ITF, replay
+
+_NO_DOT = ("tlacheck: the `dot` program is not installed, so only .dot files were written: install Graphviz "
+           "(Debian/Ubuntu `apt-get install graphviz`, macOS `brew install graphviz`) or run "
+           "`dot -Tsvg FILE.dot -o FILE.svg`")
+
+
+def _write_text(path, text: str) -> None:
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _write_diagrams(out_dir: str, stem: str, dots: dict[str, str], fmt: str) -> tuple[list[str], bool]:
+    """Write each DOT source and, with the `dot` program, its image. Returns the paths written
+    (as the user would type them) and whether `dot` was missing."""
+    import os
+
+    from checker import render
+    from checker.artefacts import inside
+
+    written, missing = [], False
+    for suffix, source in dots.items():
+        path = inside(out_dir, stem + suffix)
+        _write_text(path, source)
+        written.append(os.path.join(out_dir, stem + suffix))
+        if missing:
+            continue
+        try:
+            data = render.image(source, fmt)
+        except render.DotMissing:
+            missing = True
+            continue
+        image = path.with_suffix("." + fmt)
+        try:
+            image.write_bytes(data)
+        except OSError as exc:
+            raise UsageError(f"cannot write {image}: {exc.strerror}") from None
+        written.append(os.path.join(out_dir, image.name))
+    return written, missing
+
+
+def _write_counterexample(args, model, result, source) -> None:
+    """`check --render DIR` and `check --itf FILE`."""
+    from checker import artefacts, itf, render
+
+    v = result.violation
+    if v is None or not v.trace.steps:
+        print("tlacheck: no counterexample to write", file=sys.stderr)
+        return
+    if args.render:
+        stem = artefacts.stem(artefacts.spec_stem(args.file), args.variant, artefacts.property_name(v))
+        dots = artefacts.diagrams(model, v, source, _view(args),
+                                  True if args.swimlanes else None)
+        written, missing = _write_diagrams(args.render, stem, dots, args.format)
+        print(f"tlacheck: wrote {', '.join(written)}", file=sys.stderr)
+        if missing:
+            print(_NO_DOT, file=sys.stderr)
+    if args.itf:
+        data = itf.trace_itf(model, v.trace, source=args.file, status=artefacts.STATUS.get(v.kind, "violation"),
+                             kind=v.kind, name=v.name, variant=args.variant)
+        _write_text(args.itf, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        print(f"tlacheck: wrote {args.itf}", file=sys.stderr)
+
+
+def _view(args):
+    from checker import render
+
+    return render.View(changed_only=True if args.changed_only else False if args.all_variables else None)
+
+
+def _read_json(path: str):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}",
+                         "give the output of `tlacheck check --json` or an ITF trace") from None
+
+
+def _recorded(data) -> tuple[str | None, str | None, dict]:
+    """The spec file, variant and `-D` overrides a saved trace records (tlacheck JSON or ITF)."""
+    from checker import itf
+
+    if itf.is_itf(data):
+        meta = data.get("#meta") if isinstance(data.get("#meta"), dict) else {}
+        return meta.get("source"), meta.get("variant"), {}
+    if isinstance(data, dict):
+        defines = data.get("defines") if isinstance(data.get("defines"), dict) else {}
+        return data.get("file"), data.get("variant"), {str(k): str(v) for k, v in defines.items()}
+    return None, None, {}
+
+
+def _load_saved(data, model, path: str):
+    from checker import savedtrace
+
+    try:
+        return savedtrace.load(data, model)
+    except savedtrace.TraceFileError as exc:
+        raise UsageError(f"{path}: {exc}", "give the output of `tlacheck check --json` or an ITF trace") from None
+
+
+def _render(args, sources: dict[str, Source]) -> int:
+    """`tlacheck render TRACE --out DIR`: diagrams of a saved counterexample."""
+    from checker import artefacts, render, savedtrace
+    from checker.result import Violation
+
+    data = _read_json(args.trace)
+    spec_file, variant, defines = _recorded(data)
+    spec_file = args.spec or spec_file
+    if not spec_file:
+        raise UsageError(f"{args.trace} does not say which spec it comes from", "give the spec with --spec FILE")
+    variant = args.variant or variant or "base"
+    overrides = parse_defines(args.defines) if args.defines else defines
+    source = read_source(spec_file)
+    sources[source.name] = source
+    model = build_model(source, dict(overrides), variant)
+    saved = _load_saved(data, model, args.trace)
+    try:
+        trace = savedtrace.to_trace(saved, model)
+    except savedtrace.TraceFileError as exc:
+        raise UsageError(f"{args.trace}: {exc}", "render it with the spec it was saved from (--spec, --variant), "
+                         "or check that it still replays with `tlacheck replay`") from None
+    violation = Violation(saved.kind or "trace", saved.name, trace)
+    stem = artefacts.stem(artefacts.spec_stem(spec_file), variant, saved.name or saved.kind or "trace")
+    dots = artefacts.diagrams(model, violation, source, _view(args),
+                              True if args.swimlanes else None)
+    written, missing = _write_diagrams(args.out, stem, dots, args.format)
+    print(f"tlacheck: wrote {', '.join(written)}")
+    if missing:
+        print(_NO_DOT, file=sys.stderr)
+    return EXIT_OK
+
+
+def _graph(args, sources: dict[str, Source]) -> int:
+    """`tlacheck graph FILE --out DIR`: the whole reachable state graph, the counterexample highlighted."""
+    from checker import artefacts, render, stategraph
+    from checker.runtime import Fault
+
+    overrides = parse_defines(args.defines)
+    source = read_source(args.file)
+    sources[source.name] = source
+    model = build_model(source, overrides, args.variant)
+    try:
+        graph = stategraph.build(model, args.max_states)
+        bad = frozenset(i for i, s in enumerate(graph.states) if not all(inv(s) for _, inv in model.invariants))
+    except stategraph.TooLarge as exc:
+        count = f"{exc.count:,}" if exc.exact else f"more than {exc.count:,}"
+        print(f"tlacheck: the state graph of {model.name} has {count} reachable states; `tlacheck graph` draws "
+              f"at most {args.max_states:,}", file=sys.stderr)
+        print("  = hint: make the model smaller with -D, raise --max-states (big graphs are hard to read), "
+              "or draw just the counterexample with `tlacheck check --render DIR`", file=sys.stderr)
+        return EXIT_LIMIT
+    except Fault as fault:
+        raise model.eval_error(fault) from None
+    result = explore(model, Options(check_deadlock=not args.no_deadlock))
+    v = result.violation
+    headline = artefacts.headline(model, v, source) if v is not None and v.trace.steps else None
+    dot = render.state_graph_dot(model, graph, headline, v.trace if headline else None, bad)
+    stem = ".".join((artefacts.safe_part(artefacts.spec_stem(args.file)), artefacts.safe_part(args.variant), "graph"))
+    written, missing = _write_diagrams(args.out, stem, {".dot": dot}, args.format)
+    print(f"tlacheck: {len(graph.states):,} states, {len(graph.edges):,} transitions; wrote {', '.join(written)}")
+    if missing:
+        print(_NO_DOT, file=sys.stderr)
+    return EXIT_OK
+
+
+def _replay(args, sources: dict[str, Source]) -> int:
+    """`tlacheck replay FILE TRACE`: exit 0 when the trace replays, 14 when it does not."""
+    from checker.replay import replay
+
+    data = _read_json(args.trace)
+    _, _, defines = _recorded(data)
+    overrides = parse_defines(args.defines) if args.defines else defines
+    source = read_source(args.file)
+    sources[source.name] = source
+    model = build_model(source, dict(overrides), args.variant)
+    saved = _load_saved(data, model, args.trace)
+    result = replay(model, saved)
+    if args.json:
+        print(json.dumps(_replay_json(result, args), indent=2))
+    else:
+        print(_replay_text(result, args, model, saved, sources), end="")
+    return EXIT_OK if result.replays else EXIT_NO_REPLAY
+
+
+def _replay_json(result, args) -> dict:
+    return {
+        "tool": "tlacheck", "version": __version__, "file": args.file, "trace": args.trace, "variant": args.variant,
+        "replays": result.replays, "outcome": result.outcome.value, "message": result.message,
+        "step": result.step, "action": result.action, "replayed": result.replayed, "total_steps": result.total_steps,
+        "causes": [{"message": c.message, "file": c.span.file if c.span else None,
+                    "line": c.span.line if c.span else None, "column": c.span.column if c.span else None}
+                   for c in result.causes],
+        "differences": [{"variable": n, "recorded": a, "replayed": b} for n, a, b in result.differences],
+        "still_violates": result.still_violates, "notes": list(result.notes),
+    }
+
+
+def _replay_text(result, args, model, saved, sources) -> str:
+    out = [f"tlacheck {__version__}: replaying {args.trace} against {args.file} "
+           f"(spec {model.name}, variant {args.variant})", ""]
+    if result.replays:
+        n = result.total_steps
+        out.append(f"The trace replays: all {n} step{'s' if n != 1 else ''} are enabled and reach the recorded "
+                   "states.")
+        if result.still_violates is True:
+            out.append(f"Its last state still violates invariant {saved.name}.")
+        elif result.still_violates is False:
+            out.append(f"Its last state no longer violates invariant {saved.name}.")
+    else:
+        out.append(f"The trace does not replay: {result.message}.")
+        if result.step:
+            out.append(f"Steps replayed before it: {result.replayed} of {result.total_steps}.")
+        for cause in result.causes:
+            out.append("")
+            out += _quote(cause, sources)
+        if result.differences:
+            out.append("")
+            rows = list(result.differences)
+            width = max(len(n) for n, _, _ in rows + [("variable", "", "")])
+            rec = max(len(a) for _, a, _ in rows + [("", "recorded", "")])
+            out.append(f"  {'variable':<{width}}  {'recorded':<{rec}}  replayed")
+            out += [f"  {n:<{width}}  {a:<{rec}}  {b}" for n, a, b in rows]
+    if result.notes:
+        out.append("")
+        out += [f"note: {n}" for n in result.notes]
+    return "\n".join(out) + "\n"
+
+
+def _quote(cause, sources) -> list[str]:
+    """`file:line:col: message`, then the source line with a caret under the place."""
+    span = cause.span
+    if span is None:
+        return [cause.message]
+    out = [f"{span}: {cause.message}"]
+    src = sources.get(span.file)
+    text = src.line_text(span.line) if src else ""
+    if text:
+        gutter = f"{span.line:>4} | "
+        width = span.end_column - span.column if span.end_line == span.line and span.end_column > span.column else 1
+        out.append(gutter + text.rstrip())
+        out.append(" " * (len(gutter) + span.column - 1) + "^" * max(1, width))
+    return out
+
+
+_GENERATED = (".txt", ".json", ".dot", ".svg", ".md")
+
+
+def _counterexamples(args, sources: dict[str, Source]) -> int:
+    """`tlacheck counterexamples [SPECS] [--out DIR]`: regenerate the counterexamples folder."""
+    from pathlib import Path
+
+    from checker import artefacts, render
+
+    if not Path(args.specs).is_dir():
+        raise UsageError(f"{args.specs} is not a folder of specs")
+
+    def read(path: str) -> Source:
+        src = read_source(path)
+        sources[src.name] = src
+        return src
+
+    files, problems = artefacts.regenerate(args.specs, read)
+    out = Path(args.out)
+    written: set[Path] = set()
+    missing = False
+    for rel, text in sorted(files.items()):
+        path = artefacts.inside(out, rel)
+        _write_text(path, text)
+        written.add(path)
+        if rel.endswith(".dot") and not missing:
+            try:
+                image = render.image(text, "svg")
+            except render.DotMissing:
+                missing = True
+                continue
+            path.with_suffix(".svg").write_bytes(image)
+            written.add(path.with_suffix(".svg"))
+    removed = 0
+    for path in sorted(out.resolve().rglob("*")):
+        if path.is_file() and path.suffix in _GENERATED and path not in written \
+                and not (missing and path.suffix == ".svg"):
+            path.unlink()
+            removed += 1
+    count = sum(1 for rel in files if rel.endswith(".itf.json"))
+    print(f"tlacheck: {count} counterexample{'s' if count != 1 else ''}, {len(written)} files written into "
+          f"{args.out}" + (f", {removed} stale file{'s' if removed != 1 else ''} removed" if removed else ""))
+    if missing:
+        print(_NO_DOT, file=sys.stderr)
+    for p in problems:
+        print(f"tlacheck: error: {p}", file=sys.stderr)
+    return EXIT_VERIFY_FAILED if problems else EXIT_OK
+
+
 # Subcommand name -> function(args, sources) returning the exit code.
 _COMMANDS = {
+    "render": _render,
+    "graph": _graph,
+    "replay": _replay,
+    "counterexamples": _counterexamples,
     "check": _check,
     "verify": _verify,
     "prove": _prove,

@@ -62,7 +62,7 @@ class _Scope:
 
 def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None) -> ir.Spec:
     """Resolve and typecheck a parsed spec. `overrides` maps constant names to `-D` value texts."""
-    return _Checker(tree, source, overrides or {}).run()
+    return _Checker(tree, source, dict(overrides or {})).run()
 
 
 class _Checker:

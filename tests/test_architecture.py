@@ -10,13 +10,13 @@ OWNERS = {"lark": {"parser"}, "z3": {"smt"}, "graphviz": {"render"}, "networkx":
 
 # Pipeline order: a module may import only modules at its own layer or before it.
 LAYERS = [
-    {"source", "errors", "types", "runtime", "syntax", "ir", "result"},
-    {"parser", "values"},
+    {"source", "errors", "types", "runtime", "syntax", "ir", "result", "fingerprints"},
+    {"parser", "values", "proof"},
     {"typecheck", "variants"},
     {"codegen"},
     {"model"},
     {"liveness"},
-    {"explore", "stategraph"},
+    {"explore", "stategraph", "smt"},
     {"verify"},
     {"report", "itf", "savedtrace", "render", "replay"},
     {"artefacts"},
