@@ -130,6 +130,7 @@ class PathStep:
     kind: str  # "map", "seq", "field"
     index: Expr | int  # the key/position expression, or the field's position
     span: Span
+    container: Type | None = None  # the type of the map or sequence indexed (for messages)
 
 
 @dataclass(frozen=True)
@@ -296,3 +297,62 @@ class Spec:
     fairness: tuple[Fairness, ...] = ()
     theorems: tuple[Theorem, ...] = ()
     warnings: tuple = field(default=())
+
+
+# ---------------------------------------------------------------- analyses shared by later stages
+
+def children(e: Expr) -> tuple:
+    """The direct sub-expressions of `e`."""
+    if isinstance(e, Prim):
+        return e.args
+    if isinstance(e, IfE):
+        return (e.cond, e.then, e.orelse)
+    if isinstance(e, LetE):
+        return (e.value, e.body)
+    if isinstance(e, CallDef):
+        return e.args
+    if isinstance(e, Build):
+        return e.items
+    if isinstance(e, Comp):
+        parts = [d for _, d in e.generators] + [e.body]
+        if e.cond is not None:
+            parts.append(e.cond)
+        if e.key is not None:
+            parts.append(e.key)
+        return tuple(parts)
+    return ()
+
+
+def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[set[int], set[int]]:
+    """(state slots, constant indices) that evaluating `e` reads, through function calls too."""
+    slots: set[int] = set()
+    consts: set[int] = set()
+
+    def walk(x):
+        if isinstance(x, VarRef):
+            slots.add(x.slot)
+        elif isinstance(x, ConstRef):
+            consts.add(x.index)
+        elif isinstance(x, CallDef):
+            slots.update(function_reads[x.index][0])
+            consts.update(function_reads[x.index][1])
+        for c in children(x):
+            walk(c)
+
+    walk(e)
+    return slots, consts
+
+
+def function_reads(functions) -> list[tuple[frozenset, frozenset]]:
+    """For each function, the state slots and constants it reads, directly or through calls (a fixpoint)."""
+    out: list[tuple[frozenset, frozenset]] = [(frozenset(), frozenset()) for _ in functions]
+    changed = True
+    while changed:
+        changed = False
+        for i, f in enumerate(functions):
+            slots, consts = reads(f.body, out)
+            new = (frozenset(slots), frozenset(consts))
+            if new != out[i]:
+                out[i] = new
+                changed = True
+    return out

@@ -108,7 +108,7 @@ class Model:
             return _MESSAGES[code].format(format_value(vals[0], detail.key), format_value(vals[1], detail.value),
                                           format_value(vals[2], detail.value))
         if code == "E401":
-            return "key is not in the domain of the map"
+            return "the key is not in the domain of the map (a map's domain is fixed when it is built)"
         if code == "E405":
             return "index is out of range for the sequence"
         return _MESSAGES.get(code, "evaluation failed").format(*vals)
@@ -126,7 +126,8 @@ def compile_spec(spec: ir.Spec) -> Model:
     generated = codegen.generate(spec)
     namespace: dict = {name: getattr(runtime, target) for name, target in codegen.RUNTIME_NAMES.items()}
     namespace["__builtins__"] = {"len": len, "frozenset": frozenset, "sorted": sorted, "all": all, "any": any,
-                                 "sum": sum, "range": range, "min": min, "max": max, "tuple": tuple}
+                                 "sum": sum, "range": range, "min": min, "max": max, "tuple": tuple,
+                                 "enumerate": enumerate}
     code = compile(generated.source, f"<tlacheck model {spec.name}>", "exec")
     exec(code, namespace)  # the source holds generated identifiers and int/bool literals only
     model = Model(spec, generated, namespace, [])

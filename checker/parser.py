@@ -168,7 +168,9 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = None
         if char == "\t":
             hint = "use spaces to indent"
-        elif char in "\"'":
+        elif char == "'":
+            hint = "no primes needed: inside an action, `x = e` sets the next value of x"
+        elif char == '"':
             hint = "the language has no strings: use an enum member or a model value"
         elif char == "=":
             hint = "compare with `==`; assign with `=` only at the start of a statement"
@@ -201,7 +203,7 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = "this line is indented more than the one before it"
     if token.type == "STRING":
         hint = "the language has no strings (they only describe variants): use an enum member or a model value"
-    code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E001"
+    code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E004" if token.type == "$END" else "E001"
     return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
 
 
@@ -606,6 +608,9 @@ class _Builder(Transformer):
 
     def empty_set(self, meta, c):
         return S.SetLit(self.sp(meta), ())
+
+    def empty_map(self, meta, c):
+        return S.MapLit(self.sp(meta), ())
 
     def set_lit(self, meta, c):
         return S.SetLit(self.sp(meta), tuple(c))

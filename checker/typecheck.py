@@ -70,6 +70,7 @@ class _Checker:
         self.tree = tree
         self.source = source
         self.overrides = overrides
+        self.override_names = set(overrides)
         self.warnings = Warnings()
         self.sorts: dict[str, T.SortT] = {}
         self.atoms: dict[str, list[tuple[T.SortT, int]]] = {}
@@ -118,13 +119,15 @@ class _Checker:
         properties = [self._check_property(d) for d in decls if isinstance(d, S.PropertyDecl)]
         fairness = [self._check_fairness(d) for d in decls if isinstance(d, S.FairDecl)]
         theorems = [self._check_theorem(d) for d in decls if isinstance(d, S.TheoremDecl)]
+        self._check_evaluation_order(functions)
         for slot, var in enumerate(self.variables):
             if slot not in self.reads:
                 self.warnings.add("W201", f"variable `{var.name}` is never read", var.span,
                                   "remove it, or use it in a guard, an invariant or an expression")
         if not actions and self.variables:
             self.warnings.add("W202", "the spec declares no action", self.tree.span,
-                              "every initial state will be reported as a deadlock")
+                              "the initial state will be reported as a deadlock (use --no-deadlock, "
+                              "or `tlacheck prove` for theorems)")
         return ir.Spec(
             name=self.tree.name or _stem(self.source.name),
             file=self.source.name,
@@ -141,6 +144,28 @@ class _Checker:
             theorems=tuple(theorems),
             warnings=tuple(self.warnings.items),
         )
+
+    def _check_evaluation_order(self, functions: list[ir.Function]) -> None:
+        """Constants are computed once, in order, before any state exists; initial values in
+        declaration order. Calls to functions must respect that too."""
+        fr = ir.function_reads(functions)
+        for i, c in enumerate(self.constants):
+            slots, consts = ir.reads(c.value, fr)
+            if slots:
+                name = self.variables[min(slots)].name
+                raise _err("E117", f"constant `{c.name}` depends on state variable `{name}`", c.value.span,
+                           "constants are computed before any state exists; use a `def` instead")
+            later = [j for j in consts if j >= i]
+            if later:
+                raise _err("E111", f"constant `{c.name}` depends on `{self.constants[min(later)].name}`, "
+                           "declared at or after it", c.value.span, "declare constants before the ones that use them")
+        for i, v in enumerate(self.variables):
+            slots, _ = ir.reads(v.init, fr)
+            later = [j for j in slots if j >= i]
+            if later:
+                raise _err("E111", f"the initial value of `{v.name}` depends on "
+                           f"`{self.variables[min(later)].name}`, not yet initialised", v.init.span,
+                           "initial values may read constants and variables declared above")
 
     def _check_duplicates(self, decls) -> None:
         seen: dict[str, S.Decl] = {}
@@ -189,6 +214,9 @@ class _Checker:
             raise _err("E110", f"constant `{d.name}` has no value", d.name_span,
                        f"give it a default (`= {{a, b}}`) or pass -D {d.name}={{a,b}}")
         if not isinstance(expr, S.SetLit) or not all(isinstance(e, S.Name) for e in expr.elements):
+            if d.name in self.override_names:
+                raise UsageError(f"-D {d.name}: the value must be a set of model-value names, like {{r1, r2}}",
+                                 f"quote it for the shell: -D '{d.name}={{r1,r2}}'")
             raise _err("E102", f"the value of `{d.name}` must be a set of model-value names like {{r1, r2}}",
                        expr.span)
         members = tuple(e.name for e in expr.elements)
@@ -515,11 +543,11 @@ class _Checker:
                 t = t.fields[pos][1]
             elif isinstance(t, T.MapT):
                 key = self._expect(self.infer(step, t.key), t.key, "the key")
-                steps.append(ir.PathStep("map", key, span))
+                steps.append(ir.PathStep("map", key, span, t))
                 t = t.value
             elif isinstance(t, T.SeqT):
                 pos = self._expect(self.infer(step, T.INT), T.INT, "a sequence index")
-                steps.append(ir.PathStep("seq", pos, span))
+                steps.append(ir.PathStep("seq", pos, span, t))
                 t = t.element
             else:
                 raise _err("E102", f"cannot index into {t}", span, "only maps and sequences can be updated by `[...]`")
@@ -689,6 +717,10 @@ class _Checker:
             left, right = self._pair(e.left, e.right)
             if T.join(left.type, right.type) is None:
                 raise _err("E102", f"cannot compare {left.type} with {right.type}", e.span)
+            for a, b in ((left, right), (right, left)):
+                if isinstance(a, ir.Lit) and a.value is NONE and not isinstance(b.type, (T.OptionT, T.AnyT)):
+                    raise _err("E102", f"{_article(b.type)} is never `none`", e.span,
+                               "only option types (`T?`) have the value none")
             return ir.Prim(T.BOOL, e.span, "eq" if op == "==" else "ne", (left, right))
         if op in ("<", "<=", ">", ">="):
             left = self._int(e.left, f"the left side of `{op}`")
@@ -1085,6 +1117,11 @@ def _infer_binder_types(d: S.TheoremDecl, defs: dict) -> dict[str, tuple[T.Type,
 
     walk(d.body)
     return found
+
+
+def _article(t: T.Type) -> str:
+    text = str(t)
+    return ("an " if text[:1] in "aeiou" else "a ") + text
 
 
 def _stem(path: str) -> str:
