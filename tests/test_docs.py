@@ -1,0 +1,56 @@
+"""Every ```spec example in docs/language.md runs with the outcome the page states.
+
+Markers before an example: `<!-- args: ... -->` (command-line flags) and
+`<!-- exit: N -->` (the expected exit code; default 0).
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from checker.cli import main
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "language.md"
+DIRECTIVE = re.compile(r"^<!-- (args|exit): (.*?) -->$")
+
+
+def examples():
+    lines = DOC.read_text(encoding="utf-8").split("\n")
+    pending: dict[str, str] = {}
+    out = []
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        m = DIRECTIVE.match(line)
+        if m:
+            pending[m.group(1)] = m.group(2)
+        elif line == "```spec":
+            j = i + 1
+            while lines[j].strip() != "```":
+                j += 1
+            out.append(pytest.param("\n".join(lines[i + 1:j]) + "\n", pending.get("args", ""),
+                                    int(pending.get("exit", "0")), id=f"line{i + 1}"))
+            pending = {}
+            i = j
+        elif line.startswith("#"):
+            pending = {}
+        i += 1
+    return out
+
+
+EXAMPLES = examples()
+
+
+def test_the_page_has_examples():
+    assert len(EXAMPLES) > 25
+
+
+@pytest.mark.parametrize("text, args, exit_code", EXAMPLES)
+def test_example_runs_as_documented(text, args, exit_code, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "example.spec").write_text(text)
+    code = main(["check", "example.spec", "--quiet", *args.split()])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "internal error" not in captured.err
+    assert code == exit_code, captured.out + captured.err
