@@ -227,6 +227,12 @@ def format_verify(rows) -> str:
     lines.append("  ".join("-" * w for w in widths))
     for row in table:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    replays = [r for r in rows if getattr(r, "replay", None)]
+    if replays:
+        lines.append("")
+        lines.append("Base counterexamples against the fixes:")
+        for r in replays:
+            lines.append(f"  {r.variant} / {r.check}: {r.replay}")
     failed = [r for r in rows if not r.ok]
     lines.append("")
     lines.append(f"{len(rows) - len(failed)} of {len(rows)} expectations met" +

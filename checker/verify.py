@@ -40,6 +40,7 @@ class Row:
     model: Model | None
     note: str = ""
     span: object = None
+    replay: str | None = None  # for a fix that holds: where the base counterexample is now blocked
 
     @property
     def ok(self) -> bool:
@@ -64,7 +65,46 @@ def verify_source(source: Source, overrides: dict | None = None) -> list[Row]:
         if e.name not in runs:
             runs[e.name] = _explore(source, overrides, e.name)
         rows.append(_row(source, tree, e, runs[e.name]))
+    _replay_base_counterexamples(source, overrides, rows, runs)
     return rows
+
+
+def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], runs: dict) -> None:
+    """For each fix that makes a check hold which the base spec violates, replay the base
+    counterexample against the fix and record the step (and guard) that now blocks it."""
+    from checker.replay import replay
+    from checker.report import trace_json
+    from checker.savedtrace import TraceFileError, load
+
+    candidates = [r for r in rows if r.variant != BASE and r.got == "holds" and r.check not in ("all checks", "deadlock")]
+    if not candidates:
+        return
+    if BASE not in runs:
+        runs[BASE] = _explore(source, overrides, BASE)
+    base = runs[BASE]
+    for row in candidates:
+        violation = next((v for v in base.result.violations if v.name == row.check and v.trace.steps), None)
+        if violation is None:
+            continue
+        t = violation.trace
+        saved = {"kind": violation.kind, "name": violation.name, "trace": trace_json(base.model, t),
+                 "loop_index": t.loop_index, "closing": None if t.closing is None else {
+                     "action": base.model.action_info[t.closing.action].name,
+                     "args": base.model.args_json(t.closing.action, t.closing.args)}}
+        try:
+            outcome = replay(row.model, load(saved, row.model))
+        except TraceFileError as exc:
+            row.replay = f"the base counterexample cannot be replayed against this variant: {exc}"
+            continue
+        if outcome.replays:
+            row.replay = "the base counterexample still replays step for step (the check changed, not the path)"
+            continue
+        cause = outcome.causes[0] if outcome.causes else None
+        where = f" ({cause.span.file}:{cause.span.line})" if cause is not None and cause.span is not None else ""
+        why = f": {cause.message}{where}" if cause is not None else ""
+        row.replay = (f"the base counterexample ({len(t.steps) - 1} steps) is blocked at step {outcome.step}"
+                      f"{' ' + outcome.action if outcome.action else ''}, {outcome.outcome.value.replace('_', ' ')}"
+                      f"{why}")
 
 
 def _explore(source: Source, overrides, variant: str) -> _Run:

@@ -90,3 +90,17 @@ def test_pytest_plugin_reports_the_trace_of_a_wrong_expectation(pytester):
     text = result.stdout.str()
     assert "expected `base` holds Below2, but it violates." in text
     assert "Counterexample (2 steps)" in text and "x = 2" in text
+
+
+def test_fix_rows_say_where_the_base_counterexample_is_blocked():
+    rows = verify_source(read_source(str(SPECS / "notify_race.spec")))
+    row = next(r for r in rows if (r.variant, r.check) == ("EnqueueFirst", "AnswerNotified"))
+    assert row.ok and "blocked at step 5 SendDone" in row.replay
+
+
+def test_blocked_guard_is_named(tmp_path):
+    p = tmp_path / "small.spec"
+    p.write_text(SMALL)
+    rows = verify_source(read_source(str(p)))
+    capped = next(r for r in rows if (r.variant, r.check) == ("Capped", "Below2"))
+    assert "blocked at step 2 Inc" in capped.replay and "require" in capped.replay
