@@ -188,68 +188,84 @@ def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
 # ---------------------------------------------------------------- fairness
 
 class _Fairness:
-    """The spec's fairness conditions, instantiated, with cached enabledness per state."""
+    """The spec's fairness conditions, instantiated, as bitmasks: bit c of `take[e]` says
+    transition e takes condition c (a state-changing step of a matching instance); bit c of
+    `enabled[s]` says some such step leaves state s (also one that left the model)."""
 
     def __init__(self, model, graph: Graph, states: list):
-        self.model = model
-        self.graph = graph
-        self.states = states
-        self.conditions = []  # (strong, targets: [(action, positions, values-fn)])
+        self.strong: list[bool] = []
+        # action -> {positions -> (mask of conditions matching any arguments there,
+        #                          [(bit, values-fn)] for conditions fixing those positions)}
+        groups: dict[int, dict[tuple, list]] = {}
         for fair, (bindings_fn, arg_fns) in zip(model.spec.fairness, model.generated.fairness):
             for binding in model.namespace[bindings_fn]():
-                targets = []
+                bit = 1 << len(self.strong)
+                self.strong.append(fair.strong)
                 for target, fn in zip(fair.targets, arg_fns):
+                    by_positions = groups.setdefault(target.action, {})
                     if fn is None:
-                        targets.append((target.action, (), None))
+                        by_positions.setdefault((), [0, []])[0] |= bit
                     else:
                         name, positions = fn
                         f = model.namespace[name]
-                        targets.append((target.action, positions, (lambda s, f=f, b=binding: f(s, *b))))
-                self.conditions.append((fair.strong, targets))
-        self._enabled: dict[int, frozenset] = {}
-
-    def taken(self, s: int, e: int) -> list[int]:
-        """Conditions the transition `e` out of state `s` takes (a state-changing matching step)."""
-        g = self.graph
-        t = g.succ[e]
-        if t < 0 or t == s:
-            return []
-        return [c for c in range(len(self.conditions)) if self._matches(c, s, e)]
-
-    def _matches(self, c: int, s: int, e: int) -> bool:
-        g = self.graph
-        a = g.action[e]
-        for action, positions, values in self.conditions[c][1]:
-            if action != a:
+                        by_positions.setdefault(positions, [0, []])[1].append(
+                            (bit, (lambda st, f=f, b=binding: f(st, *b))))
+        plan = {a: [(positions, any_mask, fixed) for positions, (any_mask, fixed) in sorted(g.items())]
+                for a, g in groups.items()}
+        self.count = len(self.strong)
+        n = len(states)
+        self.take = array("Q", bytes(8 * len(graph.succ)))
+        self.enabled = [0] * n
+        if not self.count:
+            return
+        succ, action, args_id, args = graph.succ, graph.action, graph.args_id, graph.args
+        for s in range(n):
+            rng = graph.edges(s)
+            if not rng:
                 continue
-            if values is None:
-                return True
-            args = g.args[g.args_id[e]]
-            want = values(self.states[s])
-            if all(args[p] == v for p, v in zip(positions, want)):
-                return True
-        return False
-
-    def enabled(self, s: int) -> frozenset:
-        """Conditions enabled in state `s` (some matching step leaves `s`)."""
-        got = self._enabled.get(s)
-        if got is None:
-            g = self.graph
-            found = set()
-            for e in g.edges(s):
-                if g.succ[e] == s:
+            state = states[s]
+            tables: dict = {}  # (action, positions) -> {argument values: mask}, for this state
+            en = 0
+            for e in rng:
+                t = succ[e]
+                if t == s:
+                    continue  # a stuttering step takes no condition
+                a = action[e]
+                entries = plan.get(a)
+                if entries is None:
                     continue
-                for c in range(len(self.conditions)):
-                    if c not in found and self._matches(c, s, e):
-                        found.add(c)
-            got = frozenset(found)
-            self._enabled[s] = got
-        return got
+                mask = 0
+                values = args[args_id[e]]
+                for positions, any_mask, fixed in entries:
+                    mask |= any_mask
+                    if fixed:
+                        table = tables.get((a, positions))
+                        if table is None:
+                            table = {}
+                            for bit, fn in fixed:
+                                key = fn(state)
+                                table[key] = table.get(key, 0) | bit
+                            tables[(a, positions)] = table
+                        mask |= table.get(tuple(values[p] for p in positions), 0)
+                if mask:
+                    en |= mask
+                    if t >= 0:
+                        self.take[e] = mask
+            self.enabled[s] = en
 
 
 # ---------------------------------------------------------------- graph algorithms
 
-def _sccs(nodes: set, graph: Graph) -> list[list[int]]:
+def _adjacency(graph: Graph, n: int) -> list[list[int]]:
+    """Successor lists (stored states only) for every state."""
+    succ = graph.succ
+    out = []
+    for s in range(n):
+        out.append([t for t in (succ[e] for e in graph.edges(s)) if t >= 0])
+    return out
+
+
+def _sccs(nodes: set, adj: list[list[int]]) -> list[list[int]]:
     """Tarjan's algorithm, iterative, on the subgraph induced by `nodes`; deterministic order."""
     index: dict[int, int] = {}
     low: dict[int, int] = {}
@@ -260,7 +276,7 @@ def _sccs(nodes: set, graph: Graph) -> list[list[int]]:
     for root in sorted(nodes):
         if root in index:
             continue
-        work = [(root, iter(graph.edges(root)))]
+        work = [(root, iter(adj[root]))]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
@@ -268,16 +284,15 @@ def _sccs(nodes: set, graph: Graph) -> list[list[int]]:
         while work:
             v, it = work[-1]
             advanced = False
-            for e in it:
-                w = graph.succ[e]
-                if w < 0 or w not in nodes:
+            for w in it:
+                if w not in nodes:
                     continue
                 if w not in index:
                     index[w] = low[w] = counter
                     counter += 1
                     stack.append(w)
                     on_stack.add(w)
-                    work.append((w, iter(graph.edges(w))))
+                    work.append((w, iter(adj[w])))
                     advanced = True
                     break
                 if w in on_stack and index[w] < low[v]:
@@ -316,46 +331,59 @@ class _FairCycle:
     stutter: int | None = None  # a state where stuttering forever is fair
 
 
-def _fair_cycles(nodes: set, graph: Graph, fairness: _Fairness, must_visit=None):
+def _bits(mask: int):
+    c = 0
+    while mask:
+        if mask & 1:
+            yield c
+        mask >>= 1
+        c += 1
+
+
+def _fair_cycles(nodes: set, graph: Graph, adj, fairness: _Fairness, must_visit=None):
     """Every fair cycle (as an SCC with its requirements) or fair stuttering state inside `nodes`,
     in a deterministic order. `must_visit(s)`: the cycle must contain such a state."""
+    enabled = fairness.enabled
+    take = fairness.take
+    strong_mask = sum(1 << c for c, strong in enumerate(fairness.strong) if strong)
     for s in sorted(nodes):
-        if not fairness.enabled(s) and (must_visit is None or must_visit(s)):
+        if not enabled[s] and (must_visit is None or must_visit(s)):
             yield _FairCycle([s], [], [], stutter=s)
     work = [set(nodes)]
     while work:
         region = work.pop(0)
-        for comp_list in _sccs(region, graph):
+        for comp_list in _sccs(region, adj):
             comp = set(comp_list)
-            edges = [(s, e) for s in comp_list for e, _ in _internal_edges(comp, graph, s)]
-            if not edges:
+            taken = 0
+            first_taking: dict[int, tuple[int, int]] = {}
+            has_edge = False
+            for s in comp_list:
+                for e, _ in _internal_edges(comp, graph, s):
+                    has_edge = True
+                    m = take[e] & ~taken
+                    if m:
+                        taken |= m
+                        for c in _bits(m):
+                            first_taking[c] = (s, e)
+            if not has_edge:
                 continue
-            required_edges = []
-            required_states = []
-            drop: set[int] = set()
-            ok = True
-            for c, (strong, _) in enumerate(fairness.conditions):
-                taking = next(((s, e) for s, e in edges if c in fairness.taken(s, e)), None)
-                if taking is not None:
-                    required_edges.append(taking)
-                    continue
-                enabled_in = [s for s in comp_list if c in fairness.enabled(s)]
-                if not enabled_in:
-                    continue
-                if strong:
-                    drop.update(enabled_in)
-                elif len(enabled_in) == len(comp_list):
-                    ok = False
-                    break
-                else:
-                    required_states.append(next(s for s in comp_list if c not in fairness.enabled(s)))
-            if not ok:
-                continue
-            if drop:
-                rest = comp - drop
+            en_any = 0
+            en_all = -1
+            for s in comp_list:
+                en_any |= enabled[s]
+                en_all &= enabled[s]
+            missing = en_any & ~taken
+            if missing & ~strong_mask & en_all:
+                continue  # a weak condition enabled everywhere and never taken: no fair cycle here
+            drop_bits = missing & strong_mask
+            if drop_bits:
+                rest = {s for s in comp_list if not enabled[s] & drop_bits}
                 if rest:
                     work.append(rest)
                 continue
+            required_edges = [first_taking[c] for c in sorted(first_taking)]
+            required_states = [next(s for s in comp_list if not enabled[s] & (1 << c))
+                               for c in _bits(missing)]
             if must_visit is not None:
                 target = next((s for s in comp_list if must_visit(s)), None)
                 if target is None:
@@ -433,6 +461,7 @@ class Checker:
         self.parents = parents
         self.depth = depth  # BFS depth of each state (initial states: 0)
         self.fairness = _Fairness(model, graph, states)
+        self.adj = _adjacency(graph, len(states))
         self.initial = [i for i, p in enumerate(parents) if p < 0]
 
     def check(self, names=None, stop_at_first: bool = True) -> list[LivenessViolation]:
@@ -503,7 +532,7 @@ class Checker:
             dist, prev = _bfs(self.graph, seeds, lambda t: t in allowed)
             reach = set(dist)
         best = None
-        for cycle in _fair_cycles(reach, self.graph, self.fairness, must):
+        for cycle in _fair_cycles(reach, self.graph, self.adj, self.fairness, must):
             entry = min(cycle.nodes, key=lambda s: (dist[s], s))
             key = (dist[entry], entry)
             if best is None or key < best[0]:
