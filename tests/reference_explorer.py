@@ -1,0 +1,288 @@
+"""A naive reference explorer: a direct IR interpreter and a plain BFS.
+
+An independent oracle for the compiled explorer (codegen.py + explore.py): it
+shares only the front end (parser, typecheck -> IR) and the value helpers of
+runtime.py, and evaluates the IR by walking it, with Python sets for the seen
+states and no fingerprints, no hoisting, no generated code. Slow on purpose;
+tests compare its counts with the fast explorer's on every spec.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+
+from checker import ir
+from checker import runtime as R
+from checker import types as T
+
+
+class Interpreter:
+    def __init__(self, spec: ir.Spec):
+        self.spec = spec
+        self.consts: list = []
+        for c in spec.constants:
+            self.consts.append(self.ev(c.value, (), {}))
+
+    # ---------------------------------------------------------------- expressions
+    def ev(self, e: ir.Expr, state: tuple, env: dict):
+        m = getattr(self, "_" + type(e).__name__)
+        return m(e, state, env)
+
+    def _Lit(self, e, s, env):
+        return e.value
+
+    def _ConstRef(self, e, s, env):
+        return self.consts[e.index]
+
+    def _VarRef(self, e, s, env):
+        return s[e.slot]
+
+    def _LocalRef(self, e, s, env):
+        return env[e.local.id]
+
+    def _IfE(self, e, s, env):
+        return self.ev(e.then, s, env) if self.ev(e.cond, s, env) else self.ev(e.orelse, s, env)
+
+    def _LetE(self, e, s, env):
+        return self.ev(e.body, s, {**env, e.local.id: self.ev(e.value, s, env)})
+
+    def _CallDef(self, e, s, env):
+        f = self.spec.functions[e.index]
+        args = [self.ev(a, s, env) for a in e.args]
+        return self.ev(f.body, s, {**env, **{p.id: v for p, v in zip(f.params, args)}})
+
+    def _Build(self, e, s, env):
+        items = [self.ev(i, s, env) for i in e.items]
+        if e.kind == "set":
+            return frozenset(items)
+        if e.kind in ("seq", "tuple", "record"):
+            return tuple(items)
+        return self._map(zip(items[0::2], items[1::2]))
+
+    @staticmethod
+    def _map(pairs):
+        d = {}
+        for k, v in pairs:
+            if k in d and d[k] != v:
+                raise R.Fault("E409", -1)
+            d[k] = v
+        keys = R.canon(d)
+        return (tuple(keys), tuple(d[k] for k in keys))
+
+    def _bindings(self, gens, s, env):
+        if not gens:
+            yield env
+            return
+        (local, dom), rest = gens[0], gens[1:]
+        for v in R.canon(self.ev(dom, s, env)):
+            yield from self._bindings(rest, s, {**env, local.id: v})
+
+    def _Comp(self, e, s, env):
+        envs = [b for b in self._bindings(e.generators, s, env)
+                if e.cond is None or self.ev(e.cond, s, b)]
+        if e.kind == "all":
+            return all(self.ev(e.body, s, b) for b in envs)
+        if e.kind == "any":
+            return any(self.ev(e.body, s, b) for b in envs)
+        if e.kind == "sum":
+            return sum(self.ev(e.body, s, b) for b in envs)
+        if e.kind == "set":
+            return frozenset(self.ev(e.body, s, b) for b in envs)
+        if e.kind == "seq":
+            return tuple(self.ev(e.body, s, b) for b in envs)
+        if e.kind == "map":
+            return self._map((self.ev(e.key, s, b), self.ev(e.body, s, b)) for b in envs)
+        if e.kind == "choose":
+            for b in envs:
+                return self.ev(e.body, s, b)
+            raise R.Fault("E403", -1)
+        raise AssertionError(e.kind)
+
+    def _Prim(self, e, s, env):
+        op = e.op
+        if op == "and":
+            return bool(self.ev(e.args[0], s, env)) and bool(self.ev(e.args[1], s, env))
+        if op == "or":
+            return bool(self.ev(e.args[0], s, env)) or bool(self.ev(e.args[1], s, env))
+        if op == "implies":
+            return (not self.ev(e.args[0], s, env)) or bool(self.ev(e.args[1], s, env))
+        if op in ("in", "notin") and isinstance(e.args[1], ir.Prim) and e.args[1].op == "maps":
+            # membership in [D -> R], decided from the definition rather than by building the set
+            f = self.ev(e.args[0], s, env)
+            dom, rng = (self.ev(x, s, env) for x in e.args[1].args)
+            member = frozenset(f[0]) == dom and all(v in rng for v in f[1])
+            return member if op == "in" else not member
+        a = [self.ev(x, s, env) for x in e.args]
+        simple = {
+            "not": lambda: not a[0], "eq": lambda: a[0] == a[1], "ne": lambda: a[0] != a[1],
+            "lt": lambda: a[0] < a[1], "le": lambda: a[0] <= a[1], "gt": lambda: a[0] > a[1],
+            "ge": lambda: a[0] >= a[1], "in": lambda: a[0] in a[1], "notin": lambda: a[0] not in a[1],
+            "subset": lambda: a[0] <= a[1], "union": lambda: a[0] | a[1], "inter": lambda: a[0] & a[1],
+            "diff": lambda: a[0] - a[1], "add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1],
+            "mul": lambda: a[0] * a[1], "neg": lambda: -a[0], "concat": lambda: a[0] + a[1],
+            "len": lambda: len(a[0]), "card": lambda: len(a[0]), "elems": lambda: frozenset(a[0]),
+            "domain": lambda: frozenset(a[0][0]), "append": lambda: a[0] + (a[1],),
+            "range": lambda: frozenset(range(a[0], a[1] + 1)),
+            "bigunion": lambda: frozenset(x for part in a[0] for x in part),
+            "item": lambda: a[0][e.info],
+        }
+        if op in simple:
+            return simple[op]()
+        if op == "lookup":
+            keys, vals = a[0]
+            if a[1] not in keys:
+                raise R.Fault("E401", -1)
+            return vals[keys.index(a[1])]
+        if op == "at":
+            if not 1 <= a[1] <= len(a[0]):
+                raise R.Fault("E405", -1)
+            return a[0][a[1] - 1]
+        if op in ("head", "tail"):
+            if not a[0]:
+                raise R.Fault("E404", -1)
+            return a[0][0] if op == "head" else a[0][1:]
+        if op == "subseq":
+            if a[2] < a[1]:
+                return ()
+            if a[1] < 1 or a[2] > len(a[0]):
+                raise R.Fault("E405", -1)
+            return a[0][a[1] - 1:a[2]]
+        if op in ("div", "mod"):
+            if a[1] == 0:
+                raise R.Fault("E407", -1)
+            return a[0] // a[1] if op == "div" else a[0] % a[1]
+        if op in ("min", "max"):
+            if not a[0]:
+                raise R.Fault("E404", -1)
+            return min(a[0]) if op == "min" else max(a[0])
+        if op == "powerset":
+            items = R.canon(a[0])
+            return frozenset(frozenset(c) for n in range(len(items) + 1) for c in combinations(items, n))
+        if op == "maps":
+            keys = tuple(R.canon(a[0]))
+            return frozenset((keys, vals) for vals in product(R.canon(a[1]), repeat=len(keys)))
+        raise AssertionError(op)
+
+    # ---------------------------------------------------------------- statements
+    def run_block(self, stmts, state: list, env: dict):
+        """Yield (state, env) for every path through `stmts` that passes its requires."""
+        if not stmts:
+            yield state, env
+            return
+        st, rest = stmts[0], stmts[1:]
+        if isinstance(st, ir.RequireS):
+            if self.ev(st.cond, tuple(state), env):
+                yield from self.run_block(rest, state, env)
+        elif isinstance(st, ir.LetS):
+            yield from self.run_block(rest, state, {**env, st.local.id: self.ev(st.value, tuple(state), env)})
+        elif isinstance(st, ir.AssignS):
+            new = list(state)
+            new[st.slot] = self._update(state[st.slot], st.steps, st.value, tuple(state), env)
+            yield from self.run_block(rest, new, env)
+        elif isinstance(st, ir.IfS):
+            for cond, body in st.branches:
+                if self.ev(cond, tuple(state), env):
+                    for s2, e2 in self.run_block(list(body), state, env):
+                        yield from self.run_block(rest, s2, env)
+                    return
+            for s2, e2 in self.run_block(list(st.orelse), state, env):
+                yield from self.run_block(rest, s2, env)
+        elif isinstance(st, ir.EitherS):
+            for branch in st.branches:
+                for s2, e2 in self.run_block(list(branch), state, env):
+                    yield from self.run_block(rest, s2, env)
+        elif isinstance(st, ir.WithS):
+            for b in self._bindings(list(st.binders), tuple(state), env):
+                for s2, e2 in self.run_block(list(st.body), state, b):
+                    yield from self.run_block(rest, s2, env)
+        else:
+            raise AssertionError(st)
+
+    def _update(self, current, steps, value, s, env):
+        if not steps:
+            return self.ev(value, s, env)
+        step, more = steps[0], steps[1:]
+        if step.kind == "field":
+            return current[:step.index] + (self._update(current[step.index], more, value, s, env),) \
+                + current[step.index + 1:]
+        key = self.ev(step.index, s, env)
+        if step.kind == "map":
+            keys, vals = current
+            if key not in keys:
+                raise R.Fault("E401", -1)
+            i = keys.index(key)
+            return (keys, vals[:i] + (self._update(vals[i], more, value, s, env),) + vals[i + 1:])
+        if not 1 <= key <= len(current):
+            raise R.Fault("E405", -1)
+        return current[:key - 1] + (self._update(current[key - 1], more, value, s, env),) + current[key:]
+
+    # ---------------------------------------------------------------- the model
+    def initial_states(self):
+        def go(i, state):
+            if i == len(self.spec.variables):
+                yield tuple(state)
+                return
+            v = self.spec.variables[i]
+            s = tuple(state)
+            values = R.canon(self.ev(v.init, s, {})) if v.choice else [self.ev(v.init, s, {})]
+            for value in values:
+                yield from go(i + 1, state + [value])
+
+        yield from go(0, [])
+
+    def successors(self, state: tuple):
+        for a in self.spec.actions:
+            for b in self._bindings(list(a.params), state, {}):
+                for s2, _ in self.run_block(list(a.body), list(state), b):
+                    yield tuple(s2)
+
+
+class TooLarge(Exception):
+    pass
+
+
+def reference_counts(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200_000):
+    """(distinct, generated, depth, verdict) by naive BFS; verdict in ok/invariant/deadlock/constraint-free."""
+    it = Interpreter(spec)
+    invariants = spec.invariants
+    constraints = spec.constraints
+
+    def in_model(s):
+        return all(it.ev(c.expr, s, {}) for c in constraints)
+
+    def ok(s):
+        return all(it.ev(p.expr, s, {}) for p in invariants)
+
+    seen = set()
+    frontier = []
+    generated = 0
+    for s in it.initial_states():
+        generated += 1
+        if s in seen or not in_model(s):
+            continue
+        seen.add(s)
+        frontier.append(s)
+        if not ok(s):
+            return len(seen), generated, 1, "invariant"
+    level = 1
+    depth = 1 if frontier else 0  # the deepest level of any stored state
+    while frontier:
+        nxt = []
+        for s in frontier:
+            succs = list(it.successors(s))
+            if not succs and check_deadlock:
+                return len(seen), generated, depth, "deadlock"
+            for t in succs:
+                generated += 1
+                if t in seen or not in_model(t):
+                    continue
+                seen.add(t)
+                nxt.append(t)
+                depth = level + 1
+                if not ok(t):
+                    return len(seen), generated, depth, "invariant"
+            if len(seen) > limit:
+                raise TooLarge(len(seen))
+        level += 1
+        frontier = nxt
+    return len(seen), generated, depth, "ok"

@@ -1,0 +1,97 @@
+"""The compiled explorer agrees with a naive IR interpreter (tests/reference_explorer.py)
+on every spec and variant in specs/, and on small hand-written specs."""
+
+import pytest
+
+from checker.cli import read_source
+from checker.explore import Options, explore
+from checker.model import build_model
+from checker.parser import parse
+from checker.result import Verdict
+from checker.variants import BASE, variants
+from tests.conftest import SPECS, model_of
+from tests.reference_explorer import TooLarge, reference_counts
+
+# The interpreter is slow on purpose; larger models are compared by the TLC oracle instead.
+LIMIT = 6000
+
+VERDICT = {Verdict.OK: "ok", Verdict.INVARIANT_VIOLATED: "invariant", Verdict.DEADLOCK: "deadlock"}
+
+
+def cases():
+    out = []
+    for path in sorted(SPECS.rglob("*.spec")):
+        source = read_source(str(path))
+        names = [BASE] + [v.name for v in variants(parse(source))]
+        for name in names:
+            out.append(pytest.param(str(path), name, id=f"{path.relative_to(SPECS)}:{name}"))
+    return out
+
+
+def compare(model, deadlock: bool):
+    fast = explore(model, Options(check_deadlock=deadlock, check_properties=False))
+    if fast.verdict == Verdict.ERROR:
+        pytest.skip("evaluation error: compared in tests/test_explore.py")
+    if fast.distinct_states > LIMIT:
+        pytest.skip(f"{fast.distinct_states} states: too many for the reference interpreter")
+    try:
+        ref = reference_counts(model.spec, check_deadlock=deadlock, limit=LIMIT)
+    except TooLarge:  # pragma: no cover - the fast explorer found fewer states
+        pytest.fail("the reference explorer finds more states than the compiled one")
+    assert (fast.distinct_states, fast.states_generated, fast.depth, VERDICT[fast.verdict]) == ref
+
+
+@pytest.mark.parametrize("path, variant", cases())
+def test_compiled_explorer_matches_the_reference(path, variant):
+    model = build_model(read_source(path), None, variant)
+    if model.spec.theorems and not model.spec.actions:
+        pytest.skip("predicates only")
+    for deadlock in (True, False):
+        compare(model, deadlock)
+
+
+SMALL = [
+    """
+    var x: int = 0
+    var s: set[int] = {}
+    action A(k in 1..3):
+        require x < 3
+        either:
+            x = x + k
+        or:
+            with v in s:
+                x = v
+        s = s | {x}
+    """,
+    """
+    var q: seq[int] = []
+    var m: map[int, bool] = {i -> false for i in 1..3}
+    action Push(i in 1..3):
+        require len(q) < 3 and not m[i]
+        q = append(q, i)
+        m[i] = true
+    action Pop:
+        require q != []
+        m[head(q)] = false
+        q = tail(q)
+    invariant Consistent: all(m[i] == (i in elems(q)) for i in 1..3)
+    """,
+    """
+    var r: {a: int, b: bool} = {a: 0, b: false}
+    action Flip:
+        if r.b:
+            r.a = r.a + 1
+        elif r.a < 2:
+            r.b = true
+        else:
+            require false
+        r.b = not r.b
+    """,
+]
+
+
+@pytest.mark.parametrize("text", SMALL)
+def test_small_specs(text):
+    model = model_of(text)
+    for deadlock in (True, False):
+        compare(model, deadlock)
