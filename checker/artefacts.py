@@ -175,9 +175,13 @@ def expected_violations(spec_path: str, folder: str, source: Source) -> list[Exp
 
 
 def check_expected(model: Model, e: Expected) -> Result:
-    """Explore for the one expected violation (only that invariant; deadlock only when expected)."""
+    """Explore for the one expected violation (only that invariant, property or reachable check;
+    deadlock only when expected), so another check failing first cannot hide it."""
     invariants = tuple(n for n, _ in model.invariants if n == e.check)
-    return explore(model, Options(check_deadlock=e.outcome == "deadlocks", invariants=invariants))
+    properties = tuple(p.name for p in model.spec.properties if p.name == e.check)
+    reachables = tuple(n for n, _ in model.reachables if n == e.check)
+    return explore(model, Options(check_deadlock=e.outcome == "deadlocks", invariants=invariants,
+                                  properties=properties, reachables=reachables))
 
 
 def regenerate(specs_dir: str, read) -> tuple[dict[str, str], list[str]]:

@@ -16,9 +16,9 @@ LAYERS = [
     {"codegen"},
     {"model"},
     {"liveness"},
-    {"explore", "stategraph", "smt"},
-    {"verify"},
+    {"explore", "parallel", "stategraph", "smt"},
     {"report", "itf", "savedtrace", "render", "replay"},
+    {"verify"},
     {"artefacts"},
     {"cli", "__main__", "pytest_plugin"},
 ]

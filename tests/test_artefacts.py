@@ -92,3 +92,17 @@ def test_text_artefact_has_no_timing(regenerated):
     files, _ = regenerated
     assert "Summary:" not in files["classic/diehard.base.NotSolved.txt"]
     assert '"elapsed_s": null' in files["classic/diehard.base.NotSolved.json"]
+
+
+def test_issue_6_each_expected_violation_is_checked_alone(tmp_path, capsys):
+    """Found with specs/agent_routing.spec: two `reachable` checks that fail in one variant, or an
+    invariant failing before the expected property, made the command report the wrong check."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "two.spec").write_text(
+        "var x: int = 0\naction A:\n    require x < 3\n    x = x + 1\naction Stay:\n    skip\n"
+        "invariant Small: x < 2\nproperty Grows: eventually x == 9\n"
+        "reachable Five: x == 5\nreachable Six: x == 6\n"
+        "expect base violates Six\nexpect base violates Five\nexpect base violates Grows\n")
+    assert main(["counterexamples", str(specs), "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    assert (tmp_path / "out" / "two.base.Grows.txt").exists()
