@@ -15,7 +15,7 @@ import sys
 from checker import __version__
 from checker.artefacts import run_json
 from checker.errors import Diagnostic, EvalError, SpecError, TlacheckError, UsageError
-from checker.explore import Options, Progress, explore
+from checker.explore import Options, Progress, Storage, explore
 from checker.model import build_model
 from checker.report import errors_json, format_result
 from checker.result import Verdict
@@ -56,6 +56,10 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--max-depth", type=_positive_int, metavar="N", help="stop after BFS depth N")
     check.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="stop after this many seconds")
     check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    check.add_argument("--workers", type=_positive_int, metavar="N", default=1,
+                       help="explore with N processes (same result as one; default 1)")
+    check.add_argument("--storage", choices=("fingerprint", "exact"), default="fingerprint",
+                       help="seen states as 64-bit fingerprints (default) or exactly (about 10x the memory)")
     check.add_argument("--full-states", action="store_true",
                        help="list every variable in every state of a trace (default: only the changed ones)")
     check.add_argument("--variant", metavar="NAME", default="base",
@@ -281,6 +285,8 @@ def _check(args, sources: dict[str, Source]) -> int:
         max_depth=args.max_depth,
         time_limit=args.time_limit,
         invariants=tuple(args.invariant) if args.invariant else None,
+        workers=args.workers,
+        storage=Storage(args.storage),
     )
     result = explore(model, options, progress=None if args.quiet else _progress)
     if args.json:
@@ -396,7 +402,7 @@ def _write_diagrams(out_dir: str, stem: str, dots: dict[str, str], fmt: str) -> 
         except render.DotMissing:
             missing = True
             continue
-        image = path.with_suffix("." + fmt)
+        image = inside(out_dir, stem + suffix.removesuffix(".dot") + "." + fmt)  # not through a planted symlink
         try:
             image.write_bytes(data)
         except OSError as exc:
@@ -644,8 +650,9 @@ def _counterexamples(args, sources: dict[str, Source]) -> int:
             except render.DotMissing:
                 missing = True
                 continue
-            path.with_suffix(".svg").write_bytes(image)
-            written.add(path.with_suffix(".svg"))
+            svg = artefacts.inside(out, rel.removesuffix(".dot") + ".svg")  # not through a planted symlink
+            svg.write_bytes(image)
+            written.add(svg)
     removed = 0
     for path in sorted(out.resolve().rglob("*")):
         if path.is_file() and path.suffix in _GENERATED and path not in written \

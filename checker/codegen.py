@@ -15,10 +15,21 @@ over its parameters and nondeterministic choices in canonical order, runs the
 statements in sequence, and yields `(args, next_state)` for every path that
 passes all its `require`s. A failed `require` abandons the innermost choice
 (`continue`) or the whole instance (`return`).
+
+Speed (docs/performance.md): sub-expressions that read no state and no bound
+name and cannot fault (constant sets, records, ranges; the canonical order of
+a constant domain) are computed once, in `_constants()`, into generated `t`
+names. A parameter, `with` choice or generator that ranges over a constant
+domain and is used as a map key is bound with its position too, and `m[k]`
+reads and `m[k] = v` updates take that position directly when the map's key
+tuple is the domain's (`is`, else `==`); otherwise they fall back to the
+runtime's search by key. Maps built by the model share their key tuples with
+the domains (an intern table), so the fast path is the usual one.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from checker import ir
@@ -58,6 +69,10 @@ class Generated:
     function_reads: list[tuple[int, ...]] = field(default_factory=list)
     # Liveness support: generated function name and the ids of its free locals, for each
     # temporal-formula state predicate, quantifier domain and fairness-argument list.
+    # Slots each action may assign and slots each invariant reads (the explorer skips an
+    # invariant on the successors of an action that cannot change what it reads).
+    action_writes: list[frozenset] = field(default_factory=list)
+    invariant_reads: list[frozenset] = field(default_factory=list)
     predicates: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
     domains: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
     fairness: list = field(default_factory=list)  # per ir.Fairness: (bindings fn, [args fn or None per target])
@@ -74,6 +89,16 @@ class _Gen:
         self.wheres: list = []
         self.reads = _function_reads(spec)
         self.label = 0
+        # Hoisting of constant sub-expressions into `_constants()` (off while generating it).
+        self.hoisting = False
+        self.hoisted: dict[str, str] = {}  # generated code -> name
+        self.hoisted_lines: list[str] = []
+        self.domain_names: set[str] = set()  # hoisted canonical domains (tuples)
+        self.constant: dict[int, bool] = {}  # id(expr) -> reads no state, no bound name, cannot fault
+        self.keyed = _keyed_locals(spec)  # ids of locals used as map keys
+        self.into = None  # while generating an n{i} function: the name of its result list
+        self.positions: dict[int, tuple[str, str]] = {}  # bound local id -> (position name, domain name)
+        self.canonical: set[tuple[str, str]] = set()  # (map name, domain name): keys known to be the domain
 
     def where(self, span, kind: str, detail=None) -> int:
         self.wheres.append((span, kind, detail))
@@ -89,18 +114,22 @@ class _Gen:
     # ---------------------------------------------------------------- module
     def run(self) -> Generated:
         spec = self.spec
+        keys_table = self.keys_table = self.fresh()  # interns map key tuples: the hoisted domains
+        self.emit(0, f"{keys_table} = {{}}")
+        self.emit(0, "")
         self.emit(0, "def _constants():")
+        header = len(self.out)
         names = [f"K{i}" for i in range(len(spec.constants))]
         bounds = [f"B{i}" for i, v in enumerate(spec.variables) if v.bounds]
-        if names or bounds:
-            self.emit(1, "global " + ", ".join(names + bounds))
         for i, c in enumerate(spec.constants):
             self.emit(1, f"K{i} = {self.ex(c.value)}")
         for i, v in enumerate(spec.variables):
             if v.bounds:
                 self.emit(1, f"B{i} = ({self.ex(v.bounds[0])}, {self.ex(v.bounds[1])})")
+        constants_end = len(self.out)
         self.emit(1, "return [" + ", ".join(names) + "]")
         self.emit(0, "")
+        self.hoisting = True
         for i, f in enumerate(spec.functions):
             params = [f"l{p.id}" for p in f.params] + [f"v{s}" for s in self.reads[i]]
             self.emit(0, f"def f{i}({', '.join(params)}):")
@@ -109,8 +138,10 @@ class _Gen:
                 self.emit(0, f"f{i} = _memo(f{i})")
             self.emit(0, "")
         self._init()
+        self._canonical_keys()
         for i, a in enumerate(spec.actions):
             self._action(i, a)
+            self._action(i, a, into=self.fresh())
         for prefix, preds in (("inv", spec.invariants), ("con", spec.constraints)):
             for i, p in enumerate(preds):
                 self.emit(0, f"def {prefix}{i}(s):")
@@ -127,8 +158,16 @@ class _Gen:
         for prop in spec.properties:
             self._formula(prop.formula, predicates, domains)
         fairness = [self._fairness(i, f) for i, f in enumerate(spec.fairness)]
+        hoisted = list(self.hoisted.values())
+        tail = [f"    {line}" for line in self.hoisted_lines]
+        tail += [f"    {keys_table}[{d}] = {d}" for d in sorted(self.domain_names, key=lambda n: int(n[1:]))]
+        self.out[constants_end:constants_end] = tail
+        if names or bounds or hoisted:
+            self.out.insert(header, "    global " + ", ".join(names + bounds + hoisted))
+        action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
+        invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
         return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads],
-                         predicates, domains, fairness)
+                         action_writes, invariant_reads, predicates, domains, fairness)
 
     # ---------------------------------------------------------------- liveness support
     def _scoped_function(self, name: str, expr: ir.Expr, with_state: bool, body: str | None = None) -> tuple:
@@ -212,26 +251,86 @@ class _Gen:
         self.emit(indent, f"yield {self._state_tuple()}")
         self.emit(0, "")
 
+    def _canonical_keys(self) -> None:
+        """`t0(s)`: `s` with each map variable's key tuple replaced by the interned one (a state
+        that went through pickle, from another worker, gets the map fast path back)."""
+        slots = [i for i, v in enumerate(self.spec.variables) if isinstance(v.type, T.MapT)]
+        self.emit(0, "def t0(s):")
+        if not slots:
+            self.emit(1, "return s")
+        else:
+            self._unpack(1, range(len(self.spec.variables)))
+            for i in slots:
+                self.emit(1, f"v{i} = ({self.keys_table}.get(v{i}[0], v{i}[0]), v{i}[1])")
+            self.emit(1, f"return {self._state_tuple()}")
+        self.emit(0, "")
+
     def _state_tuple(self) -> str:
         n = len(self.spec.variables)
         return "(" + ", ".join(f"v{i}" for i in range(n)) + ("," if n == 1 else "") + ")"
 
     # ---------------------------------------------------------------- actions
-    def _action(self, index: int, action: ir.Action) -> None:
-        self.emit(0, f"def a{index}(s):")
+    def _action(self, index: int, action: ir.Action, into: str | None = None) -> None:
+        """`a{index}(s)`, a generator of (args, next state); or, with `into` (a fresh name for
+        the list), `n{index}(s)`: the list of next states in the same order, for the explorer's
+        hot loop (no generator switch, no argument tuples)."""
+        self.into = into
+        self.emit(0, f"def {'n' if into else 'a'}{index}(s):")
+        if into:
+            self.emit(1, f"{into} = []")
         self._unpack(1, range(len(self.spec.variables)))
         indent = 1
-        for local, domain in action.params:
-            self.emit(indent, f"for l{local.id} in {self.domain(domain)}:")
-            indent += 1
-        abort = "continue" if action.params else "return"
-        args = "(" + "".join(f"l{l.id}, " for l, _ in action.params) + ")"
         assigned = _assigned_slots(action.body)
+        body, guards = self._hoist_guards(action, assigned)
+        for cond in guards[-1]:
+            self.emit(indent, f"if not {self.ex(cond)}:")
+            self.emit(indent + 1, "return " + into if into else "return")
+        for k, (local, domain) in enumerate(action.params):
+            if k and _reads_state(domain):
+                # The body of the previous combination has run: a later parameter's set
+                # must read the unchanged state, not that combination's next state.
+                for slot in sorted(assigned):
+                    self.emit(indent, f"v{slot} = s[{slot}]")
+            self.emit(indent, f"for {self._binder(local, domain)}:")
+            indent += 1
+            for cond in guards[k]:
+                self.emit(indent, f"if not {self.ex(cond)}:")
+                self.emit(indent + 1, "continue")
+        abort = "continue" if action.params else ("return " + into if into else "return")
+        args = "(" + "".join(f"l{l.id}, " for l, _ in action.params) + ")"
         if action.params:
             for slot in sorted(assigned):  # every parameter value starts from the unchanged state
                 self.emit(indent, f"v{slot} = s[{slot}]")
-        self._stmts(list(action.body), indent, abort, args, assigned)
+        self._stmts(body, indent, abort, args, assigned)
+        if into:
+            self.emit(1, f"return {into}")
         self.emit(0, "")
+        self.into = None
+        for local, _ in action.params:
+            self.positions.pop(local.id, None)
+
+    def _hoist_guards(self, action: ir.Action, assigned: set[int]) -> tuple[list, dict]:
+        """Move the action's leading `require`s out of the parameter loops they do not depend
+        on (RMRcvAbortMsg's message test is the same for every rm): a guard goes right after
+        the loop of the last parameter it reads (key -1: before every loop). Only guards that
+        cannot fault move, and inside a loop only those reading no variable the action assigns
+        (a later combination must see the unchanged state); the first guard that cannot move
+        keeps the rest in place, so the order of evaluation errors is unchanged."""
+        body = list(action.body)
+        guards: dict[int, list] = {k: [] for k in range(-1, len(action.params))}
+        if not action.params:
+            return body, guards
+        while body and isinstance(body[0], ir.RequireS) and not _may_fault(body[0].cond):
+            cond = body[0].cond
+            free = _free_locals(cond)
+            depth = max((k for k, (local, _) in enumerate(action.params) if local in free), default=-1)
+            if depth >= 0 and _expr_reads(cond, self.reads) & assigned:
+                break
+            if depth == len(action.params) - 1:
+                break  # already where it is evaluated
+            guards[depth].append(cond)
+            body.pop(0)
+        return body, guards
 
     def _finish(self, indent: int, args: str, assigned: set[int]) -> None:
         for slot in sorted(assigned):
@@ -239,7 +338,10 @@ class _Gen:
             if v.bounds:
                 w = self.where(v.span, "range", v.name)
                 self.emit(indent, f"_check_range(v{slot}, B{slot}[0], B{slot}[1], {w})")
-        self.emit(indent, f"yield {args}, {self._state_tuple()}")
+        if self.into:
+            self.emit(indent, f"{self.into}.append({self._state_tuple()})")
+        else:
+            self.emit(indent, f"yield {args}, {self._state_tuple()}")
 
     def _stmts(self, stmts: list, indent: int, abort: str, args: str, assigned: set[int]) -> None:
         for i, st in enumerate(stmts):
@@ -288,8 +390,12 @@ class _Gen:
 
     def _plain(self, stmts: list, indent: int, abort: str) -> None:
         """Deterministic statements with no final yield (inside a deterministic `if`)."""
-        if not stmts:
+        before = len(self.out)
+        self._plain_body(stmts, indent, abort)
+        if len(self.out) == before:  # only `skip`s
             self.emit(indent, "pass")
+
+    def _plain_body(self, stmts: list, indent: int, abort: str) -> None:
         for st in stmts:
             if isinstance(st, ir.RequireS):
                 self.emit(indent, f"if not {self.ex(st.cond)}:")
@@ -331,11 +437,13 @@ class _Gen:
     def _with(self, st: ir.WithS, rest: list, indent: int, args: str, assigned) -> None:
         saved, restore = self._save_restore(list(st.body) + rest, indent)
         for local, domain in st.binders:
-            self.emit(indent, f"for l{local.id} in {self.domain(domain)}:")
+            self.emit(indent, f"for {self._binder(local, domain)}:")
             indent += 1
         for line in restore:
             self.emit(indent, line)
         self._stmts(list(st.body) + rest, indent, "continue", args, assigned)
+        for local, _ in st.binders:
+            self.positions.pop(local.id, None)
 
     def _update(self, current: str, steps, value: ir.Expr) -> str:
         """The expression for `current` with the value at the end of `steps` replaced."""
@@ -345,8 +453,22 @@ class _Gen:
         if step.kind == "field":
             inner = self._update(f"{current}[{step.index}]", more, value)
             return f"_put({current}, {step.index}, {inner})"
+        fast = self._position(step.index, current) if step.kind == "map" else None
+        if fast is not None:
+            pos, dom = fast
+            self.canonical.add((current, dom))
+            try:
+                inner = self._update(f"{current}[1][{pos}]", more, value) if more else self.ex(value)
+            finally:
+                self.canonical.discard((current, dom))
+            slow = self._update_by_key(current, step, more, value)
+            return (f"(({dom}, {current}[1][:{pos}] + ({inner},) + {current}[1][{pos} + 1:]) "
+                    f"if {current}[0] is {dom} or {current}[0] == {dom} else {slow})")
+        return self._update_by_key(current, step, more, value)
+
+    def _update_by_key(self, current: str, step, more, value: ir.Expr) -> str:
         key = self.ex(step.index)
-        w = self.where(step.span, "lookup" if step.kind == "map" else "at", None)
+        w = self.where(step.span, "lookup" if step.kind == "map" else "at", (step.container,))
         if more:
             k = self.fresh()
             getter = "_lookup" if step.kind == "map" else "_at"
@@ -358,13 +480,57 @@ class _Gen:
 
     # ---------------------------------------------------------------- expressions
     def domain(self, e: ir.Expr) -> str:
-        """A set expression, iterated in canonical order."""
+        """A set expression, iterated in canonical order (a hoisted tuple when it is constant)."""
         assert isinstance(e.type, T.SetT)
-        if T.naturally_ordered(e.type.element):
-            return f"sorted({self.ex(e)})"
-        return f"_canon({self.ex(e)})"
+        order = "sorted" if T.naturally_ordered(e.type.element) else "_canon"
+        if self.hoisting and self._is_constant(e):
+            name = self._hoist(lambda: f"tuple({order}({self._ex(e)}))")
+            self.domain_names.add(name)
+            return name
+        return f"{order}({self.ex(e)})"
+
+    def _binder(self, local: ir.Local, domain: ir.Expr) -> str:
+        """`l3 in D`, or `t7, l3 in enumerate(D)` for a map key ranging over a hoisted domain."""
+        d = self.domain(domain)
+        if local.id in self.keyed and d in self.domain_names:
+            pos = self.fresh()
+            self.positions[local.id] = (pos, d)
+            return f"{pos}, l{local.id} in enumerate({d})"
+        return f"l{local.id} in {d}"
+
+    def _position(self, key: ir.Expr, current: str) -> tuple[str, str] | None:
+        """(position name, domain name) when map `current[key]` can be read by position."""
+        if isinstance(key, ir.LocalRef) and key.local.id in self.positions and _SIMPLE_NAME.match(current):
+            return self.positions[key.local.id]
+        return None
+
+    def _is_constant(self, e: ir.Expr) -> bool:
+        known = self.constant.get(id(e))
+        if known is None:
+            known = not _reads_state(e) and not _free_locals(e) and not _may_fault(e)
+            self.constant[id(e)] = known
+        return known
+
+    def _hoist(self, generate) -> str:
+        """The name of a module global computed once in `_constants()` by the code `generate()` returns."""
+        self.hoisting = False
+        try:
+            code = generate()
+        finally:
+            self.hoisting = True
+        name = self.hoisted.get(code)
+        if name is None:
+            name = self.fresh()
+            self.hoisted[code] = name
+            self.hoisted_lines.append(f"{name} = {code}")
+        return name
 
     def ex(self, e: ir.Expr) -> str:
+        if self.hoisting and not isinstance(e, _TRIVIAL) and self._is_constant(e):
+            return self._hoist(lambda: self._ex(e))
+        return self._ex(e)
+
+    def _ex(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Lit):
             if e.value is None or isinstance(e.value, (bool, int)):
                 return repr(e.value)
@@ -391,6 +557,13 @@ class _Gen:
         raise AssertionError(e)  # pragma: no cover
 
     def _prim(self, e: ir.Prim) -> str:
+        if (e.op in ("eq", "ne") and isinstance(e.args[0], ir.Prim) and e.args[0].op == "domain"
+                and self.hoisting and self._is_constant(e.args[1])):
+            # domain(m) == S: true at once when m's key tuple is S's canonical tuple (interned).
+            m = self.ex(e.args[0].args[0])
+            if _SIMPLE_NAME.match(m):
+                test = f"({m}[0] is {self.domain(e.args[1])} or frozenset({m}[0]) == {self.ex(e.args[1])})"
+                return test if e.op == "eq" else f"(not {test})"
         if e.op in ("in", "notin") and isinstance(e.args[1], ir.Prim) and e.args[1].op in ("maps", "powerset"):
             # Membership in [D -> R] or SUBSET S is decided without building the set.
             inner = e.args[1]
@@ -403,8 +576,17 @@ class _Gen:
             return f"{args[0]}[{e.info}]"
         if e.op in _INFIX:
             return _INFIX[e.op].format(*args)
+        if e.op in ("div", "mod") and _nonzero_int(e.args[1]):
+            return f"({args[0]} {'//' if e.op == 'div' else '%'} {args[1]})"
         if e.op in _FAULTING:
             w = self.where(e.span, e.op, tuple(a.type for a in e.args))
+            fast = self._position(e.args[1], args[0]) if e.op == "lookup" else None
+            if fast is not None:
+                pos, dom = fast
+                m = args[0]
+                if (m, dom) in self.canonical:  # inside the fast branch of an update of this map
+                    return f"{m}[1][{pos}]"
+                return f"({m}[1][{pos}] if {m}[0] is {dom} or {m}[0] == {dom} else _lookup({m}, {args[1]}, {w}))"
             return f"{_FAULTING[e.op]}({', '.join(args)}, {w})"
         raise AssertionError(e.op)  # pragma: no cover
 
@@ -417,16 +599,24 @@ class _Gen:
         if e.kind == "map":
             pairs = ", ".join(f"({items[i]}, {items[i + 1]})" for i in range(0, len(items), 2))
             w = self.where(e.span, "mkmap", e.type)
-            return f"_mkmap(({pairs}{',' if pairs else ''}), {T.naturally_ordered(e.type.key)}, {w})"
+            return f"_mkmap(({pairs}{',' if pairs else ''}), {T.naturally_ordered(e.type.key)}, {w}, {self.keys_table})"
         raise AssertionError(e.kind)  # pragma: no cover
 
     def _comp(self, e: ir.Comp) -> str:
         canonical = e.kind in ("choose", "seq") or _may_fault(e)
         loops = []
         for local, dom in e.generators:
-            d = self.domain(dom) if canonical else self.ex(dom)
-            loops.append(f"for l{local.id} in {d}")
-        gen = " ".join(loops)
+            if canonical or (local.id in self.keyed and self.hoisting and self._is_constant(dom)):
+                loops.append(f"for {self._binder(local, dom)}")
+            else:
+                loops.append(f"for l{local.id} in {self.ex(dom)}")
+        try:
+            return self._comp_body(e, " ".join(loops))
+        finally:
+            for local, _ in e.generators:
+                self.positions.pop(local.id, None)
+
+    def _comp_body(self, e: ir.Comp, gen: str) -> str:
         if e.cond is not None:
             gen += f" if {self.ex(e.cond)}"
         body = self.ex(e.body)
@@ -440,7 +630,8 @@ class _Gen:
             return f"frozenset({body} {gen})"
         if e.kind == "map":
             w = self.where(e.span, "mkmap", e.type)
-            return f"_mkmap((({self.ex(e.key)}, {body}) {gen}), {T.naturally_ordered(e.type.key)}, {w})"
+            natural = T.naturally_ordered(e.type.key)
+            return f"_mkmap((({self.ex(e.key)}, {body}) {gen}), {natural}, {w}, {self.keys_table})"
         if e.kind == "seq":
             return f"tuple({body} {gen})"
         if e.kind == "choose":
@@ -450,6 +641,67 @@ class _Gen:
 
 
 # ---------------------------------------------------------------- analyses
+
+_TRIVIAL = (ir.Lit, ir.ConstRef, ir.VarRef, ir.LocalRef)  # never worth hoisting
+_SIMPLE_NAME = re.compile(r"[vl]\d+$")  # a state slot or bound name: safe to evaluate twice
+
+
+def _nonzero_int(e: ir.Expr) -> bool:
+    return isinstance(e, ir.Lit) and type(e.value) is int and e.value != 0
+
+
+def _reads_state(e: ir.Expr) -> bool:
+    """Whether `e` reads a state variable or calls a function (which may read one)."""
+    if isinstance(e, (ir.VarRef, ir.CallDef)):
+        return True
+    return any(_reads_state(c) for c in _children(e))
+
+
+def _keyed_locals(spec: ir.Spec) -> set[int]:
+    """Ids of the bound names used directly as a map key (`m[k]` read or `m[k] = v` written)."""
+    out: set[int] = set()
+
+    def expr(e):
+        if isinstance(e, ir.Prim) and e.op == "lookup" and isinstance(e.args[1], ir.LocalRef):
+            out.add(e.args[1].local.id)
+        for c in _children(e):
+            expr(c)
+
+    def stmts(body):
+        for st in body:
+            if isinstance(st, (ir.RequireS,)):
+                expr(st.cond)
+            elif isinstance(st, ir.LetS):
+                expr(st.value)
+            elif isinstance(st, ir.AssignS):
+                expr(st.value)
+                for step in st.steps:
+                    if step.kind != "field":
+                        expr(step.index)
+                    if step.kind == "map" and isinstance(step.index, ir.LocalRef):
+                        out.add(step.index.local.id)
+            elif isinstance(st, ir.IfS):
+                for cond, b in st.branches:
+                    expr(cond)
+                    stmts(b)
+                stmts(st.orelse)
+            elif isinstance(st, ir.EitherS):
+                for b in st.branches:
+                    stmts(b)
+            elif isinstance(st, ir.WithS):
+                for _, d in st.binders:
+                    expr(d)
+                stmts(st.body)
+
+    for a in spec.actions:
+        for _, d in a.params:
+            expr(d)
+        stmts(a.body)
+    for f in spec.functions:
+        expr(f.body)
+    for p in (*spec.invariants, *spec.constraints, *spec.reachables):
+        expr(p.expr)
+    return out
 
 def _children(e: ir.Expr):
     if isinstance(e, ir.Prim):

@@ -10,23 +10,39 @@ states; `depth` is the BFS depth with initial states at depth 1.
 
 Deterministic: actions run in declaration order, parameters and choices in
 canonical order, so the same model gives the same counts and the same trace.
-The seen-set keeps full states (exact; no fingerprint collisions).
+
+Storage (Options.storage): by default the seen-set holds 64-bit fingerprints
+(checker/fingerprints.py) with a parent index and a successor ordinal per
+state, about 30 bytes a state; traces are rebuilt by re-executing the
+actions along the parent links. Two states with the same fingerprint would be
+merged (probability reported as TLC does). `Storage.EXACT` keeps every state
+and cannot collide; temporal properties always use it, as the liveness checker
+needs the states and the graph. Both give the same counts and traces.
 """
 
 from __future__ import annotations
 
+import gc
 import time
+from array import array
+from collections import deque
 from dataclasses import dataclass
+from enum import Enum
+from itertools import islice
 from typing import Callable
 
-from array import array
-
 from checker.errors import EvalError
+from checker.fingerprints import FingerprintSet, collision_probability
 from checker.liveness import Checker as LivenessChecker
 from checker.liveness import Graph
 from checker.model import Model
 from checker.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
 from checker.runtime import Fault
+
+
+class Storage(Enum):
+    FINGERPRINT = "fingerprint"  # 64-bit fingerprints, parent links and ordinals in arrays
+    EXACT = "exact"  # every state in a dict: no collision possible, ~10x the memory
 
 
 @dataclass(frozen=True)
@@ -42,6 +58,10 @@ class Options:
     # Keep exploring after an invariant violation (each invariant is reported once, with a
     # shortest trace); the result lists every check that failed. For `tlacheck verify`.
     collect: bool = False
+    storage: Storage = Storage.FINGERPRINT  # EXACT anyway when temporal properties are checked
+    # > 1: checker/parallel.py, with the same result. One process anyway for exact storage,
+    # temporal properties and collect mode.
+    workers: int = 1
 
 
 @dataclass(frozen=True)
@@ -62,8 +82,30 @@ class _Stop(Exception):
 
 def explore(model: Model, options: Options = Options(), progress: ProgressCallback | None = None,
             progress_every: float = 5.0) -> Result:
-    """Explore every reachable state of `model` and return the first violation, if any."""
-    return _Explorer(model, options, progress, progress_every).run()
+    """Explore every reachable state of `model` and return the first violation, if any.
+
+    The cyclic garbage collector is paused meanwhile (and restored after): states and the
+    explorer's tables hold no reference cycles, and its passes over millions of live tuples
+    cost 4-18% of the time (docs/performance.md). Reference counting still frees memory."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _explore(model, options, progress, progress_every)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
+    explorer = _Explorer(model, options, progress, progress_every)
+    if explorer.graph is None and options.storage == Storage.FINGERPRINT:
+        if options.workers > 1 and not options.collect:
+            from checker.parallel import Coordinator  # same layer; imported late to avoid a cycle
+
+            if Coordinator.available():
+                return Coordinator(model, options, progress, progress_every).run()
+        explorer = _FingerprintExplorer(model, options, progress, progress_every)
+    return explorer.run()
 
 
 class _Explorer:
@@ -99,10 +141,20 @@ class _Explorer:
 
     def _result(self, verdict: Verdict, violation: Violation | None = None, error=None,
                 stop_reason: str | None = None, queue_left: int = 0) -> Result:
+        distinct, left = self._counts()
         if verdict in (Verdict.INVARIANT_VIOLATED, Verdict.DEADLOCK, Verdict.ERROR):
-            queue_left = len(self.states) - self.head
-        return Result(verdict, len(self.states), self.generated, self.depth,
-                      time.perf_counter() - self.start, self.coverage, violation, error, stop_reason, queue_left)
+            queue_left = left
+        result = Result(verdict, distinct, self.generated, self.depth,
+                        time.perf_counter() - self.start, self.coverage, violation, error, stop_reason, queue_left)
+        result.fingerprint_collision = self._collision()
+        return result
+
+    def _counts(self) -> tuple[int, int]:
+        """Distinct states stored, and how many of them are not expanded yet."""
+        return len(self.states), len(self.states) - self.head
+
+    def _collision(self) -> float | None:
+        return None  # exact storage
 
     def _add(self, state: tuple, parent: int) -> int:
         i = len(self.states)
@@ -112,15 +164,18 @@ class _Explorer:
         if self.depths is not None:
             self.depths.append(0 if parent < 0 else self.depths[parent] + 1)
         if len(self.witnesses) < len(self.reachables):
-            for name, pred in self.reachables:
-                if name not in self.witnesses:
-                    try:
-                        hit = pred(state)
-                    except (Fault, RecursionError) as fault:
-                        raise self._fault(fault, i, f"evaluating reachable check {name}") from None
-                    if hit:
-                        self.witnesses[name] = i
+            self._check_reachables(i, state)
         return i
+
+    def _check_reachables(self, i: int, state: tuple) -> None:
+        for name, pred in self.reachables:
+            if name not in self.witnesses:
+                try:
+                    hit = pred(state)
+                except (Fault, RecursionError) as fault:
+                    raise self._fault(fault, i, f"evaluating reachable check {name}") from None
+                if hit:
+                    self.witnesses[name] = i
 
     def _fault(self, fault: Fault | RecursionError, at: int, note: str) -> _Stop:
         if isinstance(fault, RecursionError):
@@ -132,9 +187,11 @@ class _Explorer:
         err.trace = trace
         return _Stop(self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), error=err))
 
-    def _check_invariants(self, i: int) -> None:
-        state = self.states[i]
-        for name, inv in self.invariants:
+    def _check_invariants(self, i: int, state: tuple | None = None, invariants: tuple | None = None) -> None:
+        """Check the invariants (default: all selected ones) on stored state `i`."""
+        if state is None:
+            state = self.states[i]
+        for name, inv in self.invariants if invariants is None else invariants:
             try:
                 ok = inv(state)
             except (Fault, RecursionError) as fault:
@@ -147,6 +204,9 @@ class _Explorer:
                     self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
                     return
                 raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
+
+    def _deadlock(self, parent: int) -> Violation:
+        return Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
 
     def _in_model(self, state: tuple, at: int) -> bool:
         for name, con in self.model.constraints:
@@ -227,7 +287,7 @@ class _Explorer:
                     cov.enabled += 1
                     cov.generated += total
             if not found and opts.check_deadlock:
-                violation = Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
+                violation = self._deadlock(parent)
                 if not opts.collect:
                     return self._result(Verdict.DEADLOCK, violation)
                 if not any(v.kind == "deadlock" for v in self.violations):
@@ -302,3 +362,206 @@ def _find_step(model: Model, state: tuple, succ: tuple) -> Step:
             if t == succ:
                 return Step(ai, args, t)
     raise AssertionError("no action leads to the stored successor")  # pragma: no cover
+
+
+def _until_fault(act, state: tuple) -> tuple[list, Fault | RecursionError]:
+    """The successors an action's generator yields before the evaluation error that its list
+    form raised (the explorer processes those first, as the generator path would)."""
+    succs = []
+    try:
+        for _, t in act(state):
+            succs.append(t)
+    except (Fault, RecursionError) as fault:
+        return succs, fault
+    raise AssertionError("the list and generator forms of an action disagree")  # pragma: no cover
+
+
+def _nth_step(model: Model, state: tuple, ordinal: int) -> Step:
+    """The successor number `ordinal` (from 0, every action instance in exploration order)."""
+    k = 0
+    for ai, act in enumerate(model.actions):
+        for args, t in act(state):
+            if k == ordinal:
+                return Step(ai, args, t)
+            k += 1
+    raise AssertionError("the stored successor ordinal is out of range")  # pragma: no cover
+
+
+class _FingerprintExplorer(_Explorer):
+    """The BFS of _Explorer over a FingerprintSet: per stored state, a parent index (array 'i')
+    and the ordinal of the successor that reached it first (array 'H', widened to 'I' when a
+    state has over 65,535 successors). The queue (a deque) holds only the states not yet
+    expanded: at most about one BFS level and a half.
+
+    The ordinal is the position of the state among all its parent's successors (actions in
+    declaration order, instances in canonical order), so the first step found when re-executing
+    is the one exact storage finds with _find_step: both give the same traces."""
+
+    def __init__(self, model: Model, options: Options, progress, progress_every: float):
+        super().__init__(model, options, progress, progress_every)
+        self.seen = FingerprintSet()
+        self.parents = array("i")
+        self.ordinals = array("H")
+        self.expanded = 0
+
+    def _counts(self) -> tuple[int, int]:
+        return self.seen.count, self.seen.count - self.expanded
+
+    def _collision(self) -> float | None:
+        return collision_probability(self.seen.count, self.generated)
+
+    def _store(self, fp: int, slot: int, state: tuple, parent: int, ordinal: int) -> int:
+        """Store a new state (its fingerprint goes into `slot`); returns its index."""
+        seen = self.seen
+        seen.table[slot] = fp
+        i = seen.count
+        seen.count = i + 1
+        self.parents.append(parent)
+        if ordinal > 0xFFFF and self.ordinals.typecode == "H":
+            self.ordinals = array("I", self.ordinals)
+        self.ordinals.append(ordinal)
+        if len(self.witnesses) < len(self.reachables):
+            self._check_reachables(i, state)
+        return i
+
+    def _action_plan(self) -> list:
+        """Per action: (index, list function, generator, coverage, invariants to check on its
+        successors). An invariant reading no variable the action may assign holds in every
+        successor, because it held in the expanded state (in collect mode every invariant is
+        checked)."""
+        model = self.model
+        plan = []
+        for ai, act in enumerate(model.actions):
+            invs = None  # collect mode: self.invariants, which loses each invariant once violated
+            if not self.options.collect:
+                writes = model.action_writes[ai]
+                invs = tuple((n, f) for n, f in self.invariants if model.invariant_reads[n] & writes)
+            plan.append((ai, model.next_states[ai], act, self.coverage[ai], invs))
+        return plan
+
+    def _initial_states(self) -> list[tuple]:
+        """Store and check the initial states; returns the stored ones, in index order."""
+        seen = self.seen
+        stored = []
+        try:
+            for k, state in enumerate(self.model.init()):
+                self.generated += 1
+                fp = hash(state) or 1
+                slot = seen.find(fp)
+                if slot >= 0 or not self._in_model(state, -1):
+                    continue
+                i = self._store(fp, ~slot, state, -1, k)
+                if seen.count > seen.limit:
+                    seen.grow()
+                stored.append(state)
+                self.depth = 1
+                self._check_invariants(i, state)
+        except (Fault, RecursionError) as fault:
+            raise self._fault(fault, -1, "computing the initial states") from None
+        return stored
+
+    def _run(self) -> Result:
+        model = self.model
+        opts = self.options
+        seen = self.seen
+        queue: deque[tuple] = deque(self._initial_states())
+        plan = self._action_plan()
+        constraints = bool(model.constraints)
+        table, mask, limit = seen.table, seen.mask, seen.limit
+        next_report = time.perf_counter() + self.progress_every
+        max_states = opts.max_states
+        check_deadlock = opts.check_deadlock
+        level = 1
+        level_end = seen.count  # index of the first state of the next level
+        parent = -1  # index of the state being expanded
+        pop = queue.popleft
+        append = queue.append
+        while queue:
+            if parent + 1 == level_end:
+                level_end = seen.count
+                level += 1
+            if opts.max_depth is not None and level >= opts.max_depth:
+                return self._result(Verdict.INCOMPLETE, stop_reason="max_depth", queue_left=self._counts()[1])
+            state = pop()
+            parent += 1
+            self.expanded = parent + 1
+            ordinal = 0  # successors of `state` before the current action
+            counted = 0  # successors of `state` already added to self.generated
+            for ai, nexts, act, cov, invs in plan:
+                fault = None
+                try:
+                    succs = nexts(state)
+                except (Fault, RecursionError):
+                    succs, fault = _until_fault(act, state)
+                k = ordinal - 1  # ordinal of succ
+                for succ in succs:
+                    k += 1
+                    fp = hash(succ) or 1
+                    j = fp & mask
+                    x = table[j]
+                    while x:
+                        if x == fp:
+                            break
+                        j = (j + 1) & mask
+                        x = table[j]
+                    else:
+                        if constraints:
+                            # as the exact explorer: completed actions are counted if this raises
+                            done = max(counted, ordinal)
+                            self.generated += done - counted
+                            counted = done
+                            if not self._in_model(succ, parent):
+                                continue
+                        self.generated += k + 1 - counted
+                        counted = k + 1
+                        i = self._store(fp, j, succ, parent, k)
+                        if i >= limit:
+                            seen.grow()
+                            table, mask, limit = seen.table, seen.mask, seen.limit
+                        append(succ)
+                        self.depth = level + 1
+                        cov.distinct += 1
+                        if invs is None or invs:
+                            self._check_invariants(i, succ, invs)
+                n = len(succs)
+                if fault is not None:
+                    self.generated += ordinal + n - counted
+                    raise self._fault(fault, parent, f"computing action {model.action_info[ai].name}") from None
+                if n:
+                    cov.enabled += 1
+                    cov.generated += n
+                    ordinal += n
+            self.generated += ordinal - counted
+            if ordinal == 0 and check_deadlock:
+                violation = self._deadlock(parent)
+                if not opts.collect:
+                    return self._result(Verdict.DEADLOCK, violation)
+                if not any(v.kind == "deadlock" for v in self.violations):
+                    self.violations.append(violation)
+            left = seen.count - parent - 1
+            if max_states is not None and seen.count >= max_states and left:
+                return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=left)
+            if (parent + 1) & 0x3FF == 0:
+                now = time.perf_counter()
+                if opts.time_limit is not None and now - self.start > opts.time_limit:
+                    return self._result(Verdict.INCOMPLETE, stop_reason="time_limit", queue_left=left)
+                if self.progress is not None and now >= next_report:
+                    next_report = now + self.progress_every
+                    self.progress(Progress(self.generated, seen.count, left, self.depth, now - self.start))
+        return self._finish()
+
+    def trace_to(self, i: int) -> Trace:
+        if i < 0:
+            return Trace(())
+        path = []
+        while i >= 0:
+            path.append(i)
+            i = self.parents[i]
+        path.reverse()
+        state = next(islice(self.model.init(), self.ordinals[path[0]], None))
+        steps = [Step(None, (), state)]
+        for j in path[1:]:
+            step = _nth_step(self.model, state, self.ordinals[j])
+            steps.append(step)
+            state = step.state
+        return Trace(tuple(steps))

@@ -8,13 +8,14 @@ and errors. A Model is immutable once built; explorers only call it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from checker import codegen, ir, runtime
 from checker import types as T
-from checker.errors import EvalError
+from checker.errors import EvalError, SpecError
 from checker.parser import parse
-from checker.source import Source
+from checker.source import Source, Span
 from checker.typecheck import check
 from checker.variants import BASE, apply_variant
 from checker.values import format_value, to_json
@@ -54,6 +55,10 @@ class Model:
         self.var_types = tuple(v.type for v in spec.variables)
         self.init = namespace["init"]
         self.actions = tuple(namespace[f"a{i}"] for i in range(len(spec.actions)))
+        # The same successors as lists of next states, without arguments (the explorers' hot loop).
+        self.next_states = tuple(namespace[f"n{i}"] for i in range(len(spec.actions)))
+        # An equal state whose maps share the model's interned key tuples (after unpickling).
+        self.canonical_keys = namespace["t0"]
         self.action_info = tuple(
             ActionInfo(a.name, tuple(l.name for l, _ in a.params), tuple(l.type for l, _ in a.params), a.span,
                        a.actor, a.sends_to)
@@ -61,6 +66,9 @@ class Model:
         self.invariants = tuple((p.name, namespace[f"inv{i}"]) for i, p in enumerate(spec.invariants))
         self.constraints = tuple((p.name, namespace[f"con{i}"]) for i, p in enumerate(spec.constraints))
         self.reachables = tuple((p.name, namespace[f"reach{i}"]) for i, p in enumerate(spec.reachables))
+        # Slots each action may assign, slots each invariant reads (by name): see codegen.Generated.
+        self.action_writes = tuple(generated.action_writes)
+        self.invariant_reads = {p.name: r for p, r in zip(spec.invariants, generated.invariant_reads)}
         self.warnings = spec.warnings
 
     # ---------------------------------------------------------------- display
@@ -123,12 +131,24 @@ def build_model(source: Source, overrides: dict[str, str] | None = None, variant
 
 
 def compile_spec(spec: ir.Spec) -> Model:
-    generated = codegen.generate(spec)
+    """Generate and compile the model's code. Raises E008 when the generated code exceeds one of
+    Python's own limits (20 nested loops in a function, 200 nested parentheses, 100 indentation
+    levels, the compiler's recursion depth): the parser's nesting limit (E007) keeps expressions
+    well inside them, but loops add up across parameters, `with` binders and `either` blocks."""
+    try:
+        generated = codegen.generate(spec)
+    except RecursionError:
+        raise _too_complex(spec, None, None, "nesting too deep for the code generator") from None
     namespace: dict = {name: getattr(runtime, target) for name, target in codegen.RUNTIME_NAMES.items()}
     namespace["__builtins__"] = {"len": len, "frozenset": frozenset, "sorted": sorted, "all": all, "any": any,
                                  "sum": sum, "range": range, "min": min, "max": max, "tuple": tuple,
                                  "enumerate": enumerate}
-    code = compile(generated.source, f"<tlacheck model {spec.name}>", "exec")
+    try:
+        code = compile(generated.source, f"<tlacheck model {spec.name}>", "exec")
+    except SyntaxError as exc:  # IndentationError included
+        raise _too_complex(spec, generated, exc.lineno, exc.msg) from None
+    except (RecursionError, MemoryError):
+        raise _too_complex(spec, generated, None, "nesting too deep for Python's compiler") from None
     exec(code, namespace)  # the source holds generated identifiers and int/bool literals only
     model = Model(spec, generated, namespace, [])
     try:
@@ -138,3 +158,39 @@ def compile_spec(spec: ir.Spec) -> Model:
     except RecursionError:
         raise EvalError("E406", "recursion too deep while evaluating the constants", None) from None
     return model
+
+
+_GENERATED_DEF = re.compile(r"def ([A-Za-z_]+?)(\d*)(?:_\d+)?\(")
+_LOOPS_HINT = ("Python allows 20 nested loops in a function: each action parameter, `with` binder and enclosing "
+               "`either` adds one, as does each `var NAME: T in SET` to the initial states; split the action, or "
+               "choose a tuple from one set instead of several values")
+_DEPTH_HINT = "move parts of the expression or block into a `def`, or split the action"
+
+
+def _too_complex(spec: ir.Spec, generated: codegen.Generated | None, line: int | None, reason: str) -> SpecError:
+    """E008 at the declaration whose generated code broke a limit of Python (the line of the
+    generated source says which one); at the top of the file when that cannot be told."""
+    what, span = "the spec", Span(spec.file, 1, 1, 1, 2)
+    if generated is not None and line:
+        lines = generated.source.splitlines()
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        header = next((m for m in map(_GENERATED_DEF.match, reversed(lines[:line])) if m), None)
+        kind, index = (header.group(1), int(header.group(2) or 0)) if header else ("", 0)
+        tables = {"a": ("action", spec.actions), "n": ("action", spec.actions), "f": ("function", spec.functions),
+                  "inv": ("invariant", spec.invariants), "con": ("constraint", spec.constraints),
+                  "reach": ("reachable check", spec.reachables)}
+        var = re.search(r"\bfor v(\d+) in\b", text)
+        const = re.match(r"\s*K(\d+) = ", text)
+        if kind == "init" and var and int(var.group(1)) < len(spec.variables):
+            v = spec.variables[int(var.group(1))]
+            what, span = f"the initial states (variable `{v.name}`)", v.span
+        elif kind == "_constants" and const and int(const.group(1)) < len(spec.constants):
+            c = spec.constants[int(const.group(1))]
+            what, span = f"constant `{c.name}`", c.span
+        elif kind in tables and index < len(tables[kind][1]):
+            decl = tables[kind][1][index]
+            what, span = f"{tables[kind][0]} `{decl.name}`", decl.span
+        elif kind in ("fb", "fa") and index < len(spec.fairness):
+            what, span = "this fairness condition", spec.fairness[index].span
+    hint = _LOOPS_HINT if "nested blocks" in reason else _DEPTH_HINT
+    return SpecError.single("E008", f"cannot compile {what}: {reason}", span, hint)

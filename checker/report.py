@@ -129,7 +129,11 @@ def format_summary(model: Model, result: Result) -> str:
     ]
     out = ["Summary:"]
     out += [f"  {k:<17} {v}" for k, v in rows]
-    out.append("  states are stored exactly: no fingerprint collision is possible")
+    if result.fingerprint_collision is None:
+        out.append("  states are stored exactly: no fingerprint collision is possible")
+    else:
+        out.append(f"  fingerprints: 64-bit; probability of a collision (optimistic, as TLC computes it): "
+                   f"{result.fingerprint_collision:.1e}")
     if model.action_info:
         out.append("")
         out.append("Coverage:")

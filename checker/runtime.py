@@ -13,19 +13,14 @@ from __future__ import annotations
 from itertools import combinations, product
 
 
-class _NoneValue:
-    """The value `none` of an option type. A singleton, also after pickling."""
+class _NoneValue(complex):
+    """The value `none` of an option type. A singleton, also after pickling.
+
+    A complex number so that hashing and comparing it run in C (states holding `none` are
+    hashed on every step): no spec value is complex, so it equals nothing else, has no
+    order, and its hash is the same in every process."""
 
     __slots__ = ()
-
-    def __hash__(self) -> int:
-        return 0x5EED_0B7E
-
-    def __eq__(self, other) -> bool:
-        return self is other
-
-    def __ne__(self, other) -> bool:
-        return self is not other
 
     def __repr__(self) -> str:
         return "NONE"
@@ -34,7 +29,7 @@ class _NoneValue:
         return (_none, ())
 
 
-NONE = _NoneValue()
+NONE = _NoneValue(0, 0x5EED_0B7E)
 
 
 def _none() -> _NoneValue:
@@ -72,15 +67,19 @@ def canon(s) -> list:
 
 # ---------------------------------------------------------------- maps
 
-def mkmap(pairs, natural: bool, where: int):
-    """Build a map from (key, value) pairs; the same key twice with two values is a fault."""
+def mkmap(pairs, natural: bool, where: int, keys_table: dict | None = None):
+    """Build a map from (key, value) pairs; the same key twice with two values is a fault.
+    `keys_table` interns the key tuple (generated code passes the model's hoisted domains, so
+    that a map over a constant domain shares that domain's tuple: codegen's fast path)."""
     d = {}
     for k, v in pairs:
         if k in d and d[k] != v:
             raise Fault("E409", where, k, d[k], v)
         d[k] = v
-    keys = sorted(d) if natural else sorted(d, key=canon_key)
-    return (tuple(keys), tuple(d[k] for k in keys))
+    keys = tuple(sorted(d) if natural else sorted(d, key=canon_key))
+    if keys_table is not None:
+        keys = keys_table.get(keys, keys)
+    return (keys, tuple(d[k] for k in keys))
 
 
 def lookup(m, k, where: int):

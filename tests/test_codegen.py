@@ -19,10 +19,11 @@ from checker.errors import UsageError
 from checker.model import build_model
 from tests.conftest import SPECS, model_of
 
-GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|t|inv|con|reach|tp|td|fb)\d+|fa\d+_\d+)$")
+GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|n|t|inv|con|reach|tp|td|fb)\d+|fa\d+_\d+)$")
 ALLOWED_NAMES = (set(keyword.kwlist) | set(codegen.RUNTIME_NAMES)
                  | {"s", "init", "_constants", "len", "frozenset", "sorted", "all", "any", "sum", "range",
-                    "min", "max", "tuple"})
+                    "min", "max", "tuple", "enumerate",
+                    "append", "get"})  # list.append in n{i}, dict.get on the interned map keys
 
 
 def assert_clean(source: str) -> None:
@@ -102,3 +103,29 @@ def test_generated_namespace_has_no_dangerous_builtins():
 def test_model_values_are_small_ints_in_states():
     model = model_of("const P: set[model] = {p1, p2}\nenum E { a, b }\nvar x: P = p2\nvar y: E = b\n")
     assert list(model.init()) == [(1, 1)]
+
+
+def test_issue_6_a_later_parameter_set_reads_the_unchanged_state():
+    """Found modelling specs/agent_routing.spec: `Spawn(caller in alive, child in AGENT - alive)`
+    evaluated the second set after the previous caller's body had assigned `alive`, so an agent
+    spawned by main could never spawn in turn (the Deep state below was unreachable)."""
+    from tests.conftest import run
+
+    text = """
+        const AGENT: set[model] = {main, a1, a2}
+        var alive: set[AGENT] = {main}
+        var depth: map[AGENT, int] = {a -> 0 for a in AGENT}
+        action Spawn(caller in alive, child in AGENT - alive):
+            depth[child] = depth[caller] + 1
+            alive = alive | {child}
+        action Work:
+            skip
+        invariant Shallow: all(depth[a] < 2 for a in alive)
+    """
+    model, result = run(text)
+    assert result.violation is not None and result.violation.name == "Shallow"
+    main_, a1, a2 = 0, 1, 2  # model values are small ints in states and arguments
+    assert [step.args for step in result.violation.trace.steps[1:]] == [(main_, a1), (a1, a2)]
+    model, result = run(text.replace("invariant Shallow: all(depth[a] < 2 for a in alive)", ""))
+    # {main}; {main, a1}, {main, a2}; all three with depths (1, 1), (1, 2), (2, 1)
+    assert result.distinct_states == 6

@@ -13,6 +13,7 @@ import pytest
 
 from checker import artefacts, render, stategraph
 from checker.cli import main, read_source
+from checker.errors import UsageError
 from checker.explore import Options, explore
 from checker.model import build_model
 from checker.result import Step, Trace, Violation
@@ -273,7 +274,7 @@ def test_no_name_escapes_the_output_directory(tmp_path):
     assert "/" not in name and name.startswith("spec.")
     assert artefacts.inside(tmp_path, name + ".dot").parent == tmp_path.resolve()
     for bad in ("../x.dot", "/etc/x.dot", "a/../../x.dot", ""):
-        with pytest.raises(ValueError):
+        with pytest.raises(UsageError):
             artefacts.inside(tmp_path, bad)
 
 

@@ -1,0 +1,54 @@
+"""The benchmark models, their expected state counts and their peers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+PEERS_DIR = Path(__file__).resolve().parent / "peers"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    spec: Path
+    overrides: dict = field(default_factory=dict)
+    check_deadlock: bool = True
+    distinct: int = 0  # asserted: a benchmark that explores another state space is a bug
+    generated: int = 0
+    tlc: dict | None = None  # TwoPhase: {"RM": "{r1, ...}"} for the TLA+ original
+    spin: tuple[str, dict] | None = None  # Promela file in peers/ and its -D defines
+
+
+def _rms(n: int) -> str:
+    return "{" + ", ".join(f"r{i}" for i in range(1, n + 1)) + "}"
+
+
+TWO_PHASE = ROOT / "specs" / "classic" / "two_phase.spec"
+
+BENCHMARKS = [
+    # TLC's counts for TwoPhase.tla (quoted in issue 7, reproduced by TLC 2.15 here).
+    Benchmark("two_phase_5", TWO_PHASE, {"RM": _rms(5)}, True, 8_832, 58_146, tlc={"RM": _rms(5)}),
+    Benchmark("two_phase_6", TWO_PHASE, {"RM": _rms(6)}, True, 50_816, 402_306, tlc={"RM": _rms(6)}),
+    Benchmark("two_phase_7", TWO_PHASE, {"RM": _rms(7)}, True, 296_448, 2_744_706, tlc={"RM": _rms(7)}),
+    # 2^16 * 7 states, 16 successors each; SPIN finds the same 458,752 states and 7,340,033 transitions.
+    Benchmark("flags_16", MODELS_DIR / "flags.spec", {"N": "16"}, True, 458_752, 7_340_033,
+              spin=("flags.pml", {"N": "16"})),
+    # Final states (every task stopped, the queue read) have no successor: no deadlock check, SPIN -E.
+    Benchmark("notify_race_4", MODELS_DIR / "notify_race.spec", {"Tasks": "{t1, t2, t3, t4}"}, False,
+              926_857, 3_305_201, spin=("notify_race.pml", {"T": "4"})),
+    Benchmark("mailboxes_3", MODELS_DIR / "mailboxes.spec", {"Clients": "{c1, c2, c3}"}, False,
+              662_100, 2_578_234),
+]
+
+
+def by_name(names: list[str] | None) -> list[Benchmark]:
+    if not names:
+        return list(BENCHMARKS)
+    known = {b.name: b for b in BENCHMARKS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(known)}")
+    return [known[n] for n in names]

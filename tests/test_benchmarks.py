@@ -1,0 +1,28 @@
+"""benchmarks/: the runner works and the small models have their expected counts.
+
+No timing here: `python -m benchmarks` measures speed. This only keeps the
+suite runnable (names, spec paths, expected counts, Promela files).
+"""
+
+from benchmarks import __main__ as runner
+from benchmarks.measure import measure
+from benchmarks.suite import BENCHMARKS, PEERS_DIR
+
+
+def test_every_benchmark_names_existing_files():
+    for bench in BENCHMARKS:
+        assert bench.spec.exists(), bench.spec
+        if bench.spin:
+            assert (PEERS_DIR / bench.spin[0]).exists()
+
+
+def test_measure_reports_the_expected_counts():
+    m = measure("two_phase_5", 1, None)
+    assert (m["distinct"], m["generated"]) == (8832, 58146)
+    assert m["peak_rss"] >= m["rss_before"] > 0 and m["collision"] > 0
+
+
+def test_runner_asserts_counts_and_prints_the_table(capsys):
+    assert runner.main(["two_phase_5", "--no-peers", "--workers", "1,2"]) == 0
+    out = capsys.readouterr().out
+    assert "two_phase_5" in out and "8,832" in out and "58,146" in out and "2 workers" in out

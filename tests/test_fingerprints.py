@@ -1,0 +1,112 @@
+"""fingerprints.py and fingerprint storage: the same results as exact storage (issue 7)."""
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from checker.cli import read_source
+from checker.explore import Options, Storage, explore
+from checker.fingerprints import FingerprintSet, collision_probability, fingerprint
+from checker.model import build_model
+from checker.variants import BASE
+from tests.conftest import ROOT, SPECS, model_of
+
+
+def test_fingerprint_set_grows_and_keeps_every_member():
+    fps = FingerprintSet(log2_slots=3)
+    values = [fingerprint((i, -i, frozenset({i % 7}))) for i in range(5000)]
+    assert all(fps.add(v) for v in values)
+    assert len(fps) == 5000 and fps.count <= fps.limit
+    assert all(v in fps for v in values)
+    assert not any(fps.add(v) for v in values)
+
+
+def test_zero_is_never_a_fingerprint():
+    class Zero(tuple):
+        def __hash__(self):
+            return 0
+
+    assert fingerprint(Zero()) == 1
+
+
+def test_collision_probability_is_tlcs_optimistic_estimate():
+    # TLC prints 3.9E-8 for TwoPhase with 7 resource managers.
+    assert f"{collision_probability(296_448, 2_744_706):.1e}" == "3.9e-08"
+
+
+def test_fingerprints_do_not_depend_on_the_hash_seed():
+    code = textwrap.dedent("""
+        from checker.cli import read_source
+        from checker.model import build_model
+        m = build_model(read_source("specs/notify_race.spec"))
+        s = next(m.init())
+        print([hash(t) for act in m.actions for _, t in act(s)], hash(s))
+        """)
+    outputs = {subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                              env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout for seed in ("0", "1", "4242")}
+    assert len(outputs) == 1 and outputs.pop().strip()
+
+
+def summary(r):
+    err = r.error
+    return (r.verdict, r.distinct_states, r.states_generated, r.depth, r.queue_left, r.stop_reason,
+            [(c.enabled, c.generated, c.distinct) for c in r.coverage], r.violation, r.witnesses,
+            r.violations, (err.code, err.message, err.span) if err is not None else None)
+
+
+def spec_runs():
+    runs = []
+    for path in sorted(SPECS.rglob("*.spec")):
+        variants = [BASE] + re.findall(r"^variant (\w+)", path.read_text(), re.M)
+        runs += [(str(path.relative_to(SPECS)), v) for v in variants]
+    return runs
+
+
+@pytest.mark.parametrize("spec, variant", spec_runs())
+@pytest.mark.parametrize("options", [{"check_deadlock": True}, {"check_deadlock": False}, {"collect": True}])
+def test_fingerprint_and_exact_storage_agree_on_every_spec(spec, variant, options):
+    model = build_model(read_source(str(SPECS / spec)), None, variant)
+    exact = explore(model, Options(storage=Storage.EXACT, **options))
+    fingerprints = explore(model, Options(storage=Storage.FINGERPRINT, **options))
+    assert summary(fingerprints) == summary(exact)
+
+
+@pytest.mark.parametrize("extra", [
+    "invariant Div: 12 // (5 - x - y) >= 0",
+    "constraint Div: 12 // (5 - x - y) >= 0",
+    "reachable Div: 12 // (5 - x - y) == 0",
+    "constraint Sum: x + y <= 5",
+])
+def test_fingerprint_and_exact_storage_agree_on_evaluation_errors(extra):
+    model = model_of(textwrap.dedent("""
+        var x: int = 0
+        var y: int = 0
+        action IncX(k in 1..3):
+            require x + k <= 6
+            x = x + k
+        action IncY(k in 1..2):
+            require y + k <= 6
+            y = y + k
+        """) + extra + "\n")
+    exact = explore(model, Options(storage=Storage.EXACT, check_deadlock=False))
+    assert summary(explore(model, Options(check_deadlock=False))) == summary(exact)
+
+
+def test_summary_reports_the_collision_probability(capsys):
+    from checker.cli import main
+
+    assert main(["check", str(SPECS / "classic" / "two_phase.spec"), "--quiet"]) == 0
+    assert "probability of a collision" in capsys.readouterr().out
+    assert main(["check", str(SPECS / "classic" / "two_phase.spec"), "--quiet", "--storage", "exact"]) == 0
+    assert "stored exactly" in capsys.readouterr().out
+
+
+def test_list_and_generator_forms_of_actions_agree():
+    model = build_model(read_source(str(SPECS / "classic" / "ewd840.spec")))
+    frontier = list(model.init())[:50]
+    for state in frontier:
+        for act, nexts in zip(model.actions, model.next_states):
+            assert nexts(state) == [t for _, t in act(state)]

@@ -1,0 +1,142 @@
+"""parallel.py: `--workers 2` gives the same Result as one process (issue 7).
+
+Not timing tests: these compare counts, coverage, verdicts and traces. Speed is
+measured by `python -m benchmarks`.
+"""
+
+import re
+import textwrap
+
+import pytest
+
+from checker.cli import main, read_source
+from checker.explore import Options, Storage, explore
+from checker.model import build_model
+from checker.parallel import Coordinator
+from checker.variants import BASE
+from tests.conftest import SPECS, model_of
+
+pytestmark = pytest.mark.skipif(not Coordinator.available(), reason="needs the fork start method")
+
+
+def summary(r):
+    """Everything a Result says, with errors reduced to their code, message and span."""
+    err = r.error
+    return (r.verdict, r.distinct_states, r.states_generated, r.depth, r.queue_left, r.stop_reason,
+            [(c.enabled, c.generated, c.distinct) for c in r.coverage], r.violation, r.witnesses,
+            (err.code, err.message, err.span) if err is not None else None)
+
+
+def assert_same(model, **options):
+    one = explore(model, Options(**options))
+    two = explore(model, Options(workers=2, **options))
+    assert summary(two) == summary(one)
+    return one
+
+
+def spec_runs():
+    runs = []
+    for path in sorted(SPECS.rglob("*.spec")):
+        variants = [BASE] + re.findall(r"^variant (\w+)", path.read_text(), re.M)
+        runs += [(str(path.relative_to(SPECS)), v) for v in variants]
+    return runs
+
+
+@pytest.mark.parametrize("spec, variant", spec_runs())
+@pytest.mark.parametrize("deadlock", [True, False])
+def test_two_workers_match_one_on_every_spec(spec, variant, deadlock):
+    model = build_model(read_source(str(SPECS / spec)), None, variant)
+    assert_same(model, check_deadlock=deadlock)
+
+
+def test_two_phase_with_five_resource_managers():
+    model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")), {"RM": "{r1,r2,r3,r4,r5}"})
+    r = assert_same(model)
+    assert (r.distinct_states, r.states_generated) == (8832, 58146)
+
+
+# Each model below stops at an event in the middle of a level, where one process's partial
+# counts (generated, distinct, coverage, depth, queue) must be reproduced exactly.
+COUNTERS = """
+    const N: int = 6
+    var x: int = 0
+    var y: int = 0
+    action IncX(k in 1..3):
+        require x + k <= N
+        x = x + k
+    action IncY(k in 1..2):
+        require y + k <= N
+        y = y + k
+    """
+
+
+@pytest.mark.parametrize("extra, options", [
+    ("invariant Small: x + y < 7", {}),
+    ("invariant Small: x * y != 8", {}),
+    ("invariant Div: 12 // (5 - x - y) >= 0", {}),  # an evaluation error in an invariant
+    ("constraint Div: 12 // (5 - x - y) >= 0", {}),  # ... in a constraint
+    ("constraint Sum: x + y <= 5", {}),
+    ("reachable Far: x == 4 and y == 3", {}),
+    ("reachable Div: 12 // (5 - x - y) == 0", {}),  # ... in a reachable check
+    ("", {"max_states": 20}),
+    ("", {"max_states": 1}),
+    ("", {"max_depth": 4}),
+    ("", {"check_deadlock": True}),
+])
+def test_mid_level_stops_match_one_process(extra, options):
+    model = model_of(textwrap.dedent(COUNTERS) + extra + "\n")
+    options = {"check_deadlock": False, **options}
+    assert_same(model, **options)
+
+
+def test_evaluation_error_in_an_action_matches_one_process():
+    model = model_of("""
+        var x: int = 0
+        var y: int = 0
+        action A(k in 1..2):
+            x = x + k
+        action B:
+            require x > 3
+            y = 10 // (x - 5)
+        """)
+    r = assert_same(model, check_deadlock=False)
+    assert r.error.code == "E407"
+
+
+def test_constraint_successors_and_deadlock_match_one_process():
+    model = model_of("""
+        const K: set[model] = {k1, k2, k3}
+        var held: set[K] = {}
+        var log: seq[K] = []
+        action Take(k in K):
+            require k not in held
+            held = held | {k}
+            log = append(log, k)
+        action Drop(k in held):
+            held = held - {k}
+        constraint Short: len(log) <= 4
+        """)
+    r = assert_same(model)
+    assert r.states_generated > r.distinct_states
+
+
+def test_more_workers_than_states():
+    model = model_of("var x: int = 0\naction A:\n    require x < 2\n    x = x + 1\n")
+    one = explore(model, Options(check_deadlock=False))
+    assert summary(explore(model, Options(workers=4, check_deadlock=False))) == summary(one)
+
+
+def test_exact_storage_and_temporal_properties_run_in_one_process():
+    model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")))
+    r = explore(model, Options(workers=2, storage=Storage.EXACT))
+    assert r.fingerprint_collision is None and r.distinct_states == 288
+
+
+def test_workers_option_on_the_command_line(capsys):
+    spec = str(SPECS / "classic" / "diehard.spec")
+    assert main(["check", spec, "--workers", "2", "--quiet"]) == 12
+    two = capsys.readouterr().out
+    assert main(["check", spec, "--quiet"]) == 12
+    one = capsys.readouterr().out
+    strip = lambda text: re.sub(r"time .*\n", "", text)  # noqa: E731
+    assert strip(two) == strip(one)
