@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from checker import itf, render
+from checker.errors import UsageError
 from checker.explore import Options, explore
 from checker.model import Model, build_model
 from checker.parser import parse
@@ -59,11 +60,13 @@ def property_name(violation: Violation) -> str:
 
 
 def inside(directory: str | Path, name: str) -> Path:
-    """`directory / name`, refusing any name that would resolve outside `directory`."""
+    """`directory / name`, resolved; a UsageError for any name that would resolve outside
+    `directory`, by `..` or through a symlink planted in it (say, in a cloned repository)."""
     base = Path(directory).resolve()
     path = (base / name).resolve()
     if path == base or base not in path.parents:
-        raise ValueError(f"{name!r} would be written outside {directory}")
+        raise UsageError(f"refusing to write {name!r}: it would land outside {directory} ({path})",
+                         "is there a symlink in the output directory? remove it or choose another directory")
     return path
 
 

@@ -27,6 +27,14 @@ _TOKEN_NAMES = {
     "QMARK": "`?`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`", "__ANON_0": "`..`", "RARROW": "`->`",
 }
 
+# How deeply a spec may nest (E007): every level of the parse tree counts (an operator, a
+# bracket, a call, a statement block), and so does every name bound before a sub-tree (`let`
+# lines, generators, `with` binders, action parameters), because the later stages nest those
+# too. The later stages recurse once or more per level: the limit keeps them far from Python's
+# recursion limit and the compiler's limits (200 nested parentheses, 100 indentation levels).
+MAX_NESTING = 100
+_BINDING_RULES = frozenset({"let_line", "generator", "binder", "action_param"})
+
 _KEYWORDS = {
     "spec", "const", "enum", "var", "action", "def", "invariant", "constraint", "require", "let", "skip",
     "if", "elif", "else", "either", "or", "with", "then", "implies", "and", "not", "in", "subset",
@@ -131,6 +139,7 @@ def parse(source: Source) -> S.SpecFile:
         raise SpecError.single("E003", "this line's indentation matches no enclosing block",
                                source.span(exc.line, exc.column),
                                "indent it exactly as far as the block it belongs to") from None
+    _check_nesting(source, tree)
     return _transform(source, tree)
 
 
@@ -144,7 +153,39 @@ def parse_expression(source: Source) -> S.Expr:
         tree = _EXPR_PARSER.parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(source, exc) from None
+    _check_nesting(source, tree)
     return _transform(source, tree.children[0])
+
+
+def _check_nesting(source: Source, tree: Tree) -> None:
+    """Raise E007 at the first sub-tree nested more than MAX_NESTING levels deep (see there).
+    Iterative, so that it cannot itself run out of stack."""
+    stack = [(tree, 1)]
+    while stack:  # pre-order, so the error points at the first offending sub-tree in the text
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise SpecError.single("E007", f"this is nested too deeply (more than {MAX_NESTING} levels)",
+                                   _tree_span(source, node),
+                                   "move part of the expression or block into a `def`; every operator, bracket, "
+                                   "block and bound name (`let`, `for`, `with`, parameter) counts as a level")
+        children = []
+        bound = 0
+        for child in node.children:
+            if isinstance(child, Tree):
+                children.append((child, depth + 1 + bound))
+                if child.data in _BINDING_RULES:
+                    bound += 1
+        stack.extend(reversed(children))
+
+
+def _tree_span(source: Source, node: Tree) -> Span:
+    meta = node.meta
+    if getattr(meta, "empty", True):
+        tokens = [t for t in node.scan_values(lambda v: isinstance(v, Token)) if t.line is not None]
+        if not tokens:
+            return source.span(1, 1)
+        return _tok_span(source, tokens[0])
+    return _span(source, meta)
 
 
 def _transform(source: Source, tree: Tree):

@@ -72,6 +72,7 @@ class _Checker:
         self.overrides = overrides
         self.override_names = set(overrides)
         self.warnings = Warnings()
+        self.defer_bounds = False
         self.sorts: dict[str, T.SortT] = {}
         self.atoms: dict[str, list[tuple[T.SortT, int]]] = {}
         self.consts: dict[str, tuple[int, T.Type]] = {}
@@ -124,6 +125,11 @@ class _Checker:
             if slot not in self.reads:
                 self.warnings.add("W201", f"variable `{var.name}` is never read", var.span,
                                   "remove it, or use it in a guard, an invariant or an expression")
+        if properties and constraints:
+            self.warnings.add("W203", "temporal properties are checked on the state space cut by "
+                              f"constraint `{constraints[0].name}`", constraints[0].span,
+                              "behaviours that leave the constrained states are not considered (as in TLC): "
+                              "a property that holds here may still fail without the constraint")
         if not actions and self.variables:
             self.warnings.add("W202", "the spec declares no action", self.tree.span,
                               "the initial state will be reported as a deadlock (use --no-deadlock, "
@@ -274,6 +280,8 @@ class _Checker:
         if isinstance(t, S.IntType):
             return T.INT
         if isinstance(t, S.RangeType):
+            if self.defer_bounds:  # a def's signature: bounds may name constants not declared yet
+                return (T.INT, None, None)
             lo = self._expect(self.infer(t.low), T.INT, "a range bound")
             hi = self._expect(self.infer(t.high), T.INT, "a range bound")
             return (T.INT, lo, hi)
@@ -340,13 +348,18 @@ class _Checker:
         index = len(self.defs)
         params = []
         seen = set()
-        for name, span, ptype in d.params:
-            if name in seen:
-                raise _err("E101", f"parameter `{name}` appears twice", span)
-            seen.add(name)
-            # Range bounds may name constants, declared after defs: they are read in _check_def.
-            params.append(self._new_local(name, self._param_type(ptype, bounded=False)[0]))
-        self.defs[d.name] = _Def(index, d, tuple(params), self._plain_type(d.returns))
+        # Range bounds may name constants, declared after defs: they are read in _check_def.
+        self.defer_bounds = True
+        try:
+            for name, span, ptype in d.params:
+                if name in seen:
+                    raise _err("E101", f"parameter `{name}` appears twice", span)
+                seen.add(name)
+                params.append(self._new_local(name, self._param_type(ptype, bounded=False)[0]))
+            returns = self._plain_type(d.returns)
+        finally:
+            self.defer_bounds = False
+        self.defs[d.name] = _Def(index, d, tuple(params), returns)
 
     def _param_type(self, t: S.TypeExpr, bounded: bool = True) -> tuple[T.Type, tuple | None]:
         """The type of a def parameter or theorem binder, and its range `(lo, hi)` when
@@ -359,6 +372,8 @@ class _Checker:
 
     def _check_def(self, info: _Def) -> ir.Function:
         d = info.decl
+        for ptype in [ptype for _, _, ptype in d.params] + [d.returns]:
+            self._plain_type(ptype)  # the range bounds _declare_def deferred
         info.params = tuple(dataclasses.replace(p, bounds=self._param_type(ptype)[1])
                             for p, (_, _, ptype) in zip(info.params, d.params))
         self.scopes.append(_Scope({p.name: p for p in info.params}))

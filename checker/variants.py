@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from checker import syntax as S
-from checker.errors import SpecError, suggest
+from checker.errors import SpecError, UsageError, suggest
 
 BASE = "base"
 
@@ -54,9 +54,14 @@ def apply_variant(tree: S.SpecFile, name: str) -> S.SpecFile:
         return dataclasses.replace(tree, declarations=tuple(base))
     chosen = {v.name: v for v in variants(tree)}.get(name)
     if chosen is None:
-        hint = suggest(name, [v.name for v in variants(tree)] + [BASE])
-        raise SpecError.single("E100", f"the spec has no variant `{name}`", None,
-                               f"did you mean `{hint}`?" if hint else "variants are declared with `variant NAME:`")
+        # Only a command line names a variant this way (`expect` lines are checked by `expectations`):
+        # a usage error, like an unknown `--invariant`.
+        names = [v.name for v in variants(tree)]
+        hint = suggest(name, names + [BASE])
+        raise UsageError(f"the spec has no variant `{name}`",
+                         f"did you mean `{hint}`?" if hint else
+                         f"its variants: {', '.join([BASE] + names)}" if names else
+                         "it has none: variants are declared with `variant NAME:`")
     decls = list(base)
     for how, item in chosen.items:
         position = next((i for i, d in enumerate(decls)

@@ -106,3 +106,18 @@ def test_issue_6_each_expected_violation_is_checked_alone(tmp_path, capsys):
         "expect base violates Six\nexpect base violates Five\nexpect base violates Grows\n")
     assert main(["counterexamples", str(specs), "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
     assert (tmp_path / "out" / "two.base.Grows.txt").exists()
+
+
+def test_issue_8_inside_refuses_a_symlink_out_as_a_usage_error(tmp_path):
+    """`inside` resolves symlinks: a link planted in the output directory cannot lead outside it,
+    and the refusal is a usage error (exit 2), not an internal error."""
+    from checker.errors import UsageError
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "x.dot").symlink_to(tmp_path / "victim.dot")
+    (out / "sub").symlink_to(tmp_path)
+    for name in ("x.dot", "sub/y.dot"):
+        with pytest.raises(UsageError, match="outside"):
+            artefacts.inside(out, name)
+    assert artefacts.inside(out, "z.dot") == out.resolve() / "z.dot"

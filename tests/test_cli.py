@@ -133,3 +133,20 @@ def test_python_dash_m_and_pythonhashseed_determinism():
         data.pop("elapsed_s")
         outputs.append(data)
     assert outputs[0] == outputs[1]
+
+
+def test_issue_8_render_does_not_write_an_image_through_a_planted_symlink(tmp_path, capsys):
+    """The image used to be written to `<dot path>.with_suffix(".svg")` without the check the
+    .dot gets, so a symlink planted in the output directory redirected it outside."""
+    from checker.render import dot_available
+
+    if not dot_available():
+        pytest.skip("needs Graphviz's `dot` to write an image")
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    (out / "diehard.base.NotSolved.svg").symlink_to(victim)
+    assert main(["check", DIEHARD, "--quiet", "--render", str(out)]) == 2
+    assert "outside" in capsys.readouterr().err
+    assert victim.read_text() == "keep"

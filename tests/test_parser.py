@@ -176,3 +176,39 @@ def test_unfinished_block_at_end_of_file():
 def test_huge_integer_literal_is_an_error():
     d = syntax_error("const N: int = " + "9" * 40 + "\n")
     assert d.code == "E005"
+
+
+# ---------------------------------------------------------------- issue 8: nesting limit (found by fuzzing)
+
+@pytest.mark.parametrize("opener, closer", [("[", "]"), ("{", "}"), ("not ", ""), ("-", ""), ("(1 + ", ")"),
+                                            ("f(", ")"), ("set[", "]")])
+def test_issue_8_deep_nesting_is_e007_not_a_recursion_error(opener, closer):
+    """Nesting past MAX_NESTING used to end in RecursionError (an internal error)."""
+    from checker.parser import MAX_NESTING
+
+    for depth in (MAX_NESTING + 1, 20_000):
+        text = f"const C: {opener * depth}int{closer * depth} = 1\n" if opener == "set[" else \
+            f"var x: int = {opener * depth}1{closer * depth}\n"
+        d = syntax_error(text)
+        assert d.code == "E007", d
+        assert d.span.line == 1 and d.span.column > 1
+
+
+def test_issue_8_nesting_just_under_the_limit_parses():
+    from checker.parser import MAX_NESTING
+
+    parse_text("var x: int = " + "-" * (MAX_NESTING - 5) + "1\n")
+
+
+def test_issue_8_let_lines_and_generators_count_as_nesting():
+    """`let` lines and generators nest in the IR and in generated code, though they are flat in the text."""
+    lets = "".join(f"    let y{i} = {i}\n" for i in range(150))
+    assert syntax_error(f"invariant I:\n{lets}    true\n").code == "E007"
+    gens = " ".join(f"for y{i} in {{1}}" for i in range(150))
+    assert syntax_error(f"invariant I: all(true {gens})\n").code == "E007"
+
+
+def test_issue_8_deep_define_value_is_e007():
+    with pytest.raises(SpecError) as info:
+        parse_expression(Source("-D N", "[" * 5000 + "1" + "]" * 5000))
+    assert info.value.diagnostics[0].code == "E007"

@@ -242,3 +242,24 @@ def test_qualified_enum_member():
         invariant I: p != Phase.idle
         """)
     assert list(model.init()) == [(1,)]
+
+
+def test_issue_8_def_signature_ranges_may_name_constants():
+    """Found by fuzzing: `def f() -> 0..N` failed with "`N` is a const, not a value" because a
+    def's signature was resolved before the constants were declared."""
+    model = model_of("""
+        const N: int = 3
+        var x: int = 0
+        def f(s: set[0..N], k: 1..N?) -> 0..N + 1: len(s)
+        action A:
+            require x == 0
+            x = f({1, 2}, none)
+        invariant I: x <= 2
+        """)
+    assert [f.name for f in model.spec.functions] == ["f"]
+    d = spec_error("""
+        const B: bool = true
+        def g() -> set[0..B]: {1}
+        var x: int = len(g())
+        """)
+    assert d.code == "E102" and "range bound" in d.message
