@@ -9,8 +9,12 @@ Exit codes (docs/cli.md): 0 no error, 1 internal error, 2 usage error,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import sys
+import threading
 
 from checker import __version__
 from checker.artefacts import run_json
@@ -55,6 +59,10 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--max-states", type=_positive_int, metavar="N", help="stop after N distinct states")
     check.add_argument("--max-depth", type=_positive_int, metavar="N", help="stop after BFS depth N")
     check.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="stop after this many seconds")
+    check.add_argument("--progress-every", type=_positive_float, metavar="SECONDS", default=5.0,
+                       help="seconds between progress lines on stderr (default 5)")
+    check.add_argument("--memory-limit", type=_positive_int, metavar="MB",
+                       help="stop when the process uses more than this much resident memory")
     check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     check.add_argument("--workers", type=_positive_int, metavar="N", default=1,
                        help="explore with N processes (same result as one; default 1)")
@@ -263,6 +271,32 @@ def _progress(p: Progress) -> None:
           f"depth {p.depth}, {rate:,.0f} states/s", file=sys.stderr, flush=True)
 
 
+@contextlib.contextmanager
+def _stop_on_signals(stop: threading.Event):
+    """Ctrl-C or SIGTERM: ask the explorer to stop cleanly (summary, valid JSON, exit 5);
+    a second Ctrl-C quits at once."""
+
+    def handler(signum, frame):
+        if stop.is_set():
+            os._exit(130)
+        stop.set()
+        print("\ntlacheck: stopping after the current state (Ctrl-C again to quit at once)",
+              file=sys.stderr, flush=True)
+
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for sig in previous:
+            signal.signal(sig, handler)
+    except ValueError:  # not the main thread (e.g. inside a test runner thread): no handlers
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
 def _check(args, sources: dict[str, Source]) -> int:
     overrides = parse_defines(args.defines)
     source = read_source(args.file)
@@ -284,11 +318,15 @@ def _check(args, sources: dict[str, Source]) -> int:
         max_states=args.max_states,
         max_depth=args.max_depth,
         time_limit=args.time_limit,
+        memory_limit_mb=args.memory_limit,
+        stop=threading.Event(),
         invariants=tuple(args.invariant) if args.invariant else None,
         workers=args.workers,
         storage=Storage(args.storage),
     )
-    result = explore(model, options, progress=None if args.quiet else _progress)
+    with _stop_on_signals(options.stop):
+        result = explore(model, options, progress=None if args.quiet else _progress,
+                         progress_every=args.progress_every)
     if args.json:
         print(json.dumps(run_json(model, result, args.file, args.variant, parse_defines(args.defines)),
                          indent=2))

@@ -51,6 +51,8 @@ class Options:
     max_states: int | None = None
     max_depth: int | None = None
     time_limit: float | None = None
+    memory_limit_mb: int | None = None  # resident memory of this process, checked every 1024 states
+    stop: object = None  # a threading.Event (or anything with is_set()): set it to stop cleanly
     invariants: tuple[str, ...] | None = None  # None: all of the spec's invariants
     properties: tuple[str, ...] | None = None  # None: all temporal properties
     reachables: tuple[str, ...] | None = None  # None: all reachable checks
@@ -62,6 +64,32 @@ class Options:
     # > 1: checker/parallel.py, with the same result. One process anyway for exact storage,
     # temporal properties and collect mode.
     workers: int = 1
+
+
+def resident_mb() -> float | None:
+    """This process's resident memory in MB (Linux /proc; None where unavailable)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            pages = int(fh.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    import os
+
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def limit_reached(opts: "Options", start: float, now: float) -> str | None:
+    """The reason to stop now (an interrupt, --time-limit, --memory-limit), or None. Cheap enough
+    to call every thousand states."""
+    if opts.stop is not None and opts.stop.is_set():
+        return "interrupted"
+    if opts.time_limit is not None and now - start > opts.time_limit:
+        return "time_limit"
+    if opts.memory_limit_mb is not None:
+        rss = resident_mb()
+        if rss is not None and rss > opts.memory_limit_mb:
+            return "memory_limit"
+    return None
 
 
 @dataclass(frozen=True)
@@ -296,8 +324,9 @@ class _Explorer:
                 return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=len(states) - head)
             if head & 0x3FF == 0:
                 now = time.perf_counter()
-                if opts.time_limit is not None and now - self.start > opts.time_limit:
-                    return self._result(Verdict.INCOMPLETE, stop_reason="time_limit", queue_left=len(states) - head)
+                reason = limit_reached(opts, self.start, now)
+                if reason is not None:
+                    return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=len(states) - head)
                 if self.progress is not None and now >= next_report:
                     next_report = now + self.progress_every
                     self.progress(Progress(self.generated, len(states), len(states) - head, self.depth,
@@ -543,8 +572,9 @@ class _FingerprintExplorer(_Explorer):
                 return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=left)
             if (parent + 1) & 0x3FF == 0:
                 now = time.perf_counter()
-                if opts.time_limit is not None and now - self.start > opts.time_limit:
-                    return self._result(Verdict.INCOMPLETE, stop_reason="time_limit", queue_left=left)
+                reason = limit_reached(opts, self.start, now)
+                if reason is not None:
+                    return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=left)
                 if self.progress is not None and now >= next_report:
                     next_report = now + self.progress_every
                     self.progress(Progress(self.generated, seen.count, left, self.depth, now - self.start))

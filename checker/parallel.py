@@ -46,7 +46,7 @@ import traceback
 from array import array
 from bisect import bisect_left
 
-from checker.explore import Options, Progress, _FingerprintExplorer, _nth_step, _until_fault
+from checker.explore import Options, Progress, _FingerprintExplorer, _nth_step, _until_fault, limit_reached
 from checker.fingerprints import FingerprintSet, collision_probability
 from checker.model import Model
 from checker.result import Result, Verdict
@@ -137,9 +137,9 @@ class Coordinator(_FingerprintExplorer):
             if opts.max_depth is not None and level >= opts.max_depth:
                 return self._result(Verdict.INCOMPLETE, stop_reason="max_depth", queue_left=self.distinct - level_start)
             now = time.perf_counter()
-            if opts.time_limit is not None and now - self.start > opts.time_limit:
-                return self._result(Verdict.INCOMPLETE, stop_reason="time_limit",
-                                    queue_left=self.distinct - level_start)
+            reason = limit_reached(opts, self.start, now)
+            if reason is not None:
+                return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=self.distinct - level_start)
             for conn, idx in zip(conns, numbering):
                 conn.send(("expand", idx))
             batches = [self._recv(conn)[1] for conn in conns]
@@ -346,6 +346,9 @@ def _unpack(data: bytes):
 
 
 def _worker_main(conn, model: Model, w: int, n: int, check_deadlock: bool, invariant_names: tuple) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     gc.disable()  # as in explore(): no reference cycles here
     try:
         _Worker(conn, model, w, n, check_deadlock, invariant_names).serve()

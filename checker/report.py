@@ -16,6 +16,7 @@ _STOP_REASONS = {
     "max_states": "the --max-states limit was reached",
     "max_depth": "the --max-depth limit was reached",
     "time_limit": "the --time-limit was reached",
+    "memory_limit": "the --memory-limit was reached",
     "interrupted": "interrupted",
 }
 
