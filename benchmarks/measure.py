@@ -83,7 +83,9 @@ def measure(name: str, workers: int, storage: str | None) -> dict:
     result = explore(model, Options(**kwargs))
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # ru_maxrss and /proc's resident size count slightly differently: the peak is the largest
+    # of the readings, so it can never be below the size measured before the search.
+    peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, rss_before, _rss(os.getpid()))
     if sampler:
         sampler.done.set()
         sampler.join()
