@@ -703,25 +703,7 @@ def _keyed_locals(spec: ir.Spec) -> set[int]:
         expr(p.expr)
     return out
 
-def _children(e: ir.Expr):
-    if isinstance(e, ir.Prim):
-        return e.args
-    if isinstance(e, ir.IfE):
-        return (e.cond, e.then, e.orelse)
-    if isinstance(e, ir.LetE):
-        return (e.value, e.body)
-    if isinstance(e, (ir.CallDef,)):
-        return e.args
-    if isinstance(e, ir.Build):
-        return e.items
-    if isinstance(e, ir.Comp):
-        parts = [d for _, d in e.generators] + [e.body]
-        if e.cond is not None:
-            parts.append(e.cond)
-        if e.key is not None:
-            parts.append(e.key)
-        return parts
-    return ()
+_children = ir.children
 
 
 def _free_locals(e: ir.Expr) -> set:
@@ -758,32 +740,13 @@ def _may_fault(e: ir.Expr) -> bool:
 
 
 def _expr_reads(e: ir.Expr, function_reads) -> set[int]:
-    out: set[int] = set()
-
-    def walk(x):
-        if isinstance(x, ir.VarRef):
-            out.add(x.slot)
-        elif isinstance(x, ir.CallDef):
-            out.update(function_reads[x.index])
-        for c in _children(x):
-            walk(c)
-
-    walk(e)
-    return out
+    """State slots `e` reads, through calls too (`function_reads`: slots per function)."""
+    return ir.reads(e, [(r, ()) for r in function_reads])[0]
 
 
 def _function_reads(spec: ir.Spec) -> list[list[int]]:
-    """State slots each function reads, directly or through the functions it calls (a fixpoint)."""
-    reads: list[set[int]] = [set() for _ in spec.functions]
-    changed = True
-    while changed:
-        changed = False
-        for i, f in enumerate(spec.functions):
-            new = _expr_reads(f.body, reads)
-            if new != reads[i]:
-                reads[i] = new
-                changed = True
-    return [sorted(r) for r in reads]
+    """State slots each function reads, directly or through the functions it calls."""
+    return [sorted(slots) for slots, _ in ir.function_reads(spec.functions)]
 
 
 def _assigned_slots(stmts) -> set[int]:
