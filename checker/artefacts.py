@@ -50,6 +50,15 @@ def stem(spec: str, variant: str, prop: str | None) -> str:
     return ".".join((safe_part(spec, "spec"), safe_part(variant, "base"), safe_part(prop, "violation")))
 
 
+_ARTEFACT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+(\.swimlanes)?\.(txt|json|itf\.json|dot|svg|png)")
+
+
+def is_artefact(name: str) -> bool:
+    """Whether a file name has the shape of a counterexample artefact (`stem` plus a suffix):
+    `tlacheck counterexamples` removes stale files of this shape only, never a user's own files."""
+    return _ARTEFACT.fullmatch(name) is not None
+
+
 def spec_stem(path: str) -> str:
     name = PurePosixPath(path.replace("\\", "/")).name
     return name[:-5] if name.endswith(".spec") else name

@@ -657,9 +657,6 @@ def _quote(cause, sources) -> list[str]:
     return out
 
 
-_GENERATED = (".txt", ".json", ".dot", ".svg", ".md")
-
-
 def _counterexamples(args, sources: dict[str, Source]) -> int:
     """`tlacheck counterexamples [SPECS] [--out DIR]`: regenerate the counterexamples folder."""
     from pathlib import Path
@@ -693,7 +690,7 @@ def _counterexamples(args, sources: dict[str, Source]) -> int:
             written.add(svg)
     removed = 0
     for path in sorted(out.resolve().rglob("*")):
-        if path.is_file() and path.suffix in _GENERATED and path not in written \
+        if path.is_file() and artefacts.is_artefact(path.name) and path not in written \
                 and not (missing and path.suffix == ".svg"):
             path.unlink()
             removed += 1

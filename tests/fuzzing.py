@@ -67,8 +67,11 @@ class Outcome:
     def stage(self) -> str:
         """Where the run ended, for statistics."""
         if self.code == 3:
-            code = re.search(r"error\[([EW]\d)", self.first_error or "")
-            return {"E0": "syntax error", "E1": "static error"}.get(code.group(1) if code else "", "spec error")
+            code = re.search(r"error\[([EW]\d\d\d)", self.first_error or "")
+            code = code.group(1) if code else ""
+            if code in ("E007", "E008"):
+                return "nesting or compiler limit"
+            return {"E0": "syntax error", "E1": "static error"}.get(code[:2], "spec error")
         return {0: "explored: ok", 2: "usage error", 4: "evaluation error", 5: "explored: limit",
                 11: "explored: deadlock", 12: "explored: violation", 13: "explored: liveness"}.get(self.code, "bad")
 

@@ -121,3 +121,29 @@ def test_issue_8_inside_refuses_a_symlink_out_as_a_usage_error(tmp_path):
         with pytest.raises(UsageError, match="outside"):
             artefacts.inside(out, name)
     assert artefacts.inside(out, "z.dot") == out.resolve() / "z.dot"
+
+
+def test_issue_8_only_artefact_shaped_names_count_as_stale():
+    for name in ("diehard.base.NotSolved.dot", "x.Fix.deadlock.itf.json", "a.b.c.swimlanes.svg", "s.base.graph.png"):
+        assert artefacts.is_artefact(name), name
+    for name in ("notes.md", "README.md", "config.json", "a.b.dot", "a.b.c.py", "a b.c.d.txt"):
+        assert not artefacts.is_artefact(name), name
+
+
+def test_issue_8_counterexamples_keeps_files_it_did_not_write(tmp_path, monkeypatch, capsys):
+    """`counterexamples --out DIR` used to delete every .txt/.json/.dot/.svg/.md file under DIR it
+    had not just written: `--out docs` emptied a documentation folder. Now only stale artefacts go."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "s.spec").write_text("var x: int = 0\naction Inc:\n    require x < 2\n    x = x + 1\n"
+                                              "invariant Small: x < 2\nexpect base violates Small\n")
+    out = tmp_path / "out"
+    (out / "sub").mkdir(parents=True)
+    keep = [out / "notes.md", out / "sub" / "config.json", out / "sub" / "data.txt"]
+    for path in keep:
+        path.write_text("mine")
+    (out / "sub" / "old.base.Gone.dot").write_text("stale")
+    assert main(["counterexamples", "specs", "--out", "out"]) == 0
+    assert all(path.read_text() == "mine" for path in keep)
+    assert not (out / "sub" / "old.base.Gone.dot").exists()
+    assert (out / "s.base.Small.txt").exists()

@@ -29,6 +29,7 @@ from datetime import timedelta
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from checker.parser import MAX_NESTING
 from tests.fuzzing import (ALLOWED_EXITS, CASE_SECONDS, check_outcome, check_spec, corpus, grammar_specs,
@@ -94,6 +95,28 @@ def test_grammar_shaped_specs(workdir, case):
 @given(data=mutated(TEXTS))
 def test_mutated_specs(workdir, data):
     run_case("mutation", data, workdir)
+
+
+DEFINES_SPEC = b"""const N: int = 2
+const P: set[model] = {p1, p2}
+const R: {n: int, ok: bool} = {n: 0, ok: true}
+var x: int = 0
+var owner: P? = none
+action Take(p in P):
+    require owner == none and x < N + R.n
+    owner = p
+    x = x + 1
+action Give:
+    require owner != none
+    owner = none
+"""
+
+
+@fuzz_settings(ci_examples=60)
+@given(name=st.sampled_from(["N", "P", "R", "x", "Q"]), value=token_soup)
+def test_define_values(workdir, name, value):
+    """`-D NAME=VALUE` with VALUE random token soup: a usage error or a spec error, never a crash."""
+    run_case("-D value", DEFINES_SPEC, workdir, ("-D", f"{name}={value.decode()}"))
 
 
 # ---------------------------------------------------------------- every spec of the corpus, mutated once
