@@ -3,9 +3,11 @@ statistics so far and valid JSON; a second Ctrl-C quits at once."""
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -78,14 +80,31 @@ def test_interrupted_text_report_says_so(endless):
 
 
 def test_a_second_ctrl_c_quits_at_once(tmp_path):
-    # A spec whose single state expansion is slow, so the first Ctrl-C cannot be honoured quickly.
+    # Fast states first (progress lines every 0.1 s), then one state whose expansion takes minutes
+    # on any machine, so the first Ctrl-C cannot be honoured and the second one must end the run.
     p = tmp_path / "slow.spec"
     p.write_text("var x: int = 0\naction A:\n"
-                 "    require all(i + j >= x for i in 0..(5000 + x) for j in 0..5000)\n    x = x + 1\n")
+                 "    require x < 200000 or all(i + j + x >= 0 for i in 0..30000 for j in 0..30000)\n"
+                 "    x = x + 1\n")
     proc = start(str(p))
-    time.sleep(3)  # inside the first (slow) expansion: no progress line can come before it ends
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(l) for l in proc.stderr], daemon=True).start()
+    seen_progress, deadline = False, time.monotonic() + 120
+    while time.monotonic() < deadline:  # progress lines, then two seconds of silence: the slow state
+        try:
+            line = lines.get(timeout=2.0)
+        except queue.Empty:
+            if seen_progress:
+                break
+            assert proc.poll() is None, "the run ended before the slow state"
+            continue
+        seen_progress = seen_progress or line.startswith("progress:")
+    assert seen_progress, "no progress line within two minutes"
     proc.send_signal(signal.SIGINT)
-    time.sleep(0.3)
+    line = "\n"
+    while not line.strip():
+        line = lines.get(timeout=30)
+    assert "stopping after the current state" in line
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=30)
     assert proc.returncode == 130
