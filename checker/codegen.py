@@ -352,7 +352,7 @@ class _Gen:
             elif isinstance(st, ir.LetS):
                 self.emit(indent, f"l{st.local.id} = {self.ex(st.value)}")
             elif isinstance(st, ir.AssignS):
-                self.emit(indent, f"v{st.slot} = {self._update(f'v{st.slot}', st.steps, st.value)}")
+                self._assign(st, indent)
             elif isinstance(st, ir.IfS) and not _nondeterministic(st):
                 self._if(st, indent, abort, args, assigned, tail=None)
             elif isinstance(st, ir.IfS):
@@ -403,7 +403,7 @@ class _Gen:
             elif isinstance(st, ir.LetS):
                 self.emit(indent, f"l{st.local.id} = {self.ex(st.value)}")
             elif isinstance(st, ir.AssignS):
-                self.emit(indent, f"v{st.slot} = {self._update(f'v{st.slot}', st.steps, st.value)}")
+                self._assign(st, indent)
             elif isinstance(st, ir.IfS):
                 self._if(st, indent, abort, "", set(), tail=None)
             else:  # pragma: no cover
@@ -444,6 +444,29 @@ class _Gen:
         self._stmts(list(st.body) + rest, indent, "continue", args, assigned)
         for local, _ in st.binders:
             self.positions.pop(local.id, None)
+
+    def _assign(self, st: ir.AssignS, indent: int) -> None:
+        """`v = e`, `v[k] = e`, `v.f[k] = e`, ... as statements. A map entry read by position is
+        replaced in a list copy of the value tuple: one copy and one tuple instead of two slices
+        and two concatenations (flags_16: 10% of the search's time)."""
+        current, steps = f"v{st.slot}", st.steps
+        fast = self._position(steps[0].index, current) if steps and steps[0].kind == "map" else None
+        if fast is None:
+            self.emit(indent, f"{current} = {self._update(current, steps, st.value)}")
+            return
+        pos, dom = fast
+        self.canonical.add((current, dom))
+        try:
+            inner = self._update(f"{current}[1][{pos}]", steps[1:], st.value)
+        finally:
+            self.canonical.discard((current, dom))
+        values = self.fresh()
+        self.emit(indent, f"if {current}[0] is {dom} or {current}[0] == {dom}:")
+        self.emit(indent + 1, f"{values} = [*{current}[1]]")
+        self.emit(indent + 1, f"{values}[{pos}] = {inner}")
+        self.emit(indent + 1, f"{current} = ({dom}, tuple({values}))")
+        self.emit(indent, "else:")
+        self.emit(indent + 1, f"{current} = {self._update_by_key(current, steps[0], steps[1:], st.value)}")
 
     def _update(self, current: str, steps, value: ir.Expr) -> str:
         """The expression for `current` with the value at the end of `steps` replaced."""

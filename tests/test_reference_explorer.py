@@ -77,6 +77,28 @@ SMALL = [
     invariant Consistent: all(m[i] == (i in elems(q)) for i in 1..3)
     """,
     """
+    # A map whose domain grows and shrinks, updated by a parameter over a constant domain:
+    # the update by position applies only while the map's keys are exactly that domain.
+    var m: map[int, int] = {i -> 0 for i in 1..2}
+    action Bump(i in 1..3):
+        require i in domain(m) and m[i] < 2
+        m[i] = m[i] + 1
+    action Grow:
+        require 3 not in domain(m)
+        m = {i -> (if i in domain(m) then m[i] else 0) for i in 1..3}
+    action Shrink:
+        require 3 in domain(m)
+        m = {i -> m[i] for i in 1..2}
+    """,
+    """
+    # Record fields and nested maps reached through a map entry updated by position.
+    var t: map[int, {n: int, seen: map[int, bool]}] = {i -> {n: 0, seen: {j -> false for j in 1..2}} for i in 1..2}
+    action Note(i in 1..2, j in 1..2):
+        require not t[i].seen[j]
+        t[i].seen[j] = true
+        t[i].n = t[i].n + j
+    """,
+    """
     var r: {a: int, b: bool} = {a: 0, b: false}
     action Flip:
         if r.b:
