@@ -110,3 +110,23 @@ def test_list_and_generator_forms_of_actions_agree():
     for state in frontier:
         for act, nexts in zip(model.actions, model.next_states):
             assert nexts(state) == [t for _, t in act(state)]
+
+
+def test_queued_values_are_shared_and_pools_stay_bounded():
+    # 40 x 1,000 states: the variable `n` takes more distinct values than a pool keeps
+    # (explore._POOL_LIMIT), so its pool is emptied during the search; `m` repeats its values.
+    from checker import explore as explore_module
+    model = model_of(textwrap.dedent("""
+        var n: int = 0
+        var m: map[int, int] = {i -> 0 for i in 0..1}
+        action Count:
+            require n < 40000
+            n = n + 1
+        action Turn(i in 0..1):
+            m[i] = (m[i] + 1) % 3
+        invariant Small: m[0] < 3 and n <= 40000
+        """))
+    assert explore_module._POOL_LIMIT < 40001
+    exact = explore(model, Options(storage=Storage.EXACT))
+    assert summary(explore(model, Options())) == summary(exact)
+    assert exact.distinct_states == 40001 * 9
