@@ -49,6 +49,7 @@ _INFIX = {
 _FAULTING = {
     "lookup": "_lookup", "at": "_at", "head": "_head", "tail": "_tail", "subseq": "_subseq",
     "powerset": "_powerset", "maps": "_maps", "min": "_set_min", "max": "_set_max", "div": "_div", "mod": "_mod",
+    "check_bounds": "_check_bounds",
 }
 
 RUNTIME_NAMES = {
@@ -56,7 +57,7 @@ RUNTIME_NAMES = {
     "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_memo": "memo", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
-    "_check_range": "check_range", "NONE": "NONE", "Fault": "Fault",
+    "_check_bounds": "check_bounds", "NONE": "NONE", "Fault": "Fault",
 }
 
 
@@ -120,12 +121,8 @@ class _Gen:
         self.emit(0, "def _constants():")
         header = len(self.out)
         names = [f"K{i}" for i in range(len(spec.constants))]
-        bounds = [f"B{i}" for i, v in enumerate(spec.variables) if v.bounds]
         for i, c in enumerate(spec.constants):
             self.emit(1, f"K{i} = {self.ex(c.value)}")
-        for i, v in enumerate(spec.variables):
-            if v.bounds:
-                self.emit(1, f"B{i} = ({self.ex(v.bounds[0])}, {self.ex(v.bounds[1])})")
         constants_end = len(self.out)
         self.emit(1, "return [" + ", ".join(names) + "]")
         self.emit(0, "")
@@ -162,8 +159,8 @@ class _Gen:
         tail = [f"    {line}" for line in self.hoisted_lines]
         tail += [f"    {keys_table}[{d}] = {d}" for d in sorted(self.domain_names, key=lambda n: int(n[1:]))]
         self.out[constants_end:constants_end] = tail
-        if names or bounds or hoisted:
-            self.out.insert(header, "    global " + ", ".join(names + bounds + hoisted))
+        if names or hoisted:
+            self.out.insert(header, "    global " + ", ".join(names + hoisted))
         action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
         invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
         return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads],
@@ -245,9 +242,9 @@ class _Gen:
                 indent += 1
             else:
                 self.emit(indent, f"v{i} = {self.ex(v.init)}")
-            if v.bounds:
-                w = self.where(v.span, "range", v.name)
-                self.emit(indent, f"_check_range(v{i}, B{i}[0], B{i}[1], {w})")
+            if v.bounds:  # declared ranges and sequence bounds (assignments check theirs: ir.bound_at)
+                w = self.where(v.span, "check_bounds", v.name)
+                self.emit(indent, f"_check_bounds(v{i}, {self.ex(ir.bound_value(v.bounds, v.span))}, {w})")
         self.emit(indent, f"yield {self._state_tuple()}")
         self.emit(0, "")
 
@@ -333,11 +330,6 @@ class _Gen:
         return body, guards
 
     def _finish(self, indent: int, args: str, assigned: set[int]) -> None:
-        for slot in sorted(assigned):
-            v = self.spec.variables[slot]
-            if v.bounds:
-                w = self.where(v.span, "range", v.name)
-                self.emit(indent, f"_check_range(v{slot}, B{slot}[0], B{slot}[1], {w})")
         if self.into:
             self.emit(indent, f"{self.into}.append({self._state_tuple()})")
         else:
@@ -601,6 +593,8 @@ class _Gen:
             return _INFIX[e.op].format(*args)
         if e.op in ("div", "mod") and _nonzero_int(e.args[1]):
             return f"({args[0]} {'//' if e.op == 'div' else '%'} {args[1]})"
+        if e.op == "check_bounds":  # a value assigned to a bounded variable; info: the target's text
+            return f"_check_bounds({args[0]}, {args[1]}, {self.where(e.span, e.op, e.info)})"
         if e.op in _FAULTING:
             w = self.where(e.span, e.op, tuple(a.type for a in e.args))
             fast = self._position(e.args[1], args[0]) if e.op == "lookup" else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from checker.source import Span
-from checker.types import Type
+from checker.types import ANY, INT, TupleT, Type
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ class Variable:
     type: Type
     init: Expr
     choice: bool  # the initial value is chosen from the set `init`
-    bounds: tuple[Expr, Expr] | None  # declared `lo..hi` range, checked at run time
+    bounds: "Bound | None"  # declared ranges and sequence bounds, checked at run time
     span: Span
 
 
@@ -200,6 +200,94 @@ class Action:
     span: Span
     actor: str | None = None
     sends_to: str | None = None
+
+
+# ---------------------------------------------------------------- declared bounds
+
+@dataclass(frozen=True)
+class RangeBound:
+    """`lo..hi`: an int in that range (E402). `lo` and `hi` are constant int expressions."""
+
+    lo: Expr
+    hi: Expr
+
+
+@dataclass(frozen=True)
+class SeqBound:
+    """`seq[T, N]`: at most `limit` elements (E410; None: any number), each within `element`."""
+
+    limit: Expr | None
+    element: "Bound | None"
+
+
+@dataclass(frozen=True)
+class SetBound:
+    element: "Bound"
+
+
+@dataclass(frozen=True)
+class MapBound:
+    key: "Bound | None"
+    value: "Bound | None"
+
+
+@dataclass(frozen=True)
+class PartsBound:
+    """A record (fields in sorted order) or a tuple: one bound per position (None: unchecked)."""
+
+    parts: tuple["Bound | None", ...]
+
+
+@dataclass(frozen=True)
+class OptionBound:
+    inner: "Bound"
+
+
+# What a declared type checks at run time beyond its static type: the ranges and sequence
+# bounds inside it. A variable's bounds are checked on its initial values and on every value
+# assigned to it or to a part of it (a `check_bounds` Prim around the assigned value).
+Bound = RangeBound | SeqBound | SetBound | MapBound | PartsBound | OptionBound
+
+
+def bound_at(bound: "Bound | None", steps) -> "Bound | None":
+    """The bound of the part of a value that an assignment path (PathSteps) reaches."""
+    for step in steps:
+        if bound is None:
+            return None
+        if step.kind == "field":
+            bound = bound.parts[step.index] if isinstance(bound, PartsBound) else None
+        elif step.kind == "map":
+            bound = bound.value if isinstance(bound, MapBound) else None
+        else:
+            bound = bound.element if isinstance(bound, SeqBound) else None
+    return bound
+
+
+def bound_value(bound: "Bound | None", span: Span) -> Expr:
+    """The bound as a constant IR tuple, the form runtime.check_bounds reads:
+    (0, lo, hi) a range, (1, limit or None, element) a sequence, (2, element) a set,
+    (3, key, value) a map, (4, (part, ...)) a record or tuple, (5, inner) an option;
+    None where nothing is checked."""
+    def tup(*items: Expr) -> Expr:
+        return Build(TupleT(tuple(i.type for i in items)), span, "tuple", items)
+
+    def tag(n: int) -> Expr:
+        return Lit(INT, span, n)
+
+    if bound is None:
+        return Lit(ANY, span, None)
+    if isinstance(bound, RangeBound):
+        return tup(tag(0), bound.lo, bound.hi)
+    if isinstance(bound, SeqBound):
+        limit = bound.limit if bound.limit is not None else Lit(ANY, span, None)
+        return tup(tag(1), limit, bound_value(bound.element, span))
+    if isinstance(bound, SetBound):
+        return tup(tag(2), bound_value(bound.element, span))
+    if isinstance(bound, MapBound):
+        return tup(tag(3), bound_value(bound.key, span), bound_value(bound.value, span))
+    if isinstance(bound, PartsBound):
+        return tup(tag(4), tup(*(bound_value(p, span) for p in bound.parts)))
+    return tup(tag(5), bound_value(bound.inner, span))
 
 
 # ---------------------------------------------------------------- temporal formulas

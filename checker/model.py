@@ -22,13 +22,14 @@ from checker.values import format_value, to_json
 
 _MESSAGES = {
     "E401": "key {1} is not in the domain of the map {0}",
-    "E402": "value {0} of `{name}` is outside its declared range {1}..{2}",
+    "E402": "value {0} {of} `{name}` is outside its declared range {1}..{2}",
     "E403": "no element satisfies the condition of `choose`",
     "E404": "{op} of an empty {what}",
     "E405": "index {1} is out of range for the sequence {0}",
     "E407": "division by zero: {0} // {1}",
     "E408": "the set is too large to build (over 2^20 elements)",
     "E409": "the map gives key {0} two values: {1} and {2}",
+    "E410": "{what} `{name}` would hold {0} elements, more than its declared bound {1}",
 }
 
 
@@ -101,8 +102,12 @@ class Model:
     def _fault_message(self, fault: runtime.Fault, kind: str, detail) -> str:
         vals = fault.values
         code = fault.code
-        if code == "E402":
-            return _MESSAGES[code].format(*vals, name=detail)
+        if code == "E402":  # values: (value, lo, hi, nested), detail: the variable or assignment target
+            return _MESSAGES[code].format(*vals, of="in" if vals[3] else "of", name=detail)
+        if code == "E410" and vals[1] < 0:
+            return f"the declared bound {vals[1]} of a sequence in `{detail}` is negative"
+        if code == "E410":  # values: (length, limit, nested)
+            return _MESSAGES[code].format(*vals, what="a sequence in" if vals[2] else "", name=detail).lstrip()
         if code == "E404":
             what = "set" if kind in ("min", "max") else "sequence"
             return _MESSAGES[code].format(op=f"`{kind}`", what=what)

@@ -453,6 +453,9 @@ class _Builder(Transformer):
     def seq_type(self, meta, c):
         return S.SeqType(self.sp(meta), c[0])
 
+    def bounded_seq_type(self, meta, c):
+        return S.SeqType(self.sp(meta), c[0], c[1])
+
     def map_type(self, meta, c):
         return S.MapType(self.sp(meta), c[0], c[1])
 

@@ -220,7 +220,46 @@ def choose(values, where: int):
     raise Fault("E403", where)
 
 
-def check_range(v: int, lo: int, hi: int, where: int) -> int:
-    if lo <= v <= hi:
-        return v
-    raise Fault("E402", where, v, lo, hi)
+# ---------------------------------------------------------------- declared bounds
+
+def check_bounds(v, bound, where: int):
+    """`v`, when it is within `bound`, the declared ranges and sequence bounds of its type in the
+    form ir.bound_value gives them. Otherwise Fault E402 (value, lo, hi, nested) for an int
+    outside its range, or E410 (length, limit, nested) for a sequence longer than its bound;
+    `nested` says whether the offending value is a part of `v` rather than `v` itself. A set's
+    elements are searched in canonical order, so the same value is reported in every run."""
+    _within(v, bound, where, False)
+    return v
+
+
+def _within(v, bound, where: int, nested: bool) -> None:
+    kind = bound[0]
+    if kind == 0:
+        if not bound[1] <= v <= bound[2]:
+            raise Fault("E402", where, v, bound[1], bound[2], nested)
+    elif kind == 1:
+        if bound[1] is not None and len(v) > bound[1]:
+            raise Fault("E410", where, len(v), bound[1], nested)
+        if bound[2] is not None:
+            for x in v:
+                _within(x, bound[2], where, True)
+    elif kind == 2:
+        try:
+            for x in v:
+                _within(x, bound[1], where, True)
+        except Fault:
+            for x in canon(v):
+                _within(x, bound[1], where, True)
+    elif kind == 3:
+        if bound[1] is not None:
+            for x in v[0]:
+                _within(x, bound[1], where, True)
+        if bound[2] is not None:
+            for x in v[1]:
+                _within(x, bound[2], where, True)
+    elif kind == 4:
+        for x, part in zip(v, bound[1]):
+            if part is not None:
+                _within(x, part, where, True)
+    elif v is not NONE:
+        _within(v, bound[1], where, nested)

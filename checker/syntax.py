@@ -56,7 +56,10 @@ class SetType(TypeExpr):
 
 @dataclass(frozen=True)
 class SeqType(TypeExpr):
+    """`seq[T]`, or `seq[T, N]`: at most N elements (N a constant int expression)."""
+
     element: TypeExpr
+    limit: "Expr | None" = None
 
 
 @dataclass(frozen=True)

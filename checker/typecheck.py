@@ -79,6 +79,7 @@ class _Checker:
         self.constants: list[ir.Constant] = []
         self.vars: dict[str, tuple[int, T.Type]] = {}
         self.variables: list[ir.Variable] = []
+        self.var_bounds: list[ir.Bound | None] = []  # per slot: checked on every assignment
         self.defs: dict[str, _Def] = {}
         self.scopes: list[_Scope] = []
         self.next_local = 0
@@ -244,9 +245,7 @@ class _Checker:
                              "the value is an expression of the spec language, e.g. 3, true, {r1, r2}") from None
 
     def _declare_const(self, d: S.ConstDecl) -> None:
-        ctype = self._resolve_type(d.type)
-        if isinstance(ctype, tuple):
-            ctype = ctype[0]
+        ctype = self._plain_type(d.type)
         if d.name in self.overrides:
             text = self.overrides.pop(d.name)
             src = Source(f"-D {d.name}", text)
@@ -273,60 +272,73 @@ class _Checker:
                              f"did you mean `{hint}`?" if hint else f"the spec's constants: {known}")
 
     # ---------------------------------------------------------------- types
-    def _resolve_type(self, t: S.TypeExpr):
-        """The Type of a type expression; for a range `lo..hi`, (INT, lo, hi)."""
+    def _declared(self, t: S.TypeExpr) -> tuple[T.Type, ir.Bound | None]:
+        """The Type of a type expression, and the ranges and sequence bounds inside it (checked
+        at run time for variables). Inside a def's signature (`defer_bounds`) bounds are not
+        read yet: they may name constants declared later (_check_def reads them)."""
         if isinstance(t, S.BoolType):
-            return T.BOOL
+            return T.BOOL, None
         if isinstance(t, S.IntType):
-            return T.INT
+            return T.INT, None
         if isinstance(t, S.RangeType):
-            if self.defer_bounds:  # a def's signature: bounds may name constants not declared yet
-                return (T.INT, None, None)
-            lo = self._expect(self.infer(t.low), T.INT, "a range bound")
-            hi = self._expect(self.infer(t.high), T.INT, "a range bound")
-            return (T.INT, lo, hi)
+            if self.defer_bounds:
+                return T.INT, None
+            return T.INT, ir.RangeBound(self._type_bound(t.low, "a range bound"),
+                                        self._type_bound(t.high, "a range bound"))
         if isinstance(t, S.ModelType):
             raise _err("E107", "`model` is only allowed as `const NAME: set[model] = {a, b}`", t.span)
         if isinstance(t, S.NamedType):
             if t.name in self.sorts:
-                return self.sorts[t.name]
+                return self.sorts[t.name], None
             hint = suggest(t.name, list(self.sorts) + ["bool", "int"])
             raise _err("E107", f"unknown type `{t.name}`", t.span,
                        f"did you mean `{hint}`?" if hint else "declare it as an enum or as `const NAME: set[model] = {...}`")
         if isinstance(t, S.SetType):
-            return T.SetT(self._plain_type(t.element))
+            element, eb = self._declared(t.element)
+            return T.SetT(element), (ir.SetBound(eb) if eb else None)
         if isinstance(t, S.SeqType):
-            return T.SeqT(self._plain_type(t.element))
+            element, eb = self._declared(t.element)
+            limit = None
+            if t.limit is not None and not self.defer_bounds:
+                limit = self._type_bound(t.limit, "the bound of a sequence")
+            return T.SeqT(element), (ir.SeqBound(limit, eb) if limit is not None or eb else None)
         if isinstance(t, S.MapType):
-            return T.MapT(self._plain_type(t.key), self._plain_type(t.value))
+            (key, kb), (value, vb) = self._declared(t.key), self._declared(t.value)
+            return T.MapT(key, value), (ir.MapBound(kb, vb) if kb or vb else None)
         if isinstance(t, S.TupleType):
-            return T.TupleT(tuple(self._plain_type(e) for e in t.elements))
+            parts = [self._declared(e) for e in t.elements]
+            bounds = tuple(b for _, b in parts)
+            return T.TupleT(tuple(p for p, _ in parts)), (ir.PartsBound(bounds) if any(bounds) else None)
         if isinstance(t, S.RecordType):
             names = [n for n, _ in t.fields]
             for n in names:
                 if names.count(n) > 1:
                     raise _err("E101", f"field `{n}` appears twice in the record type", t.span)
-            return T.RecordT(tuple(sorted((n, self._plain_type(ft)) for n, ft in t.fields)))
+            fields = sorted((n, self._declared(ft)) for n, ft in t.fields)
+            bounds = tuple(b for _, (_, b) in fields)
+            return (T.RecordT(tuple((n, ft) for n, (ft, _) in fields)),
+                    ir.PartsBound(bounds) if any(bounds) else None)
         if isinstance(t, S.OptionType):
-            inner = self._plain_type(t.inner)
+            inner, ib = self._declared(t.inner)
             if isinstance(inner, T.OptionT):
                 raise _err("E107", "an option of an option is not allowed", t.span)
-            return T.OptionT(inner)
+            return T.OptionT(inner), (ir.OptionBound(ib) if ib else None)
         raise AssertionError(t)  # pragma: no cover
 
+    def _type_bound(self, e: S.Expr, what: str) -> ir.Expr:
+        """A range bound or sequence bound: an int that does not depend on the state."""
+        bound = self._expect(self.infer(e), T.INT, what)
+        if _reads_state(bound) or _has_local(bound):
+            raise _err("E117", f"{what} must be a constant, but this depends on the state", e.span,
+                       "use int literals and constants (`0..N`, `seq[int, N + 1]`)")
+        return bound
+
     def _plain_type(self, t: S.TypeExpr) -> T.Type:
-        r = self._resolve_type(t)
-        return r[0] if isinstance(r, tuple) else r
+        return self._declared(t)[0]
 
     # ---------------------------------------------------------------- variables
     def _declare_var(self, d: S.VarDecl) -> None:
-        resolved = self._resolve_type(d.type)
-        bounds = None
-        if isinstance(resolved, tuple):
-            vtype, lo, hi = resolved
-            bounds = (lo, hi)
-        else:
-            vtype = resolved
+        vtype, bounds = self._declared(d.type)
         slot = len(self.variables)
         self.var_init_limit = slot
         if d.choice:
@@ -342,6 +354,7 @@ class _Checker:
         self.var_init_limit = None
         self.variables.append(ir.Variable(d.name, vtype, init, d.choice, bounds, d.name_span))
         self.vars[d.name] = (slot, vtype)
+        self.var_bounds.append(bounds)
 
     # ---------------------------------------------------------------- defs
     def _declare_def(self, d: S.DefDecl) -> None:
@@ -367,7 +380,10 @@ class _Checker:
         inner = t.inner if isinstance(t, S.OptionType) else t
         if not isinstance(inner, S.RangeType):
             return self._plain_type(t), None
-        bounds = self._resolve_type(inner)[1:] if bounded else None
+        bounds = None
+        if bounded:
+            rb = self._declared(inner)[1]
+            bounds = (rb.lo, rb.hi)
         return (T.INT if inner is t else T.OptionT(T.INT)), bounds
 
     def _check_def(self, info: _Def) -> ir.Function:
@@ -567,7 +583,22 @@ class _Checker:
             else:
                 raise _err("E102", f"cannot index into {t}", span, "only maps and sequences can be updated by `[...]`")
         value = self._expect(self.infer(s.value, t), t, f"the value assigned to `{name}`")
+        bound = ir.bound_at(self.var_bounds[slot], steps)
+        if bound is not None:  # checked where it is assigned: E402, E410 point at this statement
+            value = ir.Prim(value.type, s.span, "check_bounds", (value, ir.bound_value(bound, s.span)),
+                            info=self._target_text(target))
         return ir.AssignS(s.span, slot, tuple(steps), value)
+
+    def _target_text(self, target: S.LValue) -> str:
+        """The assignment target as written (`q`, `inbox[p]`, `conn[c].sent`), for messages."""
+        out = target.name
+        for step, span in zip(target.steps, target.step_spans):
+            if isinstance(step, str):
+                out += f".{step}"
+                continue
+            text = self.source.line_text(span.line)[span.column - 1:span.end_column - 1]
+            out += text if span.line == span.end_line and text.startswith("[") else "[...]"
+        return out
 
     # ---------------------------------------------------------------- scopes
     def _new_local(self, name: str, t: T.Type, bounds: tuple | None = None) -> ir.Local:
@@ -1091,6 +1122,10 @@ def _reads_state(e: ir.Expr) -> bool:
     return False
 
 
+def _has_local(e: ir.Expr) -> bool:
+    return isinstance(e, ir.LocalRef) or any(_has_local(c) for c in ir.children(e))
+
+
 def _check_finite_binder(name: str, t: T.Type, bounds, span: Span) -> None:
     """Theorem binders range over finite domains, so that Z3 (and brute force) can decide them."""
     inner = t.inner if isinstance(t, T.OptionT) else t
@@ -1098,6 +1133,10 @@ def _check_finite_binder(name: str, t: T.Type, bounds, span: Span) -> None:
         raise _err("E120", f"theorem variable `{name}` is an int without bounds", span,
                    f"give it a range: `forall ({name}: 0..3, ...)`, or declare the def parameter "
                    f"it is passed to as `{name}: 0..3`")
+    if isinstance(inner, T.SeqT):
+        raise _err("E120", f"theorem variable `{name}` is a sequence ({t}), which theorems cannot range over, "
+                   "even with a bound", span,
+                   "theorems range over bool, enums, model values, bounded ints (`0..3`) and options of these")
     if not isinstance(inner, (T.BoolT, T.IntT, T.SortT)):
         raise _err("E120", f"theorem variable `{name}` has type {t}, which is not finite", span,
                    "theorems range over bool, enums, model values, bounded ints (`0..3`) and options of these")

@@ -161,6 +161,10 @@ class Interpreter:
         if op == "maps":
             keys = tuple(R.canon(a[0]))
             return frozenset((keys, vals) for vals in product(R.canon(a[1]), repeat=len(keys)))
+        if op == "check_bounds":
+            if not _within(a[0], a[1]):
+                raise R.Fault("E402", -1)  # or E410: the comparisons do not look at codes
+            return a[0]
         raise AssertionError(op)
 
     # ---------------------------------------------------------------- statements
@@ -225,7 +229,10 @@ class Interpreter:
             v = self.spec.variables[i]
             s = tuple(state)
             values = R.canon(self.ev(v.init, s, {})) if v.choice else [self.ev(v.init, s, {})]
+            shape = None if v.bounds is None else self.ev(ir.bound_value(v.bounds, v.span), s, {})
             for value in values:
+                if shape is not None and not _within(value, shape):
+                    raise R.Fault("E402", -1)
                 yield from go(i + 1, state + [value])
 
         yield from go(0, [])
@@ -235,6 +242,24 @@ class Interpreter:
             for b in self._bindings(list(a.params), state, {}):
                 for s2, _ in self.run_block(list(a.body), list(state), b):
                     yield tuple(s2)
+
+
+def _within(v, shape) -> bool:
+    """Whether `v` respects the declared bounds `shape` (the tuples of ir.bound_value)."""
+    if shape is None:
+        return True
+    kind = shape[0]
+    if kind == 0:
+        return shape[1] <= v <= shape[2]
+    if kind == 1:
+        return (shape[1] is None or len(v) <= shape[1]) and all(_within(x, shape[2]) for x in v)
+    if kind == 2:
+        return all(_within(x, shape[1]) for x in v)
+    if kind == 3:
+        return all(_within(k, shape[1]) for k in v[0]) and all(_within(x, shape[2]) for x in v[1])
+    if kind == 4:
+        return all(_within(x, part) for x, part in zip(v, shape[1]))
+    return v is R.NONE or _within(v, shape[1])
 
 
 class TooLarge(Exception):

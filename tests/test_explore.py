@@ -249,3 +249,80 @@ def test_exploration_is_deterministic():
     second = run(text)[1]
     assert first.violation.trace == second.violation.trace
     assert (first.distinct_states, first.states_generated) == (second.distinct_states, second.states_generated)
+
+
+def test_issue_8_a_sequence_outgrowing_its_bound_is_e410_at_the_assignment():
+    model, r = run("""
+        var n: int = 0
+        var q: seq[int, 2] = []
+        action Send:
+            n = n + 1
+            q = append(q, n)
+        """)
+    assert r.verdict == Verdict.ERROR and r.error.code == "E410"
+    assert r.error.message == "`q` would hold 3 elements, more than its declared bound 2 (while computing action Send)"
+    assert (r.error.span.line, r.error.span.column) == (5, 5)
+    assert [s.state for s in r.violation.trace.steps] == [(0, ()), (1, (1,)), (2, (1, 2))]
+
+
+def test_issue_8_bounds_inside_maps_records_and_sets_are_checked():
+    _, r = run("""
+        const K: set[model] = {k1, k2}
+        var m: map[K, 0..2] = {k -> 0 for k in K}
+        action Bump(k in K):
+            m[k] = m[k] + 1
+        """)
+    assert r.error.code == "E402" and "value 3 of `m[k]`" in r.error.message and r.error.span.line == 4
+    _, r = run("""
+        var m: map[1..2, {open: bool, sent: seq[bool, 1]}] = {k -> {open: true, sent: []} for k in 1..2}
+        action Send(k in 1..2):
+            m[k].sent = m[k].sent + [true]
+        """)
+    assert r.error.code == "E410" and "`m[k].sent` would hold 2 elements" in r.error.message
+    _, r = run("""
+        var s: set[seq[int, 2]] = {[]}
+        action Grow:
+            s = {append(x, len(x)) for x in s}
+        """)
+    assert r.error.code == "E410" and r.error.message.startswith("a sequence in `s` would hold 3 elements")
+    _, r = run("""
+        var m: map[1..2, 0..1] = {k -> 0 for k in 1..2}
+        action Reset:
+            m = {k -> k for k in 1..2}
+        """)
+    assert r.error.code == "E402" and "value 2 in `m`" in r.error.message
+
+
+def test_issue_8_initial_values_are_checked_at_the_declaration():
+    _, r = run("var q: seq[int, 1] = [1, 2]\naction A:\n    q = q\n")
+    assert r.error.code == "E410" and "initial states" in r.error.message and r.error.span.line == 1
+    _, r = run("var x: {n: 0..2} in {{n: v} for v in 0..5}\naction A:\n    x = x\n")
+    assert r.error.code == "E402" and "value 3 in `x`" in r.error.message
+
+
+def test_issue_8_each_assignment_is_checked_when_it_runs():
+    # q is at its bound: the append overflows it before the tail shortens it again
+    _, r = run("var q: seq[int, 1] = [0]\naction Rotate:\n    q = append(q, 1)\n    q = tail(q)\n")
+    assert r.error.code == "E410" and r.error.span.line == 3
+
+
+def test_issue_8_bounds_that_hold_change_nothing():
+    bounded = """
+        const Procs: set[model] = {p1, p2}
+        var inbox: map[Procs, seq[Procs, 2]] = {p -> [] for p in Procs}
+        var credit: map[Procs, 0..2] = {p -> 0 for p in Procs}
+        action Send(from in Procs, to in Procs - {from}):
+            require len(inbox[to]) < 2
+            inbox[to] = append(inbox[to], from)
+            credit[to] = len(inbox[to])
+        action Receive(p in Procs):
+            require inbox[p] != []
+            inbox[p] = tail(inbox[p])
+            credit[p] = credit[p] - 1
+        """
+    _, r = run(bounded)
+    _, plain = run(bounded.replace("seq[Procs, 2]", "seq[Procs]").replace("0..2", "int"))
+    assert r.verdict == plain.verdict == Verdict.OK
+    assert (r.distinct_states, r.states_generated) == (plain.distinct_states, plain.states_generated) == (9, 25)
+    _, unbounded = run("var q: seq[int] = []\naction A:\n    q = append(q, 0)\n", max_states=50)
+    assert unbounded.verdict == Verdict.INCOMPLETE  # unbounded sequences stay allowed

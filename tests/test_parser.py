@@ -212,3 +212,14 @@ def test_issue_8_deep_define_value_is_e007():
     with pytest.raises(SpecError) as info:
         parse_expression(Source("-D N", "[" * 5000 + "1" + "]" * 5000))
     assert info.value.diagnostics[0].code == "E007"
+
+
+def test_issue_8_bounded_sequence_type():
+    tree = parse(Source("t.spec", "const N: int = 2\nvar q: seq[int, N + 1] = []\nvar r: seq[bool] = []\n"))
+    q, r = tree.declarations[1].type, tree.declarations[2].type
+    assert isinstance(q, S.SeqType) and isinstance(q.element, S.IntType)
+    assert isinstance(q.limit, S.BinOp) and q.limit.op == "+"
+    assert r.limit is None
+    with pytest.raises(SpecError) as info:
+        parse(Source("t.spec", "var q: seq[int, len(x)] = []\n"))
+    assert info.value.diagnostics[0].code == "E001"

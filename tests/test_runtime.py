@@ -68,9 +68,35 @@ def test_integer_faults():
     with pytest.raises(R.Fault):
         R.div(1, 0, 0)
     assert R.div(-7, 2, 0) == -4 and R.mod(-7, 2, 0) == 1
-    assert R.check_range(3, 0, 3, 0) == 3
+    assert R.check_bounds(3, (0, 0, 3), 0) == 3
     with pytest.raises(R.Fault):
-        R.check_range(4, 0, 3, 0)
+        R.check_bounds(4, (0, 0, 3), 0)
+
+
+def fault_of(v, bound):
+    with pytest.raises(R.Fault) as info:
+        R.check_bounds(v, bound, 7)
+    return (info.value.code, *info.value.values)
+
+
+def test_issue_8_declared_bounds_reach_into_nested_values():
+    seq3 = (1, 3, None)
+    assert R.check_bounds((1, 2, 3), seq3, 0) == (1, 2, 3)
+    assert fault_of((1, 2, 3, 4), seq3) == ("E410", 4, 3, False)
+    in_range = (1, None, (0, 0, 3))  # seq[0..3]: no length bound, elements checked
+    assert fault_of((1, 5), in_range) == ("E402", 5, 0, 3, True)
+    a_map = (3, None, (1, 2, None))  # map[K, seq[int, 2]]
+    assert R.check_bounds(((0, 1), ((), (1, 2))), a_map, 0)
+    assert fault_of(((0, 1), ((), (1, 2, 3))), a_map) == ("E410", 3, 2, True)
+    keys = (3, (0, 1, 2), None)  # map[1..2, int]
+    assert fault_of(((1, 3), (0, 0)), keys) == ("E402", 3, 1, 2, True)
+    record = (4, (None, (1, 1, None)))  # {a: int, b: seq[int, 1]}
+    assert fault_of((9, (1, 2)), record) == ("E410", 2, 1, True)
+    option = (5, (0, 0, 3))  # (0..3)?
+    assert R.check_bounds(R.NONE, option, 0) is R.NONE
+    assert fault_of(4, option) == ("E402", 4, 0, 3, False)
+    a_set = (2, (0, 0, 3))  # set[0..3]: the smallest offender in canonical order
+    assert fault_of(frozenset({9, 1, 7, 5}), a_set) == ("E402", 5, 0, 3, True)
 
 
 def test_memo_computes_once():

@@ -263,3 +263,43 @@ def test_issue_8_def_signature_ranges_may_name_constants():
         var x: int = len(g())
         """)
     assert d.code == "E102" and "range bound" in d.message
+
+
+def test_issue_8_bounded_sequences_are_sequences_to_the_type_checker():
+    model = model_of("""
+        const N: int = 2
+        var q: seq[int, N] = []
+        var plain: seq[int] = [1, 2, 3]
+        var m: map[1..2, {sent: seq[bool, 1], n: 0..N}] = {k -> {sent: [], n: 0} for k in 1..2}
+        action A:
+            q = plain             # a seq[int] value may be assigned (and is checked at run time)
+            plain = q + q
+        invariant I: len(q) <= N and all(len(m[k].sent) <= 1 for k in 1..2)
+        """)
+    q, plain, m = model.spec.variables
+    assert q.type == plain.type == T.SeqT(T.INT)
+    assert m.bounds is not None and plain.bounds is None
+
+
+def test_issue_8_type_bounds_must_be_constant():
+    d = spec_error("""
+        var n: int = 2
+        var q: seq[int, n] = []
+        action A:
+            q = []
+        """)
+    assert d.code == "E117" and "bound of a sequence" in d.message and (d.span.line, d.span.column) == (2, 17)
+    d = spec_error("var n: int = 3\nvar x: 0..n = 0\naction A:\n    x = n\n")  # was an internal NameError
+    assert d.code == "E117" and "range bound" in d.message
+    d = spec_error("var q: seq[int, true] = []\naction A:\n    q = []\n")
+    assert d.code == "E001"
+    d = spec_error("enum E { a }\nvar q: seq[int, a] = []\naction A:\n    q = []\n")
+    assert d.code == "E102"
+
+
+def test_issue_8_theorems_do_not_range_over_bounded_sequences():
+    d = spec_error("""
+        def f(q: seq[bool, 2]) -> bool: len(q) > 0
+        theorem T: forall (q: seq[bool, 2]): f(q)
+        """)
+    assert d.code == "E120" and "sequence" in d.message and "even with a bound" in d.message
