@@ -100,6 +100,11 @@ class _Gen:
         self.into = None  # while generating an n{i} function: the name of its result list
         self.positions: dict[int, tuple[str, str]] = {}  # bound local id -> (position name, domain name)
         self.canonical: set[tuple[str, str]] = set()  # (map name, domain name): keys known to be the domain
+        # In an action: where its prologue ends (after `v0, v1, ... = s`), the variables assigned
+        # so far in emission order, and the hoisted tests "v{slot}'s keys are domain t{n}".
+        self.prologue: int | None = None
+        self.dirty: set[str] = set()
+        self.key_tests: dict[tuple[str, str], str] = {}
 
     def where(self, span, kind: str, detail=None) -> int:
         self.wheres.append((span, kind, detail))
@@ -276,6 +281,7 @@ class _Gen:
         if into:
             self.emit(1, f"{into} = []")
         self._unpack(1, range(len(self.spec.variables)))
+        self.prologue, self.dirty, self.key_tests = len(self.out), set(), {}
         indent = 1
         assigned = _assigned_slots(action.body)
         body, guards = self._hoist_guards(action, assigned)
@@ -303,6 +309,7 @@ class _Gen:
             self.emit(1, f"return {into}")
         self.emit(0, "")
         self.into = None
+        self.prologue = None
         for local, _ in action.params:
             self.positions.pop(local.id, None)
 
@@ -445,6 +452,7 @@ class _Gen:
         fast = self._position(steps[0].index, current) if steps and steps[0].kind == "map" else None
         if fast is None:
             self.emit(indent, f"{current} = {self._update(current, steps, st.value)}")
+            self.dirty.add(current)
             return
         pos, dom = fast
         self.canonical.add((current, dom))
@@ -453,12 +461,27 @@ class _Gen:
         finally:
             self.canonical.discard((current, dom))
         values = self.fresh()
-        self.emit(indent, f"if {current}[0] is {dom} or {current}[0] == {dom}:")
+        self.emit(indent, f"if {self._keys_are(current, dom)}:")
         self.emit(indent + 1, f"{values} = [*{current}[1]]")
         self.emit(indent + 1, f"{values}[{pos}] = {inner}")
         self.emit(indent + 1, f"{current} = ({dom}, tuple({values}))")
         self.emit(indent, "else:")
         self.emit(indent + 1, f"{current} = {self._update_by_key(current, steps[0], steps[1:], st.value)}")
+        self.dirty.add(current)
+
+    def _keys_are(self, m: str, dom: str) -> str:
+        """The test "map `m`'s key tuple is the interned domain `dom`". For a variable not yet
+        assigned in this action it is the same for every parameter value and choice: computed
+        once, in the action's prologue."""
+        test = f"{m}[0] is {dom} or {m}[0] == {dom}"
+        if self.prologue is None or m in self.dirty or not _SIMPLE_NAME.match(m) or not m.startswith("v"):
+            return test
+        name = self.key_tests.get((m, dom))
+        if name is None:
+            name = self.key_tests[(m, dom)] = self.fresh()
+            self.out.insert(self.prologue, f"    {name} = {test}")
+            self.prologue += 1
+        return name
 
     def _update(self, current: str, steps, value: ir.Expr) -> str:
         """The expression for `current` with the value at the end of `steps` replaced."""
@@ -478,7 +501,7 @@ class _Gen:
                 self.canonical.discard((current, dom))
             slow = self._update_by_key(current, step, more, value)
             return (f"(({dom}, {current}[1][:{pos}] + ({inner},) + {current}[1][{pos} + 1:]) "
-                    f"if {current}[0] is {dom} or {current}[0] == {dom} else {slow})")
+                    f"if {self._keys_are(current, dom)} else {slow})")
         return self._update_by_key(current, step, more, value)
 
     def _update_by_key(self, current: str, step, more, value: ir.Expr) -> str:
@@ -603,7 +626,7 @@ class _Gen:
                 m = args[0]
                 if (m, dom) in self.canonical:  # inside the fast branch of an update of this map
                     return f"{m}[1][{pos}]"
-                return f"({m}[1][{pos}] if {m}[0] is {dom} or {m}[0] == {dom} else _lookup({m}, {args[1]}, {w}))"
+                return f"({m}[1][{pos}] if {self._keys_are(m, dom)} else _lookup({m}, {args[1]}, {w}))"
             return f"{_FAULTING[e.op]}({', '.join(args)}, {w})"
         raise AssertionError(e.op)  # pragma: no cover
 
