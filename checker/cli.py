@@ -266,6 +266,10 @@ def _report_diagnostics(diags, sources, want_json: bool, path, verdict: str = "e
 
 
 def _progress(p: Progress) -> None:
+    if p.phase == "liveness":
+        print(f"progress: search complete ({p.distinct:,} distinct states, {p.generated:,} transitions); "
+              f"checking the temporal properties, {p.elapsed_s:,.0f} s so far", file=sys.stderr, flush=True)
+        return
     rate = p.generated / p.elapsed_s if p.elapsed_s > 0 else 0
     print(f"progress: {p.generated:,} generated, {p.distinct:,} distinct, {p.queue:,} on queue, "
           f"depth {p.depth}, {rate:,.0f} states/s", file=sys.stderr, flush=True)
@@ -313,6 +317,15 @@ def _check(args, sources: dict[str, Source]) -> int:
                                  f"did you mean `{hint}`?" if hint else f"invariants: {', '.join(known) or 'none'}")
     for w in model.warnings:
         print(w.render(sources), file=sys.stderr)
+    run_warnings: list[dict] = []
+
+    def memory_warning(estimate) -> None:
+        """The early memory estimate: once, on stderr (unless --quiet) and in the JSON."""
+        run_warnings.append({"code": None, "severity": "warning", "message": estimate.message(), "file": None,
+                             "line": None, "column": None, "hint": estimate.hint})
+        if not args.quiet:
+            print(f"tlacheck: warning: {estimate.message()}; {estimate.hint}", file=sys.stderr, flush=True)
+
     options = Options(
         check_deadlock=not args.no_deadlock,
         max_states=args.max_states,
@@ -320,6 +333,7 @@ def _check(args, sources: dict[str, Source]) -> int:
         time_limit=args.time_limit,
         memory_limit_mb=args.memory_limit,
         stop=threading.Event(),
+        warn=memory_warning,
         invariants=tuple(args.invariant) if args.invariant else None,
         workers=args.workers,
         storage=Storage(args.storage),
@@ -328,8 +342,10 @@ def _check(args, sources: dict[str, Source]) -> int:
         result = explore(model, options, progress=None if args.quiet else _progress,
                          progress_every=args.progress_every)
     if args.json:
-        print(json.dumps(run_json(model, result, args.file, args.variant, parse_defines(args.defines)),
-                         indent=2))
+        data = run_json(model, result, args.file, args.variant, parse_defines(args.defines))
+        data["warnings"] += run_warnings
+        data["undecided_properties"] = list(result.undecided)
+        print(json.dumps(data, indent=2))
     else:
         print(format_result(model, result, args.file, args.full_states), end="")
     if result.verdict == Verdict.ERROR and result.error is not None:

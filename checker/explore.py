@@ -34,7 +34,7 @@ from typing import Callable
 from checker.errors import EvalError
 from checker.fingerprints import FingerprintSet, collision_probability
 from checker.liveness import Checker as LivenessChecker
-from checker.liveness import Graph
+from checker.liveness import Graph, Stopped
 from checker.model import Model
 from checker.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
 from checker.runtime import Fault
@@ -57,6 +57,8 @@ class Options:
     time_limit: float | None = None
     memory_limit_mb: int | None = None  # resident memory of this process, checked every 1024 states
     stop: object = None  # a threading.Event (or anything with is_set()): set it to stop cleanly
+    # Called once with a MemoryEstimate when the memory growth says the run will not fit (None: no watch).
+    warn: Callable[["MemoryEstimate"], None] | None = None
     invariants: tuple[str, ...] | None = None  # None: all of the spec's invariants
     properties: tuple[str, ...] | None = None  # None: all temporal properties
     reachables: tuple[str, ...] | None = None  # None: all reachable checks
@@ -82,18 +84,157 @@ def resident_mb() -> float | None:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def limit_reached(opts: "Options", start: float, now: float) -> str | None:
+def limit_reached(opts: "Options", start: float, now: float, memory: bool = True) -> str | None:
     """The reason to stop now (an interrupt, --time-limit, --memory-limit), or None. Cheap enough
-    to call every thousand states."""
+    to call every thousand states; without `memory` (no reading of /proc), at every step."""
     if opts.stop is not None and opts.stop.is_set():
         return "interrupted"
     if opts.time_limit is not None and now - start > opts.time_limit:
         return "time_limit"
-    if opts.memory_limit_mb is not None:
+    if memory and opts.memory_limit_mb is not None:
         rss = resident_mb()
         if rss is not None and rss > opts.memory_limit_mb:
             return "memory_limit"
     return None
+
+
+def available_mb() -> float | None:
+    """Memory the machine can still give without swapping (Linux /proc/meminfo MemAvailable), in
+    MB; None where unavailable."""
+    try:
+        with open("/proc/meminfo", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Why the run looks set to outgrow its memory: the figures behind the warning."""
+
+    bytes_per_state: float  # resident memory added per stored state
+    states_per_s: float  # new distinct states per second, lately
+    ceiling_mb: float  # --memory-limit, or what the machine has (resident + available)
+    limited: bool  # the ceiling is --memory-limit (else the machine's available memory)
+    fits: int  # states that still fit under the ceiling at that rate
+    expected: int  # states the search is expected to add at least (from the queue and its growth)
+    queue: int
+
+    @property
+    def seconds(self) -> float:
+        return self.fits / self.states_per_s
+
+    def message(self) -> str:
+        where = (f"the {self.ceiling_mb:,.0f} MB memory limit" if self.limited
+                 else f"the machine's memory ({self.ceiling_mb:,.0f} MB for this process)")
+        return (f"this run will probably not fit in {where}: at {self.bytes_per_state:,.0f} bytes per state "
+                f"and {_amount(self.states_per_s * 60)} new states a minute it gets there in "
+                f"{_duration(self.seconds)}, after about {_amount(self.fits)} more states, while "
+                f"the {_amount(self.queue)} states on the queue are expected to add at least "
+                f"{_amount(self.expected)}")
+
+    hint = "consider --max-states, a state constraint or smaller constants"
+
+
+# Below this many new states since the first reading, bytes per state are mostly allocator noise.
+_ESTIMATE_MIN_STATES = 20_000
+
+
+def memory_estimate(rss_mb: float, ceiling_mb: float, limited: bool, states: int, queue: int,
+                    first: tuple[float, int], window: tuple[int, int, float], now: tuple[int, float]
+                    ) -> MemoryEstimate | None:
+    """The estimate behind the early memory warning, or None when the run looks like it fits.
+
+    `first` is (resident MB, stored states) at the first reading of the run; `window` is
+    (stored states, expanded states, seconds) at the start of the recent window and `now`
+    (expanded states, seconds) at its end. Memory per state is measured since the first reading,
+    the rate of new states and the growth of the search over the window: r new states per expanded
+    state. The search cannot know its final size, so it extrapolates from the queue: while the
+    frontier grows (r >= 1) it expects at least as many states again as it has (or the next level,
+    queue * r, if larger); while it shrinks, the rest of a geometric decline, queue * r / (1 - r).
+    The warning is due when that is more than the states that still fit."""
+    window_states, window_expanded, window_s = window
+    expanded, seconds = now
+    grown = states - first[1]
+    if grown < _ESTIMATE_MIN_STATES or rss_mb <= first[0] or ceiling_mb <= rss_mb:
+        return None
+    new, done, elapsed = states - window_states, expanded - window_expanded, seconds - window_s
+    if new <= 0 or done <= 0 or elapsed <= 0:
+        return None
+    bytes_per_state = (rss_mb - first[0]) * 2**20 / grown
+    fits = int((ceiling_mb - rss_mb) * 2**20 / bytes_per_state)
+    r = new / done
+    expected = max(queue * r, states)
+    if r < 1:
+        expected = min(expected, queue * r / (1 - r))
+    if expected <= fits:
+        return None
+    return MemoryEstimate(bytes_per_state, new / elapsed, ceiling_mb, limited, fits, int(expected), queue)
+
+
+def _amount(n: float) -> str:
+    if n >= 10_000_000:
+        return f"{n / 1e6:,.0f}M"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f}M"
+    if n >= 100_000:
+        return f"{n / 1e3:,.0f}K"
+    return f"{n:,.0f}"
+
+
+def _duration(s: float) -> str:
+    if s < 1.5:
+        return "about a second"
+    if s < 90:
+        return f"about {round(s)} seconds"
+    if s < 90 * 60:
+        return f"about {round(s / 60)} minutes"
+    return f"about {s / 3600:.1f} hours"
+
+
+class _MemoryWatch:
+    """Takes memory readings every few seconds while exploring and warns once (Options.warn) when
+    memory_estimate says the run will not fit: under --memory-limit if given, else in the memory
+    the machine still has. Readings come from /proc: without it (not Linux), nothing is said."""
+
+    EVERY_S = 0.25
+
+    def __init__(self, options: Options):
+        self.warn = options.warn
+        self.limit_mb = options.memory_limit_mb
+        self.first: tuple[float, int] | None = None
+        self.window: tuple[int, int, float] | None = None
+        self.next_s = 0.0
+
+    def check(self, seconds: float, states: int, expanded: int, queue: int) -> None:
+        if self.warn is None or seconds < self.next_s:
+            return
+        self.next_s = seconds + self.EVERY_S
+        rss = resident_mb()
+        if rss is None:
+            self.warn = None
+            return
+        if self.first is None:
+            self.first = (rss, states)
+            self.window = (states, expanded, seconds)
+            return
+        if self.limit_mb is not None:
+            ceiling, limited = float(self.limit_mb), True
+        else:
+            available = available_mb()
+            if available is None:
+                self.warn = None
+                return
+            ceiling, limited = rss + available, False
+        estimate = memory_estimate(rss, ceiling, limited, states, queue, self.first, self.window,
+                                   (expanded, seconds))
+        self.window = (states, expanded, seconds)
+        if estimate is not None:
+            warn, self.warn = self.warn, None
+            warn(estimate)
 
 
 @dataclass(frozen=True)
@@ -103,6 +244,9 @@ class Progress:
     queue: int
     depth: int
     elapsed_s: float
+    # "explore", or "liveness" while the temporal properties are checked after a complete search
+    # (`generated` then counts the transitions of the graph)
+    phase: str = "explore"
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -163,6 +307,7 @@ class _Explorer:
         self.depths = array("i") if wants_graph else None  # BFS depth of each state, initial = 0
         self.reachables = list(_select(model.reachables, options.reachables)) if options.check_properties else []
         self.witnesses: dict[str, int] = {}
+        self.watch = _MemoryWatch(options)
 
     def run(self) -> Result:
         self.start = time.perf_counter()
@@ -331,6 +476,7 @@ class _Explorer:
                 reason = limit_reached(opts, self.start, now)
                 if reason is not None:
                     return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=len(states) - head)
+                self.watch.check(now - self.start, len(states), head, len(states) - head)
                 if self.progress is not None and now >= next_report:
                     next_report = now + self.progress_every
                     self.progress(Progress(self.generated, len(states), len(states) - head, self.depth,
@@ -352,15 +498,45 @@ class _Explorer:
             if name not in self.witnesses:
                 found.append(Violation("unreachable", name, Trace(()), "no reachable state satisfies it"))
         if self.graph is not None and (self.options.collect or not found):
-            checker = LivenessChecker(self.model, self.graph, self.states, self.parents, self.depths)
-            for v in checker.check(self.properties, stop_at_first=not self.options.collect):
-                kind = "property" if v.kind == "safety" else "liveness"
-                found.append(Violation(kind, v.name, v.trace, v.detail))
+            checker = None
+            try:
+                checker = LivenessChecker(self.model, self.graph, self.states, self.parents, self.depths,
+                                          stop=self._liveness_stop())
+                for v in checker.check(self.properties, stop_at_first=not self.options.collect):
+                    kind = "property" if v.kind == "safety" else "liveness"
+                    found.append(Violation(kind, v.name, v.trace, v.detail))
+            except Stopped as stop:  # the search is complete, some properties are not decided
+                decided = checker.decided if checker is not None else []
+                result = self._result(Verdict.INCOMPLETE, stop_reason=stop.reason)
+                result.undecided = tuple(p for p in self.properties if p not in decided)
+                result.witnesses = witnesses
+                result.violations = found
+                return result
         verdict = _VERDICTS[found[0].kind] if found else Verdict.OK
         result = self._result(verdict, found[0] if found else None)
         result.witnesses = witnesses
         result.violations = found
         return result
+
+    def _liveness_stop(self) -> Callable[[], str | None]:
+        """limit_reached for the liveness analysis, which asks often (every eight predicates it
+        evaluates): the resident memory is read at most ten times a second. It also reports
+        progress, every `progress_every` seconds of the analysis."""
+        now = time.perf_counter()
+        next_reading, next_report = [now], [now + self.progress_every]
+
+        def stop() -> str | None:
+            now = time.perf_counter()
+            memory = now >= next_reading[0]
+            if memory:
+                next_reading[0] = now + 0.1
+            if self.progress is not None and now >= next_report[0]:
+                next_report[0] = now + self.progress_every
+                self.progress(Progress(len(self.graph.succ), len(self.states), 0, self.depth,
+                                       now - self.start, phase="liveness"))
+            return limit_reached(self.options, self.start, now, memory)
+
+        return stop
 
     # ---------------------------------------------------------------- traces
     def trace_to(self, i: int) -> Trace:
@@ -587,6 +763,7 @@ class _FingerprintExplorer(_Explorer):
                 reason = limit_reached(opts, self.start, now)
                 if reason is not None:
                     return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=left)
+                self.watch.check(now - self.start, seen.count, parent + 1, left)
                 if self.progress is not None and now >= next_report:
                     next_report = now + self.progress_every
                     self.progress(Progress(self.generated, seen.count, left, self.depth, now - self.start))

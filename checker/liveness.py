@@ -30,6 +30,11 @@ is enabled, and its remaining SCCs are searched again.
 Counterexamples: the prefix is a shortest path (within the states the
 property allows) to the cycle's entry; the cycle is built from shortest paths
 inside the SCC through one state or transition per fairness requirement.
+
+Stopping: the analysis asks its `stop` callable (an interrupt, --time-limit,
+--memory-limit) every few thousand states or edges of each pass over the graph
+and before each evaluation of a spec predicate, and ends with `Stopped` when
+told to; the properties not decided by then stay undecided.
 """
 
 from __future__ import annotations
@@ -37,10 +42,35 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Callable
 
 from checker import ir
 from checker.errors import SpecError
 from checker.result import Step, Trace
+
+
+class Stopped(Exception):
+    """The analysis was told to stop before deciding every property; `reason` is the stop reason
+    (`interrupted`, `time_limit`, `memory_limit`)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Watch:
+    """Asks `stop` whether to stop. The loops call `poll` when the index of the state they are at
+    is a multiple of 4,096 (passes over the graph) or of 8 (where they evaluate a predicate, spec
+    code of any cost): a bit test per state, and a call now and then."""
+
+    def __init__(self, stop: Callable[[], str | None] | None):
+        self.stop = stop
+
+    def poll(self) -> None:
+        if self.stop is not None:
+            reason = self.stop()
+            if reason is not None:
+                raise Stopped(reason)
 
 
 @dataclass
@@ -192,7 +222,7 @@ class _Fairness:
     transition e takes condition c (a state-changing step of a matching instance); bit c of
     `enabled[s]` says some such step leaves state s (also one that left the model)."""
 
-    def __init__(self, model, graph: Graph, states: list):
+    def __init__(self, model, graph: Graph, states: list, watch: _Watch):
         self.strong: list[bool] = []
         # action -> {positions -> (mask of conditions matching any arguments there,
         #                          [(bit, values-fn)] for conditions fixing those positions)}
@@ -220,6 +250,8 @@ class _Fairness:
             return
         succ, action, args_id, args = graph.succ, graph.action, graph.args_id, graph.args
         for s in range(n):
+            if not s & 7:  # fairness arguments are spec code
+                watch.poll()
             rng = graph.edges(s)
             if not rng:
                 continue
@@ -256,16 +288,18 @@ class _Fairness:
 
 # ---------------------------------------------------------------- graph algorithms
 
-def _adjacency(graph: Graph, n: int) -> list[list[int]]:
+def _adjacency(graph: Graph, n: int, watch: _Watch) -> list[list[int]]:
     """Successor lists (stored states only) for every state."""
     succ = graph.succ
     out = []
     for s in range(n):
+        if not s & 0xFFF:
+            watch.poll()
         out.append([t for t in (succ[e] for e in graph.edges(s)) if t >= 0])
     return out
 
 
-def _sccs(nodes: set, adj: list[list[int]]) -> list[list[int]]:
+def _sccs(nodes: set, adj: list[list[int]], watch: _Watch) -> list[list[int]]:
     """Tarjan's algorithm, iterative, on the subgraph induced by `nodes`; deterministic order."""
     index: dict[int, int] = {}
     low: dict[int, int] = {}
@@ -288,6 +322,8 @@ def _sccs(nodes: set, adj: list[list[int]]) -> list[list[int]]:
                 if w not in nodes:
                     continue
                 if w not in index:
+                    if not w & 0xFFF:
+                        watch.poll()
                     index[w] = low[w] = counter
                     counter += 1
                     stack.append(w)
@@ -340,24 +376,28 @@ def _bits(mask: int):
         c += 1
 
 
-def _fair_cycles(nodes: set, graph: Graph, adj, fairness: _Fairness, must_visit=None):
+def _fair_cycles(nodes: set, graph: Graph, adj, fairness: _Fairness, watch: _Watch, must_visit=None):
     """Every fair cycle (as an SCC with its requirements) or fair stuttering state inside `nodes`,
     in a deterministic order. `must_visit(s)`: the cycle must contain such a state."""
     enabled = fairness.enabled
     take = fairness.take
     strong_mask = sum(1 << c for c, strong in enumerate(fairness.strong) if strong)
     for s in sorted(nodes):
+        if not s & 0xFFF:
+            watch.poll()
         if not enabled[s] and (must_visit is None or must_visit(s)):
             yield _FairCycle([s], [], [], stutter=s)
     work = [set(nodes)]
     while work:
         region = work.pop(0)
-        for comp_list in _sccs(region, adj):
+        for comp_list in _sccs(region, adj, watch):
             comp = set(comp_list)
             taken = 0
             first_taking: dict[int, tuple[int, int]] = {}
             has_edge = False
             for s in comp_list:
+                if not s & 0xFFF:
+                    watch.poll()
                 for e, _ in _internal_edges(comp, graph, s):
                     has_edge = True
                     m = take[e] & ~taken
@@ -392,7 +432,7 @@ def _fair_cycles(nodes: set, graph: Graph, adj, fairness: _Fairness, must_visit=
             yield _FairCycle(comp_list, required_edges, required_states)
 
 
-def _path_within(graph: Graph, start: int, goal, allowed: set) -> list[tuple[int, int]]:
+def _path_within(graph: Graph, start: int, goal, allowed: set, watch: _Watch) -> list[tuple[int, int]]:
     """Shortest path from `start` to a state satisfying `goal` inside `allowed`, as (state, edge)
     steps (empty when start satisfies goal)."""
     if goal(start):
@@ -401,6 +441,8 @@ def _path_within(graph: Graph, start: int, goal, allowed: set) -> list[tuple[int
     queue = deque([start])
     while queue:
         s = queue.popleft()
+        if not s & 0xFFF:
+            watch.poll()
         for e in graph.edges(s):
             t = graph.succ[e]
             if t < 0 or t not in allowed or t in prev:
@@ -418,7 +460,7 @@ def _path_within(graph: Graph, start: int, goal, allowed: set) -> list[tuple[int
     raise AssertionError("no path inside a strongly connected component")  # pragma: no cover
 
 
-def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed) -> tuple[dict, dict]:
+def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed, watch: _Watch) -> tuple[dict, dict]:
     """Multi-source BFS with seed distances; returns (distance, predecessor (state, edge))."""
     seeds = sorted(seeds, key=lambda x: (x[1], x[0]))
     dist: dict[int, int] = {}
@@ -435,6 +477,8 @@ def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed) -> tuple[dict, dic
             level = min(buckets)
         frontier = buckets.pop(level)
         for s in frontier:
+            if not s & 0xFFF:
+                watch.poll()
             if dist[s] != level:
                 continue
             for e in graph.edges(s):
@@ -452,17 +496,23 @@ def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed) -> tuple[dict, dic
 # ---------------------------------------------------------------- checking
 
 class Checker:
-    """Decides the properties of a model on its explored graph."""
+    """Decides the properties of a model on its explored graph. `stop` (called now and then: see
+    the module's docstring) returns a reason to stop, or None; the constructor and `check` then
+    raise Stopped."""
 
-    def __init__(self, model, graph: Graph, states: list, parents: list, depth: list):
+    def __init__(self, model, graph: Graph, states: list, parents: list, depth: list,
+                 stop: Callable[[], str | None] | None = None):
         self.model = model
         self.graph = graph
         self.states = states
         self.parents = parents
         self.depth = depth  # BFS depth of each state (initial states: 0)
-        self.fairness = _Fairness(model, graph, states)
-        self.adj = _adjacency(graph, len(states))
+        self.watch = _Watch(stop)
+        self.watch.poll()
+        self.fairness = _Fairness(model, graph, states, self.watch)
+        self.adj = _adjacency(graph, len(states), self.watch)
         self.initial = [i for i, p in enumerate(parents) if p < 0]
+        self.decided: list[str] = []  # properties found to hold or violated so far, by `check`
 
     def check(self, names=None, stop_at_first: bool = True) -> list[LivenessViolation]:
         """The violated properties (each with one counterexample), in declaration order."""
@@ -471,15 +521,19 @@ class Checker:
             if names is not None and prop.name not in names:
                 continue
             for leaf in leaves(self.model, prop):
+                self.watch.poll()
                 found = self._check_leaf(prop.name, leaf)
                 if found is not None:
                     out.append(found)
                     break
+            self.decided.append(prop.name)
             if out and stop_at_first:
                 break
         return out
 
     def _holds(self, pred, s: int) -> bool:
+        if not s & 7:  # a predicate is spec code of any cost: ask often
+            self.watch.poll()
         return bool(pred(self.states[s]))
 
     def _check_leaf(self, name: str, leaf: _Leaf) -> LivenessViolation | None:
@@ -529,10 +583,10 @@ class Checker:
         else:
             if not seeds:
                 return None
-            dist, prev = _bfs(self.graph, seeds, lambda t: t in allowed)
+            dist, prev = _bfs(self.graph, seeds, lambda t: t in allowed, self.watch)
             reach = set(dist)
         best = None
-        for cycle in _fair_cycles(reach, self.graph, self.adj, self.fairness, must):
+        for cycle in _fair_cycles(reach, self.graph, self.adj, self.fairness, self.watch, must):
             entry = min(cycle.nodes, key=lambda s: (dist[s], s))
             key = (dist[entry], entry)
             if best is None or key < best[0]:
@@ -582,18 +636,18 @@ class Checker:
         steps: list[tuple[int, int]] = []
         here = entry
         for s, e in sorted(set(cycle.required_edges)):
-            steps += _path_within(self.graph, here, lambda x, s=s: x == s, comp)
+            steps += _path_within(self.graph, here, lambda x, s=s: x == s, comp, self.watch)
             steps.append((s, e))
             here = self.graph.succ[e]
         for target in sorted(set(cycle.required_states)):
-            steps += _path_within(self.graph, here, lambda x, t=target: x == t, comp)
+            steps += _path_within(self.graph, here, lambda x, t=target: x == t, comp, self.watch)
             here = target
         if not steps:  # no requirement: any edge out of entry inside the SCC, then back
             e, t = next(_internal_edges(comp, self.graph, entry))
             steps.append((entry, e))
             here = t
         if here != entry:
-            steps += _path_within(self.graph, here, lambda x: x == entry, comp)
+            steps += _path_within(self.graph, here, lambda x: x == entry, comp, self.watch)
         return steps
 
     def _tree_trace(self, s: int) -> Trace:

@@ -82,6 +82,8 @@ def _headline(model: Model, result: Result) -> str:
         return f"Error: property {v.name} is violated: {v.message}."
     if result.verdict == Verdict.UNREACHABLE:
         return f"Error: reachable check {v.name} failed: no reachable state satisfies it."
+    if result.verdict == Verdict.INCOMPLETE and result.undecided:
+        return "Stopped while checking the temporal properties: no error found so far."
     return _HEADLINES[result.verdict]
 
 
@@ -91,6 +93,8 @@ def format_result(model: Model, result: Result, spec_path: str, full: bool = Fal
     out.append(_headline(model, result))
     if result.verdict == Verdict.INCOMPLETE:
         out.append(f"Reason: {_STOP_REASONS.get(result.stop_reason, result.stop_reason)}.")
+    if result.undecided:
+        out.append(f"The search was complete; not decided: {', '.join(result.undecided)}.")
     v = result.violation
     if v is not None and v.trace.steps:
         n = len(v.trace.steps) - 1

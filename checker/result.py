@@ -72,6 +72,9 @@ class Result:
     queue_left: int = 0
     witnesses: dict = field(default_factory=dict)  # reachable check name -> Trace to a shortest witness
     violations: list = field(default_factory=list)  # every failed check (one unless Options.collect)
+    # Temporal properties left undecided: the search was complete, but the liveness analysis was
+    # stopped (an interrupt, a limit); the verdict is then INCOMPLETE.
+    undecided: tuple[str, ...] = ()
     # Fingerprint storage: TLC's optimistic estimate of the probability that two distinct
     # states shared a fingerprint (one was then never explored). None: states stored exactly.
     fingerprint_collision: float | None = None

@@ -321,3 +321,80 @@ def test_lasso_output_is_deterministic():
     a = explore(model_of(text), Options(invariants=())).violation.trace
     b = explore(model_of(text), Options(invariants=())).violation.trace
     assert a == b
+
+
+# ---------------------------------------------------------------- stopping the analysis (issue 8)
+
+RING = """
+    var x: int = 0
+    var y: int = 0
+    action A:
+        x = (x + 1) % 10
+    action B:
+        y = (y + 1) % 10
+    fair weak A
+    fair weak B
+    property XZero: always eventually x == 0
+    property YZero: always eventually y == 0
+    """
+
+
+def explored(text):
+    """The model and its explored graph, as the explorer hands them to the liveness checker."""
+    from checker.explore import Options, _Explorer
+
+    model = model_of(text)
+    explorer = _Explorer(model, Options(), None, 5.0)
+    assert explorer.run().verdict == Verdict.OK
+    return model, (explorer.graph, explorer.states, explorer.parents, explorer.depths)
+
+
+def test_issue_8_liveness_checker_with_a_preset_stop_event_stops_at_once():
+    import threading
+
+    from checker.liveness import Checker, Stopped
+
+    model, graph = explored(RING)
+    event = threading.Event()
+    event.set()
+    with pytest.raises(Stopped) as info:
+        Checker(model, *graph, stop=lambda: "interrupted" if event.is_set() else None)
+    assert info.value.reason == "interrupted"
+
+
+def test_issue_8_liveness_checker_asks_while_it_evaluates_predicates():
+    from checker.liveness import Checker, Stopped
+
+    model, graph = explored(RING)
+    calls = []
+
+    def stop():  # once `check` runs, says stop at the fifth question: inside the scan of XZero's predicate
+        if checking:
+            calls.append(1)
+        return "time_limit" if len(calls) == 5 else None
+
+    checking = False
+    checker = Checker(model, *graph, stop=stop)
+    checking = True
+    with pytest.raises(Stopped) as info:
+        checker.check()
+    assert info.value.reason == "time_limit" and len(calls) == 5
+    assert checker.decided == []
+    assert [p.name for p in model.spec.properties] == ["XZero", "YZero"]
+    assert len(Checker(model, *graph, stop=lambda: None).check()) == 0  # both hold when not stopped
+
+
+def test_issue_8_explore_reports_undecided_properties_when_stopped_in_the_liveness_phase():
+    import threading
+
+    from checker.explore import Options
+
+    event = threading.Event()
+    event.set()  # a search this small never asks; the liveness phase asks first thing
+    model, r = check(RING, stop=event)
+    assert r.verdict == Verdict.INCOMPLETE and r.stop_reason == "interrupted"
+    assert (r.distinct_states, r.queue_left, r.undecided) == (100, 0, ("XZero", "YZero"))
+    assert r.verdict.exit_code == 5
+    _, r = check(RING, stop=event, properties=("YZero",))
+    assert r.undecided == ("YZero",)
+    assert explore(model, Options()).verdict == Verdict.OK
