@@ -251,11 +251,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_LIMIT
     except BrokenPipeError:
         return EXIT_OK
+    except MemoryError as exc:  # outside the spec's expressions (those are E411): reading, the explorer's tables
+        exc.__traceback__ = None  # free the frames' locals first: the message needs a little memory
+        diag = Diagnostic("out_of_memory", _OUT_OF_MEMORY, None, _OUT_OF_MEMORY_HINT)
+        if want_json:
+            print(json.dumps(errors_json([diag], None, "incomplete"), indent=2), file=stdout)
+        print(f"tlacheck: {_OUT_OF_MEMORY}", file=stderr)
+        print(f"  = hint: {_OUT_OF_MEMORY_HINT}", file=stderr)
+        return EXIT_LIMIT
     except Exception as exc:  # an internal bug: say so plainly, without a traceback
         print(f"tlacheck: internal error: {type(exc).__name__}: {exc}", file=stderr)
         print("  = hint: this is a bug in tlacheck; please report it with the spec that triggered it",
               file=stderr)
         return EXIT_INTERNAL
+
+
+_OUT_OF_MEMORY = "out of memory: the run needs more memory than this process may use"
+_OUT_OF_MEMORY_HINT = ("make the model smaller (constants, --max-states, a state constraint) or allow more memory "
+                       "(ulimit -v)")
 
 
 def _report_diagnostics(diags, sources, want_json: bool, path, verdict: str = "error") -> None:
@@ -341,18 +354,41 @@ def _check(args, sources: dict[str, Source]) -> int:
     with _stop_on_signals(options.stop):
         result = explore(model, options, progress=None if args.quiet else _progress,
                          progress_every=args.progress_every)
-    if args.json:
-        data = run_json(model, result, args.file, args.variant, parse_defines(args.defines))
-        data["warnings"] += run_warnings
-        data["undecided_properties"] = list(result.undecided)
-        print(json.dumps(data, indent=2))
-    else:
-        print(format_result(model, result, args.file, args.full_states), end="")
+    try:
+        if args.json:
+            data = run_json(model, result, args.file, args.variant, parse_defines(args.defines))
+            data["warnings"] += run_warnings
+            data["undecided_properties"] = list(result.undecided)
+            report = json.dumps(data, indent=2) + "\n"
+        else:
+            report = format_result(model, result, args.file, args.full_states)
+    except MemoryError:  # states too large to print (after E411, say): the report without the trace
+        report = None
+    if report is None:
+        report = _report_without_trace(model, result, args)
+    print(report, end="")
     if result.verdict == Verdict.ERROR and result.error is not None:
         print(result.error.diagnostic().render(sources), file=sys.stderr)
     if args.render or args.itf:
         _write_counterexample(args, model, result, source)
     return result.verdict.exit_code
+
+
+def _report_without_trace(model, result, args) -> str:
+    """The `check` report when its trace cannot be formatted in the memory left."""
+    from checker.report import format_summary
+
+    if args.json:
+        data = errors_json([result.error.diagnostic()] if result.error is not None else [], args.file,
+                           result.verdict.value)
+        data["trace"] = None
+        data["note"] = _TRACE_TOO_LARGE
+        return json.dumps(data, indent=2) + "\n"
+    return (f"tlacheck {__version__}: checking {args.file} (spec {model.name})\n\n{_TRACE_TOO_LARGE}\n\n"
+            f"{format_summary(model, result)}")
+
+
+_TRACE_TOO_LARGE = "The trace is too large to print: formatting its states ran out of memory."
 
 
 def _verify(args, sources: dict[str, Source]) -> int:
@@ -582,6 +618,8 @@ def _graph(args, sources: dict[str, Source]) -> int:
         return EXIT_LIMIT
     except Fault as fault:
         raise model.eval_error(fault) from None
+    except (RecursionError, MemoryError) as exc:
+        raise model.limit_error(exc, "building the state graph") from None
     result = explore(model, Options(check_deadlock=not args.no_deadlock))
     v = result.violation
     headline = artefacts.headline(model, v, source) if v is not None and v.trace.steps else None

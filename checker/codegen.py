@@ -77,6 +77,10 @@ class Generated:
     predicates: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
     domains: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
     fairness: list = field(default_factory=list)  # per ir.Fairness: (bindings fn, [args fn or None per target])
+    # Per line of `source` (line n at index n - 1): the span of the declaration or statement it was
+    # generated for, or None. Locates a RecursionError or MemoryError (Model.limit_error), at no cost
+    # while exploring.
+    line_spans: list = field(default_factory=list)
 
 
 def generate(spec: ir.Spec) -> Generated:
@@ -87,6 +91,8 @@ class _Gen:
     def __init__(self, spec: ir.Spec):
         self.spec = spec
         self.out: list[str] = []
+        self.spans: list = []  # per line of self.out: Generated.line_spans
+        self.at = None  # the span of the declaration or statement being generated
         self.wheres: list = []
         self.reads = _function_reads(spec)
         self.label = 0
@@ -94,6 +100,7 @@ class _Gen:
         self.hoisting = False
         self.hoisted: dict[str, str] = {}  # generated code -> name
         self.hoisted_lines: list[str] = []
+        self.hoisted_at: list = []  # the span each hoisted line was generated for
         self.domain_names: set[str] = set()  # hoisted canonical domains (tuples)
         self.constant: dict[int, bool] = {}  # id(expr) -> reads no state, no bound name, cannot fault
         self.keyed = _keyed_locals(spec)  # ids of locals used as map keys
@@ -112,6 +119,7 @@ class _Gen:
 
     def emit(self, indent: int, line: str) -> None:
         self.out.append("    " * indent + line)
+        self.spans.append(self.at)
 
     def fresh(self) -> str:
         self.label += 1
@@ -127,12 +135,14 @@ class _Gen:
         header = len(self.out)
         names = [f"K{i}" for i in range(len(spec.constants))]
         for i, c in enumerate(spec.constants):
+            self.at = c.span
             self.emit(1, f"K{i} = {self.ex(c.value)}")
         constants_end = len(self.out)
         self.emit(1, "return [" + ", ".join(names) + "]")
         self.emit(0, "")
         self.hoisting = True
         for i, f in enumerate(spec.functions):
+            self.at = f.span
             params = [f"l{p.id}" for p in f.params] + [f"v{s}" for s in self.reads[i]]
             self.emit(0, f"def f{i}({', '.join(params)}):")
             self.emit(1, f"return {self.ex(f.body)}")
@@ -146,11 +156,13 @@ class _Gen:
             self._action(i, a, into=self.fresh())
         for prefix, preds in (("inv", spec.invariants), ("con", spec.constraints)):
             for i, p in enumerate(preds):
+                self.at = p.span
                 self.emit(0, f"def {prefix}{i}(s):")
                 self._unpack(1, _expr_reads(p.expr, self.reads))
                 self.emit(1, f"return {self.ex(p.expr)}")
                 self.emit(0, "")
         for i, p in enumerate(spec.reachables):
+            self.at = p.span
             self.emit(0, f"def reach{i}(s):")
             self._unpack(1, _expr_reads(p.expr, self.reads))
             self.emit(1, f"return {self.ex(p.expr)}")
@@ -164,16 +176,19 @@ class _Gen:
         tail = [f"    {line}" for line in self.hoisted_lines]
         tail += [f"    {keys_table}[{d}] = {d}" for d in sorted(self.domain_names, key=lambda n: int(n[1:]))]
         self.out[constants_end:constants_end] = tail
+        self.spans[constants_end:constants_end] = self.hoisted_at + [None] * (len(tail) - len(self.hoisted_at))
         if names or hoisted:
             self.out.insert(header, "    global " + ", ".join(names + hoisted))
+            self.spans.insert(header, None)
         action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
         invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
         return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads],
-                         action_writes, invariant_reads, predicates, domains, fairness)
+                         action_writes, invariant_reads, predicates, domains, fairness, self.spans)
 
     # ---------------------------------------------------------------- liveness support
     def _scoped_function(self, name: str, expr: ir.Expr, with_state: bool, body: str | None = None) -> tuple:
         free = sorted(_free_locals(expr), key=lambda l: l.id)
+        self.at = expr.span
         params = (["s"] if with_state else []) + [f"l{l.id}" for l in free]
         self.emit(0, f"def {name}({', '.join(params)}):")
         if with_state:
@@ -199,6 +214,7 @@ class _Gen:
     def _fairness(self, index: int, fair: ir.Fairness) -> tuple:
         """`fb{i}()` yields every binding of the generators; `fa{i}_{j}(s, bindings...)` gives
         the values of target j's fixed arguments (`*` positions left out)."""
+        self.at = fair.span
         self.emit(0, f"def fb{index}():")
         indent = 1
         for local, domain in fair.generators:
@@ -242,6 +258,7 @@ class _Gen:
         self.emit(0, "def init():")
         indent = 1
         for i, v in enumerate(spec.variables):
+            self.at = v.span
             if v.choice:
                 self.emit(indent, f"for v{i} in {self.domain(v.init)}:")
                 indent += 1
@@ -277,6 +294,7 @@ class _Gen:
         the list), `n{index}(s)`: the list of next states in the same order, for the explorer's
         hot loop (no generator switch, no argument tuples)."""
         self.into = into
+        self.at = action.span
         self.emit(0, f"def {'n' if into else 'a'}{index}(s):")
         if into:
             self.emit(1, f"{into} = []")
@@ -286,6 +304,7 @@ class _Gen:
         assigned = _assigned_slots(action.body)
         body, guards = self._hoist_guards(action, assigned)
         for cond in guards[-1]:
+            self.at = cond.span
             self.emit(indent, f"if not {self.ex(cond)}:")
             self.emit(indent + 1, "return " + into if into else "return")
         for k, (local, domain) in enumerate(action.params):
@@ -294,9 +313,11 @@ class _Gen:
                 # must read the unchanged state, not that combination's next state.
                 for slot in sorted(assigned):
                     self.emit(indent, f"v{slot} = s[{slot}]")
+            self.at = domain.span
             self.emit(indent, f"for {self._binder(local, domain)}:")
             indent += 1
             for cond in guards[k]:
+                self.at = cond.span
                 self.emit(indent, f"if not {self.ex(cond)}:")
                 self.emit(indent + 1, "continue")
         abort = "continue" if action.params else ("return " + into if into else "return")
@@ -344,6 +365,7 @@ class _Gen:
 
     def _stmts(self, stmts: list, indent: int, abort: str, args: str, assigned: set[int]) -> None:
         for i, st in enumerate(stmts):
+            self.at = st.span
             rest = stmts[i + 1:]
             if isinstance(st, ir.RequireS):
                 self.emit(indent, f"if not {self.ex(st.cond)}:")
@@ -396,6 +418,7 @@ class _Gen:
 
     def _plain_body(self, stmts: list, indent: int, abort: str) -> None:
         for st in stmts:
+            self.at = st.span
             if isinstance(st, ir.RequireS):
                 self.emit(indent, f"if not {self.ex(st.cond)}:")
                 self.emit(indent + 1, abort)
@@ -480,6 +503,7 @@ class _Gen:
         if name is None:
             name = self.key_tests[(m, dom)] = self.fresh()
             self.out.insert(self.prologue, f"    {name} = {test}")
+            self.spans.insert(self.prologue, None)
             self.prologue += 1
         return name
 
@@ -561,6 +585,7 @@ class _Gen:
             name = self.fresh()
             self.hoisted[code] = name
             self.hoisted_lines.append(f"{name} = {code}")
+            self.hoisted_at.append(self.at)
         return name
 
     def ex(self, e: ir.Expr) -> str:

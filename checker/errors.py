@@ -79,15 +79,16 @@ class EvalError(TlacheckError):
 
     exit_code = 4
 
-    def __init__(self, code: str, message: str, span: Span | None = None):
+    def __init__(self, code: str, message: str, span: Span | None = None, hint: str | None = None):
         self.code = code
         self.message = message
         self.span = span
+        self.hint = hint
         self.trace = None
         super().__init__(message)
 
     def diagnostic(self) -> Diagnostic:
-        return Diagnostic(self.code, self.message, self.span)
+        return Diagnostic(self.code, self.message, self.span, self.hint)
 
 
 class UsageError(TlacheckError):

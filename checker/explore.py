@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import time
+import traceback
 from array import array
 from collections import deque
 from dataclasses import dataclass
@@ -31,13 +32,12 @@ from enum import Enum
 from itertools import islice
 from typing import Callable
 
-from checker.errors import EvalError
 from checker.fingerprints import FingerprintSet, collision_probability
 from checker.liveness import Checker as LivenessChecker
-from checker.liveness import Graph, Stopped
+from checker.liveness import EvaluationFailed, Graph, Stopped
 from checker.model import Model
 from checker.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
-from checker.runtime import Fault
+from checker.runtime import EVAL_FAILURES, Fault
 
 # Entries per variable in the fingerprint explorer's pools of queued values, before the pool is
 # emptied (it then fills again with the values of the current levels).
@@ -308,6 +308,8 @@ class _Explorer:
         self.reachables = list(_select(model.reachables, options.reachables)) if options.check_properties else []
         self.witnesses: dict[str, int] = {}
         self.watch = _MemoryWatch(options)
+        # Freed on a MemoryError in the spec's code, so that the error can still be reported.
+        self._reserve: bytearray | None = bytearray(1 << 20)
 
     def run(self) -> Result:
         self.start = time.perf_counter()
@@ -349,18 +351,28 @@ class _Explorer:
             if name not in self.witnesses:
                 try:
                     hit = pred(state)
-                except (Fault, RecursionError) as fault:
-                    raise self._fault(fault, i, f"evaluating reachable check {name}") from None
+                except EVAL_FAILURES as fault:
+                    raise self._fault(fault, i, f"evaluating reachable check {name}",
+                                      self.model.span_of("reachable", name)) from None
                 if hit:
                     self.witnesses[name] = i
 
-    def _fault(self, fault: Fault | RecursionError, at: int, note: str) -> _Stop:
-        if isinstance(fault, RecursionError):
-            err = EvalError("E406", f"recursion too deep while {note}", None)
-        else:
+    def _fault(self, fault: Fault | RecursionError | MemoryError, at: int, note: str, span=None) -> _Stop:
+        """End the run with an evaluation error in stored state `at` (-1: before any state) while
+        `note`; `span`: what was being evaluated, where a RecursionError or MemoryError is placed
+        when no line of generated code says better (Model.limit_error)."""
+        if isinstance(fault, Fault):
             err = self.model.eval_error(fault)
             err.message = f"{err.message} (while {note})"
-        trace = self.trace_to(at)
+        else:
+            if isinstance(fault, MemoryError):  # room to rebuild the trace and report
+                self._reserve = None
+                self.index.clear()  # exact storage: not needed for the trace (the states list is)
+            err = self.model.limit_error(fault, note, span)
+        try:
+            trace = self.trace_to(at)
+        except MemoryError:  # rebuilding the trace needs as much memory as its largest step: report without it
+            trace = Trace(())
         err.trace = trace
         return _Stop(self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), error=err))
 
@@ -371,8 +383,9 @@ class _Explorer:
         for name, inv in self.invariants if invariants is None else invariants:
             try:
                 ok = inv(state)
-            except (Fault, RecursionError) as fault:
-                raise self._fault(fault, i, f"evaluating invariant {name}") from None
+            except EVAL_FAILURES as fault:
+                raise self._fault(fault, i, f"evaluating invariant {name}",
+                                  self.model.span_of("invariant", name)) from None
             if not ok:
                 trace = self.trace_to(i)
                 violation = Violation("invariant", name, trace, "the invariant is false in the last state")
@@ -390,8 +403,9 @@ class _Explorer:
             try:
                 if not con(state):
                     return False
-            except (Fault, RecursionError) as fault:
-                raise self._fault(fault, at, f"evaluating constraint {name}") from None
+            except EVAL_FAILURES as fault:
+                raise self._fault(fault, at, f"evaluating constraint {name}",
+                                  self.model.span_of("constraint", name)) from None
         return True
 
     def _run(self) -> Result:
@@ -405,8 +419,8 @@ class _Explorer:
                 i = self._add(state, -1)
                 self.depth = 1
                 self._check_invariants(i)
-        except (Fault, RecursionError) as fault:
-            raise self._fault(fault, -1, "computing the initial states") from None
+        except EVAL_FAILURES as fault:
+            raise self._fault(fault, -1, "computing the initial states", self.model.span_of("initial")) from None
         actions = list(enumerate(model.actions))
         coverage = self.coverage
         index = self.index
@@ -453,10 +467,10 @@ class _Explorer:
                         self.depth = level + 1
                         cov.distinct += 1
                         self._check_invariants(i)
-                except (Fault, RecursionError) as fault:
+                except EVAL_FAILURES as fault:
                     self.generated += n
-                    name = model.action_info[ai].name
-                    raise self._fault(fault, parent, f"computing action {name}") from None
+                    info = model.action_info[ai]
+                    raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
                 self.generated += n
                 total += n
                 if total:
@@ -505,6 +519,9 @@ class _Explorer:
                 for v in checker.check(self.properties, stop_at_first=not self.options.collect):
                     kind = "property" if v.kind == "safety" else "liveness"
                     found.append(Violation(kind, v.name, v.trace, v.detail))
+            except EvaluationFailed as failed:  # a spec expression of a property or a fairness condition
+                checker = None  # its tables are not needed for the trace
+                raise self._fault(failed.error, failed.state, failed.note, failed.span) from None
             except Stopped as stop:  # the search is complete, some properties are not decided
                 decided = checker.decided if checker is not None else []
                 result = self._result(Verdict.INCOMPLETE, stop_reason=stop.reason)
@@ -569,20 +586,31 @@ def _find_step(model: Model, state: tuple, succ: tuple) -> Step:
     for ai, act in enumerate(model.actions):
         for args, t in act(state):
             if t == succ:
-                return Step(ai, args, t)
+                return Step(ai, args, succ)  # the stored state: an equal copy would double the trace's memory
     raise AssertionError("no action leads to the stored successor")  # pragma: no cover
 
 
-def _until_fault(act, state: tuple) -> tuple[list, Fault | RecursionError]:
+def _until_fault(act, state: tuple, first: BaseException | None = None) -> tuple[list, BaseException]:
     """The successors an action's generator yields before the evaluation error that its list
-    form raised (the explorer processes those first, as the generator path would)."""
+    form raised (`first`; the explorer processes those first, as the generator path would). A
+    MemoryError need not happen again: then every successor, and `first`, its frames cleared."""
+    if first is not None:
+        _drop_frames(first)
     succs = []
     try:
         for _, t in act(state):
             succs.append(t)
-    except (Fault, RecursionError) as fault:
+    except EVAL_FAILURES as fault:
         return succs, fault
+    if isinstance(first, MemoryError):
+        return succs, first
     raise AssertionError("the list and generator forms of an action disagree")  # pragma: no cover
+
+
+def _drop_frames(exc: BaseException) -> None:
+    """Free the locals of the finished frames `exc` went through (a MemoryError's may hold much)."""
+    traceback.clear_frames(exc.__traceback__)
+    exc.__traceback__ = None
 
 
 def _nth_step(model: Model, state: tuple, ordinal: int) -> Step:
@@ -665,8 +693,8 @@ class _FingerprintExplorer(_Explorer):
                 stored.append(state)
                 self.depth = 1
                 self._check_invariants(i, state)
-        except (Fault, RecursionError) as fault:
-            raise self._fault(fault, -1, "computing the initial states") from None
+        except EVAL_FAILURES as fault:
+            raise self._fault(fault, -1, "computing the initial states", self.model.span_of("initial")) from None
         return stored
 
     def _run(self) -> Result:
@@ -704,8 +732,8 @@ class _FingerprintExplorer(_Explorer):
                 fault = None
                 try:
                     succs = nexts(state)
-                except (Fault, RecursionError):
-                    succs, fault = _until_fault(act, state)
+                except EVAL_FAILURES as first:
+                    succs, fault = _until_fault(act, state, first)
                 k = ordinal - 1  # ordinal of succ
                 for succ in succs:
                     k += 1
@@ -740,7 +768,12 @@ class _FingerprintExplorer(_Explorer):
                 n = len(succs)
                 if fault is not None:
                     self.generated += ordinal + n - counted
-                    raise self._fault(fault, parent, f"computing action {model.action_info[ai].name}") from None
+                    if isinstance(fault, MemoryError):  # room to rebuild the trace: the queue is done
+                        queue.clear()
+                        pools.clear()
+                        state = succs = succ = None
+                    info = model.action_info[ai]
+                    raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
                 if n:
                     cov.enabled += 1
                     cov.generated += n

@@ -47,6 +47,7 @@ from typing import Callable
 from checker import ir
 from checker.errors import SpecError
 from checker.result import Step, Trace
+from checker.runtime import EVAL_FAILURES
 
 
 class Stopped(Exception):
@@ -56,6 +57,20 @@ class Stopped(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+class EvaluationFailed(Exception):
+    """A spec expression failed (runtime.EVAL_FAILURES: `error`) in stored state `state` (-1: in
+    none, e.g. a quantifier's domain) while `note` ("evaluating property P"); `span` is the
+    property or fairness condition. The explorer reports it as an evaluation error with the trace
+    to that state."""
+
+    def __init__(self, error: BaseException, state: int, note: str = "", span=None):
+        super().__init__(note)
+        self.error = error
+        self.state = state
+        self.note = note
+        self.span = span
 
 
 class _Watch:
@@ -227,8 +242,14 @@ class _Fairness:
         # action -> {positions -> (mask of conditions matching any arguments there,
         #                          [(bit, values-fn)] for conditions fixing those positions)}
         groups: dict[int, dict[tuple, list]] = {}
+        spans = []  # per condition (bit): its `fair` declaration
         for fair, (bindings_fn, arg_fns) in zip(model.spec.fairness, model.generated.fairness):
-            for binding in model.namespace[bindings_fn]():
+            try:
+                bindings = list(model.namespace[bindings_fn]())
+            except EVAL_FAILURES as exc:
+                raise EvaluationFailed(exc, -1, "evaluating a fairness condition", fair.span) from None
+            for binding in bindings:
+                spans.append(fair.span)
                 bit = 1 << len(self.strong)
                 self.strong.append(fair.strong)
                 for target, fn in zip(fair.targets, arg_fns):
@@ -275,7 +296,11 @@ class _Fairness:
                         if table is None:
                             table = {}
                             for bit, fn in fixed:
-                                key = fn(state)
+                                try:
+                                    key = fn(state)
+                                except EVAL_FAILURES as exc:
+                                    raise EvaluationFailed(exc, s, "evaluating a fairness condition",
+                                                           spans[bit.bit_length() - 1]) from None
                                 table[key] = table.get(key, 0) | bit
                             tables[(a, positions)] = table
                         mask |= table.get(tuple(values[p] for p in positions), 0)
@@ -520,12 +545,18 @@ class Checker:
         for prop in self.model.spec.properties:
             if names is not None and prop.name not in names:
                 continue
-            for leaf in leaves(self.model, prop):
-                self.watch.poll()
-                found = self._check_leaf(prop.name, leaf)
-                if found is not None:
-                    out.append(found)
-                    break
+            try:
+                for leaf in leaves(self.model, prop):
+                    self.watch.poll()
+                    found = self._check_leaf(prop.name, leaf)
+                    if found is not None:
+                        out.append(found)
+                        break
+            except EvaluationFailed as failed:
+                failed.note, failed.span = f"evaluating property {prop.name}", prop.span
+                raise
+            except EVAL_FAILURES as exc:  # the domain of an `all(... for x in S)`
+                raise EvaluationFailed(exc, -1, f"evaluating property {prop.name}", prop.span) from None
             self.decided.append(prop.name)
             if out and stop_at_first:
                 break
@@ -534,7 +565,10 @@ class Checker:
     def _holds(self, pred, s: int) -> bool:
         if not s & 7:  # a predicate is spec code of any cost: ask often
             self.watch.poll()
-        return bool(pred(self.states[s]))
+        try:
+            return bool(pred(self.states[s]))
+        except EVAL_FAILURES as exc:
+            raise EvaluationFailed(exc, s) from None
 
     def _check_leaf(self, name: str, leaf: _Leaf) -> LivenessViolation | None:
         n = len(self.states)

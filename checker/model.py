@@ -9,6 +9,7 @@ and errors. A Model is immutable once built; explorers only call it.
 from __future__ import annotations
 
 import re
+import traceback
 from dataclasses import dataclass
 
 from checker import codegen, ir, runtime
@@ -41,6 +42,16 @@ class ActionInfo:
     span: object
     actor: str | None = None  # `by Runner`: who takes the step (a swimlane in diagrams)
     sends_to: str | None = None  # `by Runner -> Parent`: who the step sends something to
+
+
+_MEMORY_HINT = ("a value computed here does not fit in the memory this process may use (a huge range or set, a "
+                "sequence that keeps doubling): bound it with a guard or a constraint, or allow more memory")
+_GENERATED_FUNCTION = re.compile(r"f(\d+)$")
+
+
+def _code_name(spec: ir.Spec) -> str:
+    """The file name the generated module is compiled under (its frames carry it)."""
+    return f"<tlacheck model {spec.name}>"
 
 
 class Model:
@@ -126,6 +137,52 @@ class Model:
             return "index is out of range for the sequence"
         return _MESSAGES.get(code, "evaluation failed").format(*vals)
 
+    def span_of(self, kind: str, name: str | None = None) -> Span | None:
+        """The declaration of the invariant, constraint, reachable check or property `name`, or
+        for kind "initial" the first variable's: where an error without a better place goes."""
+        if kind == "initial":
+            return self.spec.variables[0].span if self.spec.variables else None
+        table = {"invariant": self.spec.invariants, "constraint": self.spec.constraints,
+                 "reachable": self.spec.reachables, "property": self.spec.properties}[kind]
+        return next((d.span for d in table if d.name == name), None)
+
+    def limit_error(self, exc: RecursionError | MemoryError, note: str, span: Span | None = None) -> EvalError:
+        """E406 (a RecursionError) or E411 (a MemoryError) raised while `note` ("computing action
+        A"). Placed at the spec line the innermost frame of generated code was computing (the
+        statement, the `def`, the declaration: Generated.line_spans), else at `span` (what was
+        being evaluated), else at the top of the file. A recursion names the innermost `def` on
+        the stack. The frames in the exception's traceback are cleared, so that the memory their
+        locals hold is free before the trace is rebuilt and printed."""
+        where, function = self._origin(exc)
+        if where is None:
+            where = span or Span(self.spec.file, 1, 1, 1, 2)
+        if isinstance(exc, RecursionError):
+            return EvalError("E406", f"recursion too deep while {note}", None)
+        return EvalError("E411", f"out of memory (while {note})", where, _MEMORY_HINT)
+
+    def _origin(self, exc: BaseException) -> tuple[Span | None, int | None]:
+        """The span of the innermost line of generated code in `exc`'s traceback and the index of
+        the innermost generated `def` (f0, f1, ...) on it; then the traceback is dropped."""
+        tb = exc.__traceback__
+        spans = self.generated.line_spans
+        filename = _code_name(self.spec)
+        where = function = None
+        try:
+            while tb is not None:
+                code = tb.tb_frame.f_code
+                if code.co_filename == filename:
+                    line = tb.tb_lineno
+                    if 0 < line <= len(spans) and spans[line - 1] is not None:
+                        where = spans[line - 1]
+                    m = _GENERATED_FUNCTION.match(code.co_name)
+                    if m and int(m.group(1)) < len(self.spec.functions):
+                        function = int(m.group(1))
+                tb = tb.tb_next
+        finally:
+            traceback.clear_frames(exc.__traceback__)
+            exc.__traceback__ = None
+        return where, function
+
 
 def build_model(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE) -> Model:
     """Parse, check and compile a spec (or one of its variants).
@@ -149,7 +206,7 @@ def compile_spec(spec: ir.Spec) -> Model:
                                  "sum": sum, "range": range, "min": min, "max": max, "tuple": tuple,
                                  "enumerate": enumerate}
     try:
-        code = compile(generated.source, f"<tlacheck model {spec.name}>", "exec")
+        code = compile(generated.source, _code_name(spec), "exec")
     except SyntaxError as exc:  # IndentationError included
         raise _too_complex(spec, generated, exc.lineno, exc.msg) from None
     except (RecursionError, MemoryError):
@@ -160,8 +217,8 @@ def compile_spec(spec: ir.Spec) -> Model:
         model.constants = namespace["_constants"]()
     except runtime.Fault as fault:
         raise model.eval_error(fault) from None
-    except RecursionError:
-        raise EvalError("E406", "recursion too deep while evaluating the constants", None) from None
+    except (RecursionError, MemoryError) as exc:
+        raise model.limit_error(exc, "evaluating the constants") from None
     return model
 
 

@@ -46,6 +46,12 @@ class Fault(Exception):
         self.values = values
 
 
+# What generated code may raise when a spec's expression fails on a state: a Fault (E401-E410),
+# a RecursionError (E406: a `def` that recurses too deep) or a MemoryError (E411: a value too large
+# for memory). The explorers turn each into an evaluation error (Model.eval_error, Model.limit_error).
+EVAL_FAILURES = (Fault, RecursionError, MemoryError)
+
+
 def canon_key(v):
     """A sort key giving every value a total, process-independent order."""
     t = type(v)

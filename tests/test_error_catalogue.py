@@ -8,6 +8,8 @@ section headed `## CODE title` holding one or more examples; an example is
     <!-- exit: 11 -->               optional: the exit code, when not the code's default
     <!-- encoding: latin-1 -->      optional: write the example in this encoding
     <!-- known-bug: why -->         optional: the code is not produced yet (see below)
+    <!-- memory: 256 -->            optional: run in a forked child that may add only this many MiB
+                                    of address space to the test process's (E411, out of memory)
     ```spec
     ...the example spec...
     ```
@@ -44,7 +46,7 @@ CHECKER = ROOT / "checker"
 UPDATE = os.environ.get("TLACHECK_UPDATE_DOCS") == "1"
 
 _HEADING = re.compile(r"^## ([EW]\d{3}) \S")
-_DIRECTIVE = re.compile(r"^<!-- (args|exit|encoding|known-bug|command): (.*?) -->$")
+_DIRECTIVE = re.compile(r"^<!-- (args|exit|encoding|known-bug|command|memory): (.*?) -->$")
 _CODE_LITERAL = re.compile(r"""["']([EW]\d{3})["']""")
 
 
@@ -60,6 +62,7 @@ class Example:
     encoding: str = "utf-8"
     known_bug: str | None = None
     command: str = "check"
+    memory_mib: int | None = None  # run under this address-space limit (above the test process's)
 
     @property
     def expected_exit(self) -> int:
@@ -120,6 +123,7 @@ def parse_catalogue(text: str) -> tuple[dict[str, str], list[Example]]:
                 encoding=directives.get("encoding", "utf-8"),
                 known_bug=directives.get("known-bug"),
                 command=directives.get("command", "check"),
+                memory_mib=int(directives["memory"]) if "memory" in directives else None,
             ))
             directives = {}
             i = t1
@@ -140,6 +144,11 @@ TITLES, EXAMPLES = parse_catalogue(CATALOGUE.read_text(encoding="utf-8"))
 
 def run_example(example: Example, tmp_path, monkeypatch, capsys) -> tuple[int, str]:
     (tmp_path / "example.spec").write_bytes(example.spec.encode(example.encoding))
+    if example.memory_mib is not None:  # a MemoryError on demand: a child with little address space
+        from tests.fuzzing import run_cli
+
+        outcome = run_cli([example.command, "example.spec", *example.args], tmp_path, example.memory_mib << 20)
+        return outcome.code, outcome.stderr.rstrip("\n")
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()
     code = main([example.command, "example.spec", *example.args])
