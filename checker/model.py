@@ -44,6 +44,8 @@ class ActionInfo:
     sends_to: str | None = None  # `by Runner -> Parent`: who the step sends something to
 
 
+_RECURSION_HINT = ("a recursive `def` must reach its base case within about 900 nested calls (Python's "
+                   "recursion limit)")
 _MEMORY_HINT = ("a value computed here does not fit in the memory this process may use (a huge range or set, a "
                 "sequence that keeps doubling): bound it with a guard or a constraint, or allow more memory")
 _GENERATED_FUNCTION = re.compile(r"f(\d+)$")
@@ -157,7 +159,8 @@ class Model:
         if where is None:
             where = span or Span(self.spec.file, 1, 1, 1, 2)
         if isinstance(exc, RecursionError):
-            return EvalError("E406", f"recursion too deep while {note}", None)
+            named = f" in `{self.spec.functions[function].name}`" if function is not None else ""
+            return EvalError("E406", f"recursion too deep{named} (while {note})", where, _RECURSION_HINT)
         return EvalError("E411", f"out of memory (while {note})", where, _MEMORY_HINT)
 
     def _origin(self, exc: BaseException) -> tuple[Span | None, int | None]:

@@ -2,8 +2,8 @@
 
 Whatever the input, `tlacheck check FILE --quiet --max-states 2000 --time-limit 2` must end
 with an exit code in {0, 2, 3, 4, 5, 11, 12, 13}, print no traceback and no "internal
-error", print for exit 3 or 4 a first error line `file:line:col: error[CODE]: ...` (or a code
-docs/errors.md documents without a position), write no file, and finish within 30 s.
+error", print for exit 3 or 4 a first error line `file:line:col: error[CODE]: ...`, write no
+file, and finish within 30 s.
 tests/fuzzing.py holds the three kinds of input (token soup, grammar-shaped specs, mutations
 of every spec in specs/, docs/ and tests/) and the harness, which runs each case in a forked
 copy of this process.
@@ -160,6 +160,16 @@ def test_deep_nesting_ends_in_a_clean_error(workdir, opener, closer, depth):
     check_outcome(outcome, data)
     if depth > MAX_NESTING and opener != "(":  # parentheses alone add no level: they vanish in the tree
         assert "error[E007]" in outcome.stderr
+
+
+@pytest.mark.parametrize("caller", ["action A:\n    x = depth(x)\n", "action A:\n    x = 1 - x\ninvariant I: depth(x) > 0\n",
+                                    "action A:\n    x = 1 - x\nproperty P: always depth(x) > 0\n"])
+def test_recursion_too_deep_has_a_position(workdir, caller):
+    """Issue 8: E406 was the one error printed without file:line:col (the suite allowed it)."""
+    data = ("def depth(n: int) -> int: depth(n + 1)\nvar x: int = 0\n" + caller).encode()
+    outcome = check_spec(data, workdir)
+    check_outcome(outcome, data)
+    assert outcome.first_error.startswith("fuzz.spec:1:5: error[E406]: recursion too deep in `depth`")
 
 
 def test_allowed_exits_match_the_documented_ones():

@@ -1,5 +1,5 @@
-"""Out of memory (E411) is an evaluation error with a position and a trace, wherever the spec's
-code runs (issue 8, item 3; docs/errors.md, docs/reliability.md).
+"""Out of memory (E411) and recursion too deep (E406) are evaluation errors with a position and a
+trace, wherever the spec's code runs (issue 8, item 3; docs/errors.md, docs/reliability.md).
 
 Most tests make `1..n` raise MemoryError past a million elements (`runtime.int_range` patched
 before the model is compiled): instant and deterministic. The tests marked "real" run
@@ -159,7 +159,32 @@ def test_issue_8_a_memory_error_need_not_happen_again_when_the_successors_are_li
         _until_fault(act, (0,))
 
 
-# ---------------------------------------------------------------- evaluation errors in temporal properties
+# ---------------------------------------------------------------- E406 with a position
+
+DEEP = "def depth(n: int) -> int: depth(n + 1)\n"
+
+
+@pytest.mark.parametrize("storage", STORAGES)
+@pytest.mark.parametrize("body, note", [
+    ("var x: int = 0\naction Deep:\n    x = depth(x)\n", "computing action Deep"),
+    ("var x: int = 0\naction A:\n    x = 1 - x\ninvariant Inv: depth(x) > 0\n", "evaluating invariant Inv"),
+    ("var x: int = 0\naction A:\n    x = 1 - x\nconstraint C: depth(x) > 0\n", "evaluating constraint C"),
+    ("var x: int = 0\naction A:\n    x = 1 - x\nproperty P: always depth(x) > 0\n", "evaluating property P"),
+])
+def test_issue_8_recursion_too_deep_names_and_points_at_the_def(storage, body, note):
+    _, r = run(DEEP + body, storage=storage)
+    assert r.error.code == "E406"
+    assert r.error.message == f"recursion too deep in `depth` (while {note})"
+    assert str(r.error.span) == "test.spec:1:5" and r.error.hint
+
+
+def test_issue_8_recursion_too_deep_in_a_constant():
+    with pytest.raises(Exception) as info:
+        model_of(DEEP + "const K: int = depth(0)\nvar x: int = K\naction A:\n    x = x\n")
+    err = info.value
+    assert err.code == "E406" and err.message == "recursion too deep in `depth` (while evaluating the constants)"
+    assert str(err.span) == "test.spec:1:5"
+
 
 def test_issue_8_a_fault_in_a_temporal_property_is_an_evaluation_error():
     """Was an internal error: the liveness checker let Fault escape."""
