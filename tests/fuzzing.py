@@ -265,7 +265,10 @@ token_soup = st.lists(soup_token, min_size=0, max_size=150).map(lambda toks: " "
 
 class SpecGen:
     """A random, mostly well-typed spec. Types are tuples: ("bool",), ("int",), ("enum",),
-    ("model",), ("set", T), ("seq", T), ("map", K, V), ("rec",), ("opt", T), ("tup",).
+    ("model",), ("set", T), ("seq", T), ("map", K, V), ("rec",) `{n: int, ok: bool}`, ("qrec",)
+    `{q: seq[int], ok: bool}`, ("opt", T), ("tup",). A sequence type's text often carries a bound
+    (`seq[T, N]`, also as a map's values and in "qrec"'s field): a bounded `seq[T]` to the type
+    checker, so expressions ignore it, and appends and literals overflow it now and then (E410).
     A small share of expressions is deliberately wrong (`sloppy`), to exercise the checks."""
 
     BASE = [("bool",), ("int",), ("enum",), ("model",)]
@@ -293,13 +296,14 @@ class SpecGen:
     def type_(self, depth: int = 2) -> tuple:
         if depth <= 0 or self.chance(0.45):
             return self.pick(self.BASE)
-        k = self.pick(["set", "seq", "map", "rec", "opt", "tup"])
+        k = self.pick(["set", "seq", "map", "rec", "qrec", "opt", "tup"])
         if k == "set":
             return ("set", self.pick(self.BASE))
         if k == "seq":
             return ("seq", self.pick([("int",), ("enum",), ("bool",)]))
         if k == "map":
-            return ("map", self.pick([("enum",), ("model",)]), self.pick([("int",), ("bool",), ("enum",)]))
+            return ("map", self.pick([("enum",), ("model",)]),
+                    self.pick([("int",), ("bool",), ("enum",), ("seq", ("int",))]))
         if k == "opt":
             return ("opt", self.pick([("int",), ("enum",), ("model",)]))
         return (k,)
@@ -315,14 +319,23 @@ class SpecGen:
         if k == "set":
             return f"set[{self.type_text(t[1])}]"
         if k == "seq":
-            return f"seq[{self.type_text(t[1])}]"
+            return f"seq[{self.type_text(t[1])}{self.seq_bound()}]"
         if k == "map":
             return f"map[{self.type_text(t[1])}, {self.type_text(t[2])}]"
         if k == "rec":
             return "{n: int, ok: bool}"
+        if k == "qrec":
+            return f"{{q: seq[int{self.seq_bound()}], ok: bool}}"
         if k == "opt":
             return f"{self.type_text(t[1])}?"
         return "(int, bool)"
+
+    def seq_bound(self) -> str:
+        """A sequence type's bound (`seq[T, N]`), or none; small, so that appends overflow it (E410),
+        sometimes negative (with N = 0 or -D N=-1)."""
+        if self.chance(0.5):
+            return ""
+        return ", " + self.pick(["0", "1", "1", "2", "2", "3", "N", "N + 1", "N - 2"])
 
     def names_of(self, t: tuple, env: dict) -> list[str]:
         return [n for n, nt in {**self.consts, **self.vars, **env}.items() if nt == t]
@@ -367,6 +380,8 @@ class SpecGen:
             return self.pick([f"{{{v} -> {body} for {v} in {dom}}}", self.leaf(t, env)])
         if k == "rec":
             return f"{{n: {self.expr(('int',), env, d)}, ok: {self.expr(('bool',), env, d)}}}"
+        if k == "qrec":
+            return f"{{q: {self.expr(('seq', ('int',)), env, d)}, ok: {self.expr(('bool',), env, d)}}}"
         if k == "opt":
             return self.pick(["none", self.expr(t[1], env, d)])
         return f"({self.expr(('int',), env, d)}, {self.expr(('bool',), env, d)})"
@@ -400,6 +415,8 @@ class SpecGen:
             return f"{{k -> {self.leaf(t[2], env)} for k in {dom}}}"
         if k == "rec":
             return "{n: 0, ok: true}"
+        if k == "qrec":
+            return self.pick(["{q: [], ok: true}", "{q: [1], ok: false}", "{q: [1, 2, 3], ok: true}"])
         if k == "opt":
             return self.pick(["none", self.leaf(t[1], env)])
         return "(0, false)"
@@ -417,7 +434,7 @@ class SpecGen:
             lambda: self.membership(env, d),
             lambda: self.quantifier(env, d),
             lambda: f"(if {self.expr(b, env, d)} then {self.expr(b, env, d)} else {self.expr(b, env, d)})",
-            lambda: f"{self.expr(('rec',), env, d)}.ok",
+            lambda: f"{self.expr(self.pick([('rec',), ('qrec',)]), env, d)}.ok",
             lambda: f"{self.expr(('tup',), env, d)}[2]",
             lambda: self.call(b, env, d),
             lambda: f"{self.expr(('set', i), env, d)} in powerset({self.leaf(('set', i), env)})",
@@ -501,6 +518,7 @@ class SpecGen:
             lambda: f"tail({self.expr(t, env, d)})",
             lambda: f"subseq({self.expr(t, env, d)}, {self.leaf(('int',), env)}, {self.leaf(('int',), env)})",
             lambda: f"[{self.expr(inner, {**env, v: ('int',)}, d)} for {v} in {self.leaf(('set', ('int',)), env)}]",
+            lambda: f"{self.expr(('qrec',), env, d)}.q" if inner == ("int",) else self.leaf(t, env),
         ]
         return self.pick(choices)()
 
@@ -523,6 +541,9 @@ class SpecGen:
                 elif t[0] == "rec" and self.chance(0.5):
                     field = self.pick(["n", "ok"])
                     target, tt = f"{var}.{field}", ("int",) if field == "n" else ("bool",)
+                elif t[0] == "qrec" and self.chance(0.6):
+                    field = self.pick(["q", "q", "ok"])
+                    target, tt = f"{var}.{field}", ("seq", ("int",)) if field == "q" else ("bool",)
                 elif t[0] == "seq" and self.chance(0.3):
                     target, tt = f"{var}[{self.leaf(('int',), env)}]", t[1]
                 lines.append(f"{pad}{target} = {self.expr(tt, env, 2, top=True)}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections import Counter
 from datetime import timedelta
 
@@ -32,8 +33,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from checker.parser import MAX_NESTING
-from tests.fuzzing import (ALLOWED_EXITS, CASE_SECONDS, check_outcome, check_spec, corpus, grammar_specs,
-                           known_open, mutated, token_soup)
+from tests.fuzzing import (ALLOWED_EXITS, CASE_SECONDS, SpecGen, check_outcome, check_spec, corpus,
+                           grammar_specs, known_open, mutated, token_soup)
 
 CAMPAIGN = int(os.environ.get("TLACHECK_FUZZ_EXAMPLES", "0"))
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
@@ -170,6 +171,24 @@ def test_recursion_too_deep_has_a_position(workdir, caller):
     outcome = check_spec(data, workdir)
     check_outcome(outcome, data)
     assert outcome.first_error.startswith("fuzz.spec:1:5: error[E406]: recursion too deep in `depth`")
+
+
+def test_grammar_shaped_specs_bound_sequences_and_overflow_them(workdir):
+    """Issue 8: the generator declares `seq[T, N]` as variables' types, as map values and as
+    record fields, and some of its specs outgrow a bound, so the E410 checks are fuzzed too."""
+    texts = [SpecGen(random.Random(seed)).spec() for seed in range(300)]
+    decls = [line for text, _ in texts for line in text.splitlines() if line.startswith("var ")]
+    assert any(re.match(r"var \w+: seq\[\w+, [^\]]+\] ", line) for line in decls)
+    assert any(re.search(r"map\[\w+, seq\[int, [^\]]+\]\]", line) for line in decls)
+    assert any(re.search(r"\{q: seq\[int, [^\]]+\], ok: bool\}", line) for line in decls)
+    bounded = [(text, extra) for text, extra in texts if re.search(r"^var .*seq\[\w+, ", text, re.M)]
+    for text, extra in bounded[:60]:
+        outcome = check_spec(text.encode(), workdir, extra)
+        check_outcome(outcome, text.encode(), extra)
+        if "error[E410]" in outcome.stderr:
+            break
+    else:
+        pytest.fail("none of 60 generated specs with a bounded sequence outgrew it (E410)")
 
 
 def test_allowed_exits_match_the_documented_ones():
