@@ -9,9 +9,10 @@ import textwrap
 
 import pytest
 
-from checker.cli import main, read_source
+from checker.cli import EXIT_INTERNAL, main, read_source
 from checker.explore import Options, Storage, explore
 from checker.model import build_model
+from checker import parallel
 from checker.parallel import Coordinator
 from checker.variants import BASE
 from tests.conftest import SPECS, model_of
@@ -27,10 +28,10 @@ def summary(r):
             (err.code, err.message, err.span) if err is not None else None)
 
 
-def assert_same(model, **options):
+def assert_same(model, workers=(2,), **options):
     one = explore(model, Options(**options))
-    two = explore(model, Options(workers=2, **options))
-    assert summary(two) == summary(one)
+    for n in workers:
+        assert summary(explore(model, Options(workers=n, **options))) == summary(one), f"{n} workers"
     return one
 
 
@@ -47,6 +48,13 @@ def spec_runs():
 def test_two_workers_match_one_on_every_spec(spec, variant, deadlock):
     model = build_model(read_source(str(SPECS / spec)), None, variant)
     assert_same(model, check_deadlock=deadlock)
+
+
+@pytest.mark.parametrize("spec, variant", spec_runs())
+def test_three_workers_match_one_on_every_spec(spec, variant):
+    """With three workers, a worker's candidates are looked up in two earlier workers' sets."""
+    model = build_model(read_source(str(SPECS / spec)), None, variant)
+    assert_same(model, workers=(3,))
 
 
 def test_two_phase_with_five_resource_managers():
@@ -86,7 +94,7 @@ COUNTERS = """
 def test_mid_level_stops_match_one_process(extra, options):
     model = model_of(textwrap.dedent(COUNTERS) + extra + "\n")
     options = {"check_deadlock": False, **options}
-    assert_same(model, **options)
+    assert_same(model, workers=(2, 3), **options)
 
 
 def test_evaluation_error_in_an_action_matches_one_process():
@@ -140,3 +148,60 @@ def test_workers_option_on_the_command_line(capsys):
     one = capsys.readouterr().out
     strip = lambda text: re.sub(r"time .*\n", "", text)  # noqa: E731
     assert strip(two) == strip(one)
+
+
+def test_states_are_shared_out_evenly_without_changing_the_result(monkeypatch):
+    """Each level is split into equal contiguous ranges. The three ways a worker gets a state of
+    its range that another worker numbered (it found the state too; an earlier worker hands it
+    over; a later worker hands it over) all occur on these specs, with the same Results."""
+    seen = {"copy": 0, "copy handed": 0, "take": 0}
+    plans = parallel.Coordinator._plans
+
+    def spy(self, own, masks, fps, has):
+        result = plans(self, own, masks, fps, has)
+        for t, plan in enumerate(result):
+            for segment in plan["segments"]:
+                if segment[0] == "copy":
+                    seen["copy"] += 1
+                    seen["copy handed"] += t in result[segment[1]]["send"]
+                elif segment[0] == "take":
+                    seen["take"] += 1
+                    assert t in result[segment[1]]["send"]
+        return result
+
+    monkeypatch.setattr(parallel.Coordinator, "_plans", spy)
+    for spec in ["classic/two_phase.spec", "classic/prisoners.spec", "classic/alternating_bit.spec"]:
+        assert_same(build_model(read_source(str(SPECS / spec))), workers=(2, 3, 4))
+    assert all(seen.values()), seen
+
+
+def test_the_shared_table_grows(monkeypatch):
+    """The fingerprint table starts small here, so it grows (and is handed to the workers) many
+    times."""
+    monkeypatch.setattr(parallel, "_MIN_SLOTS", 1 << 4)
+    model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")), {"RM": "{r1,r2,r3,r4}"})
+    assert_same(model, workers=(2, 3))
+
+
+def test_a_failing_worker_is_reported_in_one_line(monkeypatch, capsys):
+    def boom(self):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(parallel._Worker, "_expand", boom)  # the workers are forked: they inherit it
+    model = model_of(COUNTERS)
+    with pytest.raises(parallel.WorkerError, match=r"^worker process \d failed: RuntimeError: boom$") as info:
+        explore(model, Options(workers=2))
+    assert "Traceback" in info.value.details
+    spec = str(SPECS / "classic" / "diehard.spec")
+    assert main(["check", spec, "--workers", "2", "--quiet"]) == EXIT_INTERNAL
+    err = capsys.readouterr().err
+    assert "internal error: WorkerError: worker process" in err and "Traceback" not in err
+
+
+def test_a_worker_that_dies_is_reported(monkeypatch):
+    import os
+
+    monkeypatch.setattr(parallel._Worker, "_lookup", lambda self, others: os._exit(3))
+    model = model_of(COUNTERS)
+    with pytest.raises(parallel.WorkerError, match=r"worker process \d stopped unexpectedly \(exit code 3\)"):
+        explore(model, Options(workers=2, check_deadlock=False))
