@@ -53,7 +53,9 @@ process), collect mode (`tlacheck verify`) and exact storage run in one
 process. Workers are forked, so the compiled model is inherited rather than
 pickled; where "fork" is unavailable the search runs in one process. The
 `--time-limit`, `--memory-limit` (this process and its workers) and a stop
-request are checked between levels.
+request (Ctrl-C) are checked between levels and every 0.1 s while the workers
+expand; then the workers drop the level (a shared flag they read every 1024
+states), and the search stops where --max-depth before that level would.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ from bisect import bisect_left
 from collections import Counter
 from itertools import compress, repeat
 from multiprocessing import reduction
+from multiprocessing.connection import wait
 from operator import not_
 
 from checker.explore import Options, Progress, _FingerprintExplorer, _nth_step, _until_fault, limit_reached, \
@@ -90,6 +93,8 @@ _CONSTRAINT_FAULT, _REACHABLE_FAULT, _INVARIANT, _ACTION_FAULT, _DEADLOCK = rang
 _FLIP = bytes([1, 0]) + bytes(254)  # bytes.translate table: 0 <-> 1
 _MIN_SLOTS = 1 << 16  # the shared table's smallest size
 _CHUNK = 1 << 12  # fingerprints inserted between two looks at the workers' answers
+_WATCH_S = 0.1  # how often the limits are checked while the workers expand
+_HALT_EVERY = 0x3FF  # workers look at the stop flag before each state whose index & this is 0
 
 
 class WorkerError(RuntimeError):
@@ -180,6 +185,9 @@ class Coordinator(_FingerprintExplorer):
         self.distinct = 0  # states stored (numbered) so far
         self.table: _Table | None = None
         self.grown: _Table | None = None  # the table, grown since the workers last had it
+        # One shared byte: set to 1, it tells the workers to drop the level they are expanding.
+        self.halt = mmap.mmap(-1, 1)
+        self.halted: str | None = None  # the limit that set it
         self.conns: list = []
         self.procs: list = []
 
@@ -203,7 +211,7 @@ class Coordinator(_FingerprintExplorer):
             for _ in range(self.workers):
                 mine, theirs = ctx.Pipe()
                 proc = ctx.Process(target=_worker_main,
-                                   args=(theirs, self.model, self.table, self.options.check_deadlock,
+                                   args=(theirs, self.model, self.table, self.halt, self.options.check_deadlock,
                                          invariant_names),
                                    daemon=True)
                 proc.start()
@@ -234,6 +242,7 @@ class Coordinator(_FingerprintExplorer):
             conn.close()
         for table in {id(t): t for t in (self.table, self.grown) if t is not None}.values():
             table.close()
+        self.halt.close()
 
     def _recv(self, w: int):
         try:
@@ -280,10 +289,11 @@ class Coordinator(_FingerprintExplorer):
         start, end = 0, self.distinct  # their global indices
         settled = None  # the previous level: its reports, waiting for the checks of its new states
         plans = [None] * n  # what each worker holds (None: the initial states it was sent)
-        next_report = time.perf_counter() + self.progress_every
+        self.next_report = time.perf_counter() + self.progress_every
         while True:
             now = time.perf_counter()
-            reason = "max_depth" if opts.max_depth is not None and level >= opts.max_depth else self._limit(now)
+            reason = self.halted or ("max_depth" if opts.max_depth is not None and level >= opts.max_depth
+                                     else self._limit(now))
             expand = reason is None and (settled is None or settled["go_on"])
             pending = tuple(name for name, _ in self.reachables if name not in self.witnesses)
             for w, conn in enumerate(self.conns):
@@ -302,12 +312,14 @@ class Coordinator(_FingerprintExplorer):
                     grown.close_fd()
             if settled is not None:  # while the workers check and expand
                 self._link(settled["all_keys"])
-            replies = [self._recv(w)[1:] for w in range(n)]
+            replies = self._replies(end - start)
             if settled is not None:
                 self.expanded = settled["start"]
                 stop = self._number(settled, [r[0] for r in replies], level - 1)
                 if stop is not None:
                     return stop
+            if expand and any(r[1] is None for r in replies):  # a limit was reached meanwhile
+                expand, reason = False, self.halted
             if not expand:
                 assert reason is not None, "a level with an event ends the search"
                 self.expanded = start
@@ -323,10 +335,31 @@ class Coordinator(_FingerprintExplorer):
             plans = settled["plans"]
             start, end = end, end + len(settled["all_keys"])
             level += 1
-            if self.progress is not None and now >= next_report:
-                next_report = now + self.progress_every
-                self.progress(Progress(self.generated, end, end - start, self.depth,
-                                       time.perf_counter() - self.start))
+            self._report(end - start)
+
+    def _replies(self, queue: int) -> list:
+        """The workers' answers to a step: (checks, expansion). Meanwhile: progress reports, and
+        the limits. When one is reached (self.halted), the workers drop the level they are
+        expanding (their expansion is None); the level's states are all checked."""
+        replies: list = [None] * self.workers
+        waiting = dict(zip(self.conns, range(self.workers)))
+        while waiting:
+            for conn in wait(list(waiting), timeout=_WATCH_S):
+                w = waiting.pop(conn)
+                checks, expansion = self._recv(w)[1:]
+                replies[w] = (checks, None if expansion is None or expansion.get("halted") else expansion)
+            if waiting and self.halted is None:
+                self.halted = self._limit(time.perf_counter())
+                if self.halted is not None:
+                    self.halt[0] = 1
+            self._report(queue)
+        return replies
+
+    def _report(self, queue: int) -> None:
+        now = time.perf_counter()
+        if self.progress is not None and now >= self.next_report:
+            self.next_report = now + self.progress_every
+            self.progress(Progress(self.generated, self.distinct, queue, self.depth, now - self.start))
 
     def _insertion(self, fps: list[array]):
         """Insert the fingerprints of a level's candidates (new, and distinct within each
@@ -616,13 +649,14 @@ class _Stopped(Exception):
     """The coordinator ended the search in the middle of a step."""
 
 
-def _worker_main(conn, model: Model, table: _Table, check_deadlock: bool, invariant_names: tuple) -> None:
+def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
+                 invariant_names: tuple) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     gc.disable()  # as in explore(): no reference cycles here
     try:
-        _Worker(conn, model, table, check_deadlock, invariant_names).serve()
+        _Worker(conn, model, table, halt, check_deadlock, invariant_names).serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
     except BaseException:  # a bug: report it to the coordinator, which raises it
@@ -633,10 +667,12 @@ def _worker_main(conn, model: Model, table: _Table, check_deadlock: bool, invari
 
 
 class _Worker:
-    def __init__(self, conn, model: Model, table: _Table, check_deadlock: bool, invariant_names: tuple):
+    def __init__(self, conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
+                 invariant_names: tuple):
         self.conn = conn
         self.model = model
         self.table = table
+        self.halt = halt
         self.check_deadlock = check_deadlock
         invariants = tuple((name, f) for name, f in model.invariants if name in invariant_names)
         self.plan = []
@@ -712,7 +748,12 @@ class _Worker:
         events = []
         check_deadlock = self.check_deadlock
         event = None
+        halt = self.halt
+        every = _HALT_EVERY
         for g, _, state in self.frontier:
+            if not g & every and halt[0]:  # the coordinator stops the search: drop the level
+                self.frontier = []
+                return {"halted": True}
             base = g << _ORDINAL_BITS
             k = base - 1  # the key of the successor
             parents.append(g)

@@ -12,6 +12,7 @@ import pytest
 from checker.cli import EXIT_INTERNAL, main, read_source
 from checker.explore import Options, Storage, explore
 from checker.model import build_model
+from checker.result import Verdict
 from checker import parallel
 from checker.parallel import Coordinator
 from checker.variants import BASE
@@ -205,3 +206,50 @@ def test_a_worker_that_dies_is_reported(monkeypatch):
     model = model_of(COUNTERS)
     with pytest.raises(parallel.WorkerError, match=r"worker process \d stopped unexpectedly \(exit code 3\)"):
         explore(model, Options(workers=2, check_deadlock=False))
+
+
+SLOW_GRID = """
+    var x: int = 0
+    var y: int = 0
+    var z: int = 0
+    action IncX:
+        require x < 12 and len([j + x for j in 1..3000]) > 0
+        x = x + 1
+    action IncY:
+        require y < 12 and len([j + y for j in 1..3000]) > 0
+        y = y + 1
+    action IncZ:
+        require z < 12 and len([j + z for j in 1..3000]) > 0
+        z = z + 1
+    """
+
+
+def test_a_limit_reached_while_the_workers_expand_stops_at_the_level_boundary(monkeypatch):
+    """The coordinator watches the limits while the workers expand; when one is reached they
+    drop the level. The Result is then that of a search stopped by --max-depth before it."""
+    monkeypatch.setattr(parallel, "_WATCH_S", 0.001)
+    monkeypatch.setattr(parallel, "_HALT_EVERY", 0)  # the workers look at every state
+    watching = {"queue": 0}
+    replies = parallel.Coordinator._replies
+    dropped = []
+
+    def spy(self, queue):
+        watching["queue"] = queue
+        try:
+            answers = replies(self, queue)
+        finally:
+            watching["queue"] = 0
+        dropped.append(any(expansion is None for _, expansion in answers))
+        return answers
+
+    class StopDuringABigLevel:  # Options.stop: set once a large level is being expanded
+        def is_set(self):
+            return watching["queue"] >= 60
+
+    monkeypatch.setattr(parallel.Coordinator, "_replies", spy)
+    model = model_of(SLOW_GRID)
+    r = explore(model, Options(workers=2, check_deadlock=False, stop=StopDuringABigLevel()))
+    assert any(dropped), "no worker dropped its level"
+    assert (r.verdict, r.stop_reason) == (Verdict.INCOMPLETE, "interrupted")
+    one = explore(model, Options(check_deadlock=False, max_depth=r.depth))
+    assert summary(r)[:5] + summary(r)[6:] == summary(one)[:5] + summary(one)[6:]
