@@ -531,9 +531,11 @@ def _view(args):
 
 
 def _read_json(path: str):
+    from checker.values import int_from_text
+
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+            return json.load(fh, parse_int=int_from_text)  # json.load refuses numbers of over 4300 digits
     except FileNotFoundError:
         raise UsageError(f"no such file: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from checker import __version__
 from checker import types as T
 from checker.runtime import NONE, canon, canon_key
-from checker.values import format_value
+from checker.values import format_int, format_value, int_from_text, int_text
 
 FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
@@ -46,7 +46,7 @@ def to_itf(v, t: T.Type):
     if isinstance(t, T.BoolT):
         return bool(v)
     if isinstance(t, T.IntT):
-        return {"#bigint": str(v)}
+        return {"#bigint": int_text(v)}  # every digit, at any size
     if isinstance(t, T.SortT):
         return format_value(v, t)
     if isinstance(t, T.SetT):
@@ -144,7 +144,7 @@ def _int(x, where: str) -> int:
         return x
     if isinstance(x, dict) and set(x) == {"#bigint"} and isinstance(x["#bigint"], str):
         try:
-            return int(x["#bigint"])
+            return int_from_text(x["#bigint"])
         except ValueError:
             pass
     raise ItfError(f"{where}: expected an integer, found {_show(x)}")
@@ -153,8 +153,21 @@ def _int(x, where: str) -> int:
 def _show(x) -> str:
     import json
 
-    text = json.dumps(x)
+    text = json.dumps(_shown_ints(x))
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _shown_ints(x):
+    """`x` (parsed JSON) with its ints too long for json.dumps as their abbreviated text."""
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return x if -10 ** 100 < x < 10 ** 100 else format_int(x)
+    if isinstance(x, list):
+        return [_shown_ints(e) for e in x]
+    if isinstance(x, dict):
+        return {k: _shown_ints(v) for k, v in x.items()}
+    return x
 
 
 def _items(x, key: str, where: str, what: str) -> list:

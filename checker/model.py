@@ -19,7 +19,7 @@ from checker.parser import parse
 from checker.source import Source, Span
 from checker.typecheck import check
 from checker.variants import BASE, apply_variant
-from checker.values import format_value, to_json
+from checker.values import format_int, format_value, to_json
 
 _MESSAGES = {
     "E401": "key {1} is not in the domain of the map {0}",
@@ -113,11 +113,12 @@ class Model:
         return EvalError(fault.code, self._fault_message(fault, kind, detail), span)
 
     def _fault_message(self, fault: runtime.Fault, kind: str, detail) -> str:
-        vals = fault.values
+        raw = fault.values
+        vals = tuple(format_int(v) if type(v) is int else v for v in raw)  # ints as text, of any size
         code = fault.code
         if code == "E402":  # values: (value, lo, hi, nested), detail: the variable or assignment target
             return _MESSAGES[code].format(*vals, of="in" if vals[3] else "of", name=detail)
-        if code == "E410" and vals[1] < 0:
+        if code == "E410" and raw[1] < 0:
             return f"the declared bound {vals[1]} of a sequence in `{detail}` is negative"
         if code == "E410":  # values: (length, limit, nested)
             return _MESSAGES[code].format(*vals, what="a sequence in" if vals[2] else "", name=detail).lstrip()
@@ -127,12 +128,13 @@ class Model:
         if code in ("E401", "E405") and detail:
             ctype = detail[0] if isinstance(detail, tuple) else None
             if code == "E401" and isinstance(ctype, T.MapT):
-                return _MESSAGES[code].format(format_value(vals[0], ctype), format_value(vals[1], ctype.key))
+                return _MESSAGES[code].format(format_value(raw[0], ctype), format_value(raw[1], ctype.key))
             if code == "E405" and isinstance(ctype, T.SeqT):
-                return _MESSAGES[code].format(format_value(vals[0], ctype), vals[1])
+                index = vals[1] if not isinstance(raw[1], tuple) else f"({', '.join(map(format_int, raw[1]))})"
+                return _MESSAGES[code].format(format_value(raw[0], ctype), index)
         if code == "E409" and isinstance(detail, T.MapT):
-            return _MESSAGES[code].format(format_value(vals[0], detail.key), format_value(vals[1], detail.value),
-                                          format_value(vals[2], detail.value))
+            return _MESSAGES[code].format(format_value(raw[0], detail.key), format_value(raw[1], detail.value),
+                                          format_value(raw[2], detail.value))
         if code == "E401":
             return "the key is not in the domain of the map (a map's domain is fixed when it is built)"
         if code == "E405":

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import graphviz
 
 from checker.result import Trace
+from checker.values import format_value
 
 FONT = "Helvetica"
 CHANGED_BG = "#fff1a8"
@@ -408,7 +409,7 @@ def _lane_box(model, step, r: int, previous, is_last, view: View) -> str:
     rows = [f'<TR><TD ALIGN="LEFT" BGCOLOR="{bg}"><B>{_esc(line)}</B></TD></TR>' for line in label]
     shown = model.format_state(step.state)
     before = model.format_state(previous)
-    changed = [n for n in model.var_names if before[n] != shown[n]]
+    changed = [n for n, a, b in zip(model.var_names, previous, step.state) if a != b]
     for n in changed:
         rows.append("<TR>" + _change_cell(before[n], shown[n], view.max_width, f"{n}: ") + "</TR>")
     if not changed:
@@ -420,8 +421,10 @@ def _lane_box(model, step, r: int, previous, is_last, view: View) -> str:
 # ---------------------------------------------------------------- state graph
 
 def state_id(model, state) -> str:
-    """A node id from a digest of the state's printed values: the same in every run and process."""
-    text = "\x1f".join(f"{n}={v}" for n, v in model.format_state(state).items())
+    """A node id from a digest of the state's printed values (every digit of an int, not the
+    abbreviation shown: two states must not share an id): the same in every run and process."""
+    text = "\x1f".join(f"{n}={format_value(v, t, exact=True)}"
+                        for n, v, t in zip(model.var_names, state, model.var_types))
     return "s" + hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
 
 

@@ -31,7 +31,7 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
     the old value (`full`: every variable, as TLC prints them)."""
     lines = []
     width = max((len(n) for n in model.var_names), default=0)
-    previous = None
+    previous = before = None
     for i, step in enumerate(trace.steps, start=1):
         if step.action is None:
             lines.append(f"State {i}: initial state")
@@ -40,13 +40,13 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
             where = f"{info.span.file}:{info.span.line}"
             lines.append(f"State {i}: {model.step_label(step.action, step.args)}    ({where})")
         shown = model.format_state(step.state)
-        before = model.format_state(previous) if previous is not None else None
         unchanged = 0
-        for name in model.var_names:
+        for slot, name in enumerate(model.var_names):
             value = shown[name]
-            if before is not None and before[name] != value:
+            # values, not their text: two long ints may print alike (values.format_int)
+            if previous is not None and previous[slot] != step.state[slot]:
                 lines.append(f"  * {name:<{width}} = {value}    (was {before[name]})")
-            elif before is None or full:
+            elif previous is None or full:
                 lines.append(f"    {name:<{width}} = {value}")
             else:
                 unchanged += 1
@@ -62,7 +62,7 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
                 label = model.step_label(trace.closing.action, trace.closing.args)
                 lines.append(f"  then {label} leads back to state {trace.loop_index + 1}, and the cycle repeats forever")
         lines.append("")
-        previous = step.state
+        previous, before = step.state, shown
     return "\n".join(lines).rstrip() + "\n"
 
 

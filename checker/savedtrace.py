@@ -16,6 +16,7 @@ from checker import itf
 from checker import types as T
 from checker.result import Step, Trace
 from checker.runtime import NONE
+from checker.values import int_from_text
 
 
 class TraceFileError(ValueError):
@@ -60,6 +61,11 @@ def value_from_json(x, t: T.Type, where: str = "value"):
     elif isinstance(t, T.IntT):
         if isinstance(x, int) and not isinstance(x, bool):
             return x
+        if isinstance(x, str):  # an int too long for a JSON number (values.json_int)
+            try:
+                return int_from_text(x)
+            except ValueError:
+                pass
     elif isinstance(t, T.SortT):
         return itf.member(x, t, where)
     elif isinstance(t, T.SetT):
@@ -91,7 +97,7 @@ def _key_from_text(k: str, t: T.Type, where: str):
         return k == "true"
     if isinstance(t, T.IntT):
         try:
-            return int(k)
+            return int_from_text(k)
         except ValueError:
             pass
     raise itf.ItfError(f"{where}: map key {k!r} is not a value of type {t}")
