@@ -34,6 +34,7 @@ number is reported); an evaluation fault inside a guard is reported as such.
 from __future__ import annotations
 
 import dataclasses
+import traceback
 from dataclasses import dataclass
 from enum import Enum
 
@@ -42,7 +43,7 @@ from checker import types as T
 from checker.errors import suggest
 from checker.model import Model, compile_spec
 from checker.result import Step, Trace
-from checker.runtime import Fault
+from checker.runtime import EVAL_FAILURES, Fault
 from checker.savedtrace import SavedTrace, TraceFileError, decode_args
 from checker.source import Span
 from checker.values import format_value
@@ -139,8 +140,8 @@ class _Replayer:
         first = saved.steps[0].state
         try:
             inits = list(dict.fromkeys(model.init()))
-        except Fault as fault:
-            raise self._error(fault, 0, None) from None
+        except EVAL_FAILURES as fault:
+            raise self._error(fault, 0, None, "computing the initial states", model.span_of("initial")) from None
         candidates = [s for s in inits if self._agrees(s, first)]
         if not candidates:
             diffs = self._differences(inits[0], first) if inits else []
@@ -163,7 +164,10 @@ class _Replayer:
                 step = saved.closing or _ClosingStep(saved.steps[saved.loop_index].state)
                 _, closing_step = self._step(len(saved.steps), step, candidates)
             self.replayed = self.total
-        trace = _rebuild(model, trace_steps, chosen, saved.loop_index)
+        try:
+            trace = _rebuild(model, trace_steps, chosen, saved.loop_index)
+        except EVAL_FAILURES as fault:  # the steps ran once already; a RecursionError need not recur
+            raise self._error(fault, self.total, None, "rebuilding the replayed trace") from None
         if closing_step is not None:
             trace = Trace(trace.steps, trace.loop_index, Step(closing_step.action, closing_step.args,
                                                              trace.steps[saved.loop_index].state))
@@ -172,7 +176,8 @@ class _Replayer:
             inv = dict(model.invariants)[saved.name]
             try:
                 still = not inv(trace.steps[-1].state)
-            except Fault:
+            except EVAL_FAILURES as exc:  # not known: the replay itself succeeded
+                _drop_frames(exc)
                 still = None
         verb = "replays" if self.total else "replays (it has no steps)"
         return ReplayResult(Outcome.REPLAYS, self.total, self.total, f"the trace {verb}: every step is enabled "
@@ -202,8 +207,8 @@ class _Replayer:
         for cand in candidates:
             try:
                 succs += [(cand, s) for got, s in model.actions[a](cand) if got == args]
-            except Fault as fault:
-                raise self._error(fault, k, label) from None
+            except EVAL_FAILURES as fault:
+                raise self._error(fault, k, label, f"computing action {info.name}", info.span) from None
         if not succs:
             raise self._disabled(k, a, args, candidates, label)
         matching = list(dict.fromkeys(s for _, s in succs if self._agrees(s, recorded)))
@@ -221,8 +226,9 @@ class _Replayer:
                         if self._agrees(s, recorded) and s not in found:
                             found.append(s)
                             first = first or Step(a, args, s)
-                except Fault as fault:
-                    raise self._error(fault, k, self.model.action_info[a].name) from None
+                except EVAL_FAILURES as fault:
+                    info = self.model.action_info[a]
+                    raise self._error(fault, k, info.name, f"computing action {info.name}", info.span) from None
         if not found:
             diffs = self._differences(candidates[0], recorded)
             raise self._fail(Outcome.DIVERGES, f"{where}: no action leads to the recorded state", k, None, (),
@@ -233,8 +239,17 @@ class _Replayer:
     def _where(self, k: int) -> str:
         return "the transition back to the loop state" if k == len(self.saved.steps) else f"step {k}"
 
-    def _error(self, fault: Fault, k: int, label: str | None) -> _Failure:
-        err = self.model.eval_error(fault)
+    def _error(self, fault: Fault | RecursionError | MemoryError, k: int, label: str | None, note: str,
+               span: Span | None = None, model: Model | None = None) -> _Failure:
+        """Step `k` failed to evaluate (runtime.EVAL_FAILURES) while `note` ("computing action A"),
+        as `check` reports it: a Fault's own message and place, E406 or E411 at the line being
+        computed, else at `span` (Model.limit_error). `model`: the one that raised it (default:
+        the spec's; the instrumented copy places errors at the same spec lines)."""
+        model = model or self.model
+        if isinstance(fault, Fault):
+            err = model.eval_error(fault)
+        else:
+            err = model.limit_error(fault, note, span)
         return self._fail(Outcome.ERROR, f"{self._where(k)}: evaluation error[{err.code}]: {err.message}", k, label,
                           [Cause(err.message, err.span)])
 
@@ -248,11 +263,14 @@ class _Replayer:
         info = self.model.action_info[a]
         fails: list[int] = []
         seen_args = False
-        for cand in candidates:
-            for got, fail, _wrote, _state in inst.run(a, cand):
-                if got == args:
-                    seen_args = True
-                    fails.append(fail)
+        try:
+            for cand in candidates:
+                for got, fail, _wrote, _state in inst.run(a, cand):
+                    if got == args:
+                        seen_args = True
+                        fails.append(fail)
+        except EVAL_FAILURES as fault:  # explaining the step failed where running it did not
+            return self._error(fault, k, label, f"computing action {info.name}", info.span, inst.model)
         if not seen_args:
             return self._fail(Outcome.BAD_ARGUMENTS,
                               f"{self._where(k)}: {label} is not an instance of `{info.name}` any more: an argument is "
@@ -279,10 +297,14 @@ class _Replayer:
         inst = self._inst()
         wrote = None
         n = len(self.model.var_names)
-        for got, fail, w, state in inst.run(a, best_cand):
-            if got == args and fail == 0 and state[:n] == best:
-                wrote = w
-                break
+        try:
+            for got, fail, w, state in inst.run(a, best_cand):
+                if got == args and fail == 0 and state[:n] == best:
+                    wrote = w
+                    break
+        except EVAL_FAILURES as fault:
+            info = self.model.action_info[a]
+            return self._error(fault, k, label, f"computing action {info.name}", info.span, inst.model)
         causes = []
         for name, _, _ in diffs:
             slot = self.model.var_names.index(name)
@@ -300,6 +322,12 @@ class _Replayer:
             if v.name == name:
                 return v.span
         return None
+
+
+def _drop_frames(exc: BaseException) -> None:
+    """Free the locals of the frames `exc` went through (a MemoryError's may hold much)."""
+    traceback.clear_frames(exc.__traceback__)
+    exc.__traceback__ = None
 
 
 @dataclass(frozen=True)
