@@ -382,6 +382,7 @@ def _report_without_trace(model, result, args) -> str:
         data = errors_json([result.error.diagnostic()] if result.error is not None else [], args.file,
                            result.verdict.value)
         data["trace"] = None
+        data["trace_omitted"] = "out of memory"
         data["note"] = _TRACE_TOO_LARGE
         return json.dumps(data, indent=2) + "\n"
     return (f"tlacheck {__version__}: checking {args.file} (spec {model.name})\n\n{_TRACE_TOO_LARGE}\n\n"

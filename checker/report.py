@@ -66,6 +66,15 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def trace_omitted(result: Result) -> str | None:
+    """Why an evaluation error comes without its trace although it happened in a reachable state:
+    "out of memory" when rebuilding the trace ran out of memory after an E411 (the explorer sets
+    the error's `trace_omitted`), else None."""
+    if result.verdict != Verdict.ERROR or result.error is None:
+        return None
+    return getattr(result.error, "trace_omitted", None)
+
+
 def _headline(model: Model, result: Result) -> str:
     v = result.violation
     if result.verdict == Verdict.INVARIANT_VIOLATED:
@@ -96,6 +105,10 @@ def format_result(model: Model, result: Result, spec_path: str, full: bool = Fal
     if result.undecided:
         out.append(f"The search was complete; not decided: {', '.join(result.undecided)}.")
     v = result.violation
+    omitted = trace_omitted(result)
+    if omitted is not None:
+        out.append(f"The trace to the state where the error occurred could not be rebuilt: {omitted}; "
+                   "it is left out.")
     if v is not None and v.trace.steps:
         n = len(v.trace.steps) - 1
         if result.verdict == Verdict.ERROR:
@@ -183,6 +196,8 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
                 "args": model.args_json(v.trace.closing.action, v.trace.closing.args),
             },
         }
+        if v.kind == "error":  # why `trace` is empty although the error is in a reachable state, or null
+            violation["trace_omitted"] = trace_omitted(result)
     error = None
     if result.error is not None:
         error = result.error.diagnostic().to_json()
