@@ -373,6 +373,7 @@ class _Explorer:
             trace = self.trace_to(at)
         except MemoryError:  # rebuilding the trace needs as much memory as its largest step: report without it
             trace = Trace(())
+            err.trace_omitted = "out of memory"
         err.trace = trace
         return _Stop(self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), error=err))
 

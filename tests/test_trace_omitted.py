@@ -70,8 +70,6 @@ def test_the_json_report_without_a_printable_trace_says_so(small_ranges, tmp_pat
     assert data["trace"] is None and data["trace_omitted"] == "out of memory"
 
 
-@pytest.mark.xfail(strict=True, reason="needs checker/explore.py: _Explorer._fault to set err.trace_omitted = "
-                                       "\"out of memory\" when rebuilding the trace runs out of memory")
 @pytest.mark.parametrize("storage", [explore.Storage.FINGERPRINT, explore.Storage.EXACT])
 def test_the_explorer_marks_a_trace_it_could_not_rebuild(small_ranges, monkeypatch, storage):
     def out_of_memory(self, i):
