@@ -72,7 +72,7 @@ import traceback
 from array import array
 from bisect import bisect_left
 from collections import Counter
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from multiprocessing import reduction
 from multiprocessing.connection import wait
 from operator import not_
@@ -144,22 +144,15 @@ class _Table:
         self.mm.close()
         self.close_fd()
 
-    def insert(self, fps, check: bool = False) -> None:
-        """Insert distinct fingerprints, known to be absent unless `check`."""
+    def insert(self, fps) -> None:
+        """Insert fingerprints known to be absent and distinct."""
         table, mask = self.table, self.mask
-        count = 0
         for fp in fps:
             j = fp & mask
-            x = table[j]
-            while x:
-                if x == fp and check:
-                    break
+            while table[j]:
                 j = (j + 1) & mask
-                x = table[j]
-            else:
-                table[j] = fp
-                count += 1
-        self.count += count
+            table[j] = fp
+        self.count += len(fps)
 
 
 def _slots_for(n: int) -> int:
@@ -361,24 +354,23 @@ class Coordinator(_FingerprintExplorer):
             self.next_report = now + self.progress_every
             self.progress(Progress(self.generated, self.distinct, queue, self.depth, now - self.start))
 
-    def _insertion(self, fps: list[array]):
-        """Insert the fingerprints of a level's candidates (new, and distinct within each
-        worker's list, but may be in several lists), a chunk at a time: the coordinator does this
-        while the workers look up and check, and they read the table only to expand. A new
-        table, if it had to grow, is left in `self.grown` for the workers."""
+    def _insertion(self, fps: list, needed: int):
+        """Insert new, distinct fingerprints into the table, a chunk at a time: the coordinator
+        does this while the workers look up and check (they read the table only to expand).
+        The table grows first if it would hold more than `needed`, and the new table is left in
+        `self.grown` for the workers."""
         table = self.table
-        needed = table.count + sum(map(len, fps))  # at most
         if needed > (table.mask + 1) >> 1:
-            self.grown = grown = _Table(_slots_for(needed))
+            self.grown = grown = _Table(_slots_for(2 * needed))  # 4x at a time: less rehashing
             old = array("q", filter(None, table.table))
             for i in range(0, len(old), _CHUNK):
                 grown.insert(old[i:i + _CHUNK])
                 yield
             table.close()
             self.table = table = grown
-        for w, more in enumerate(fps):
+        for more in fps:
             for i in range(0, len(more), _CHUNK):
-                table.insert(more[i:i + _CHUNK], check=w > 0)
+                table.insert(more[i:i + _CHUNK])
                 yield
 
     def _link(self, keys: array) -> None:
@@ -406,7 +398,8 @@ class Coordinator(_FingerprintExplorer):
         fps = [e["fps"] for e in expansions]
         # has[t][h]: 1 for each candidate of worker h that worker t found too
         has: list = [{} for _ in range(n)]
-        insertion = self._insertion(fps)
+        # Worker 0's candidates are all new states: into the table while the workers look up.
+        insertion = self._insertion(fps[:1], self.table.count + sum(map(len, fps)))
         if n > 1:
             for w in range(n):
                 self.conns[w].send(("lookup", {h: fps[h] for h in range(n) if h != w}))
@@ -423,6 +416,8 @@ class Coordinator(_FingerprintExplorer):
                 found |= int.from_bytes(has[v][w], "little")
             masks[w] = found.to_bytes(len(fps[w]), "little").translate(_FLIP)
         mine = [e["keys"] if m is None else array("q", compress(e["keys"], m)) for e, m in zip(expansions, masks)]
+        insertion = chain(insertion, self._insertion([array("q", compress(f, m)) for f, m in
+                                                      zip(fps[1:], masks[1:])], 0))
         all_keys = array("q")
         reports = []
         for w, e in enumerate(expansions):
