@@ -95,6 +95,7 @@ _MIN_SLOTS = 1 << 16  # the shared table's smallest size
 _CHUNK = 1 << 12  # fingerprints inserted between two looks at the workers' answers
 _WATCH_S = 0.1  # how often the limits are checked while the workers expand
 _HALT_EVERY = 0x3FF  # workers look at the stop flag before each state whose index & this is 0
+_MIN_CPU_S = 0.05  # a step this short says nothing about the workers' speeds
 
 
 class WorkerError(RuntimeError):
@@ -181,6 +182,10 @@ class Coordinator(_FingerprintExplorer):
         # One shared byte: set to 1, it tells the workers to drop the level they are expanding.
         self.halt = mmap.mmap(-1, 1)
         self.halted: str | None = None  # the limit that set it
+        # Each worker's part of the next level. Equal parts to start with; then closer to the
+        # workers' speeds (states checked and expanded per CPU second): the work per state is not
+        # the same for all (the later worker loses the states both found; handed-over states).
+        self.shares = [1 / self.workers] * self.workers
         self.conns: list = []
         self.procs: list = []
 
@@ -198,6 +203,7 @@ class Coordinator(_FingerprintExplorer):
         self.table = _Table(_slots_for(self.seen.count))
         self.table.insert(array("q", filter(None, self.seen.table)))
         self.seen = None  # the shared table replaces it
+        self.ordinals = array("I", self.ordinals)  # 4 bytes here: no check for a wide ordinal
         ctx = multiprocessing.get_context("fork")
         invariant_names = tuple(n for n, _ in self.invariants)
         try:
@@ -304,11 +310,11 @@ class Coordinator(_FingerprintExplorer):
                 if grown:
                     grown.close_fd()
             if settled is not None:  # while the workers check and expand
-                self._link(settled["all_keys"])
+                self._link(self._won(settled)["all_keys"])
             replies = self._replies(end - start)
             if settled is not None:
                 self.expanded = settled["start"]
-                stop = self._number(settled, [r[0] for r in replies], level - 1)
+                stop = self._number(self._won(settled), [r[0] for r in replies], level - 1)
                 if stop is not None:
                     return stop
             if expand and any(r[1] is None for r in replies):  # a limit was reached meanwhile
@@ -318,15 +324,15 @@ class Coordinator(_FingerprintExplorer):
                 self.expanded = start
                 return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=end - start)
             settled = self._settle([r[1] for r in replies], start)
-            if not settled["all_keys"]:  # no new state: this level's events, or the end
+            if not settled["total"]:  # no new state: this level's events, or the end
                 self.expanded = start
-                stop = self._number(settled, [], level)
+                stop = self._number(self._won(settled), [], level)
                 if stop is not None:
                     return stop
                 self.expanded = self.distinct
                 return self._finish()
             plans = settled["plans"]
-            start, end = end, end + len(settled["all_keys"])
+            start, end = end, end + settled["total"]
             level += 1
             self._report(end - start)
 
@@ -335,17 +341,22 @@ class Coordinator(_FingerprintExplorer):
         the limits. When one is reached (self.halted), the workers drop the level they are
         expanding (their expansion is None); the level's states are all checked."""
         replies: list = [None] * self.workers
+        speeds: list = [None] * self.workers
         waiting = dict(zip(self.conns, range(self.workers)))
         while waiting:
             for conn in wait(list(waiting), timeout=_WATCH_S):
                 w = waiting.pop(conn)
-                checks, expansion = self._recv(w)[1:]
+                checks, expansion, held, cpu = self._recv(w)[1:]
                 replies[w] = (checks, None if expansion is None or expansion.get("halted") else expansion)
+                speeds[w] = held / cpu if cpu > _MIN_CPU_S and replies[w][1] is not None else None
             if waiting and self.halted is None:
                 self.halted = self._limit(time.perf_counter())
                 if self.halted is not None:
                     self.halt[0] = 1
             self._report(queue)
+        if None not in speeds:  # the next level's shares: closer to the speeds seen in this one
+            shares = [v / sum(speeds) for v in speeds]
+            self.shares = [(a + b) / 2 for a, b in zip(self.shares, shares)]
         return replies
 
     def _report(self, queue: int) -> None:
@@ -369,6 +380,7 @@ class Coordinator(_FingerprintExplorer):
             table.close()
             self.table = table = grown
         for more in fps:
+            more = more if isinstance(more, array) else array("q", more)
             for i in range(0, len(more), _CHUNK):
                 table.insert(more[i:i + _CHUNK])
                 yield
@@ -377,11 +389,8 @@ class Coordinator(_FingerprintExplorer):
         """Append the parent links and ordinals of a level's new states (keys in index order)."""
         halves = array("I", keys.tobytes())  # each key as (low 32 bits, high 32 bits) in memory order
         low, high = (0, 1) if sys.byteorder == "little" else (1, 0)
-        ordinals = halves[low::2]
+        self.ordinals.extend(halves[low::2])
         self.parents.frombytes(halves[high::2].tobytes())  # indices < 2**31
-        if ordinals and max(ordinals) > 0xFFFF and self.ordinals.typecode == "H":
-            self.ordinals = array("I", self.ordinals)
-        self.ordinals.extend(ordinals if self.ordinals.typecode == "I" else array("H", ordinals))
 
     def _relay(self, plans: list) -> None:
         """Pass the states handed over between workers (each sender sends them first)."""
@@ -415,30 +424,40 @@ class Coordinator(_FingerprintExplorer):
             for v in range(w):
                 found |= int.from_bytes(has[v][w], "little")
             masks[w] = found.to_bytes(len(fps[w]), "little").translate(_FLIP)
-        mine = [e["keys"] if m is None else array("q", compress(e["keys"], m)) for e, m in zip(expansions, masks)]
-        insertion = chain(insertion, self._insertion([array("q", compress(f, m)) for f, m in
-                                                      zip(fps[1:], masks[1:])], 0))
+        own = [len(f) if m is None else m.count(1) for f, m in zip(fps, masks)]
+        insertion = chain(insertion, self._insertion([compress(f, m) for f, m in zip(fps[1:], masks[1:])], 0))
+        settled = {"expansions": expansions, "masks": masks, "total": sum(own), "base": self.distinct,
+                   "start": start, "insertion": insertion}
+        go_on = not any(e["events"] for e in expansions)
+        if go_on and self.options.max_states is not None:
+            go_on = self._max_states_parent(self._won(settled)["all_keys"], start) is None
+        settled["go_on"] = go_on
+        settled["plans"] = self._plans(own, masks, fps, has)
+        return settled
+
+    def _won(self, settled: dict) -> dict:
+        """The keys of a level's new states in global order, and per worker its own new states'
+        keys and actions with its counts: computed when first needed (mostly while the workers
+        check and expand the next level)."""
+        if "all_keys" in settled:
+            return settled
         all_keys = array("q")
         reports = []
-        for w, e in enumerate(expansions):
-            all_keys.extend(mine[w])
-            acts = e["acts"] if masks[w] is None else array("H", compress(e["acts"], masks[w]))
+        for e, m in zip(settled["expansions"], settled["masks"]):
+            keys = e["keys"] if m is None else array("q", compress(e["keys"], m))
+            acts = e["acts"] if m is None else array("H", compress(e["acts"], m))
+            all_keys.extend(keys)
             distinct = [0] * len(self.coverage)
             for ai, c in Counter(acts).items():
                 distinct[ai] = c
-            reports.append({"keys": mine[w], "acts": acts, "distinct": distinct, "parents": e["parents"],
+            reports.append({"keys": keys, "acts": acts, "distinct": distinct, "parents": e["parents"],
                             "counts": e["counts"], "enabled": e["enabled"], "generated": e["generated"],
                             "events": e["events"]})
-        go_on = not any(e["events"] for e in expansions)
-        if go_on and self.options.max_states is not None:
-            go_on = self._max_states_parent(all_keys, start) is None
-        settled = {"reports": reports, "all_keys": all_keys, "base": self.distinct, "start": start,
-                   "go_on": go_on, "insertion": insertion}
-        settled["plans"] = self._plans([len(k) for k in mine], masks, fps, has)
+        settled["all_keys"], settled["reports"] = all_keys, reports
         return settled
 
     def _plans(self, own: list[int], masks: list, fps: list, has: list) -> list[dict]:
-        """Split the new level into equal contiguous ranges, one per worker. A worker's range is
+        """Split the new level into contiguous ranges, one per worker. A worker's range is
         a list of segments, one per worker whose new states it covers: ("own", a, b), the a-th to
         b-th of its own; ("copy", h, fingerprints), states of an earlier worker h, which it
         found too unless h hands them over; ("take", h, count), states a later worker h hands
@@ -448,10 +467,13 @@ class Coordinator(_FingerprintExplorer):
         for c in own:
             bounds.append(bounds[-1] + c)
         total = bounds[-1]
-        plans = [{"first": self.distinct + t * total // n, "own": masks[t], "segments": [], "send": {}}
-                 for t in range(n)]
+        cuts = [0]  # worker t holds [cuts[t], cuts[t + 1]): shares by the workers' recent speed
+        for share in self.shares:
+            cuts.append(min(total, cuts[-1] + round(share * total)))
+        cuts[-1] = total
+        plans = [{"first": self.distinct + cuts[t], "own": masks[t], "segments": [], "send": {}} for t in range(n)]
         for t in range(n):
-            lo, hi = t * total // n, (t + 1) * total // n
+            lo, hi = cuts[t], cuts[t + 1]
             for h in range(n):
                 a, b = max(lo, bounds[h]), min(hi, bounds[h + 1])
                 if a >= b:
@@ -700,13 +722,20 @@ class _Worker:
                 raise AssertionError(f"unexpected message {op!r}")
 
     def _step(self, plan: dict | None, expand: bool, pending: tuple) -> tuple:
+        """Check the states of the plan and expand them: (checks, expansion or None, the number
+        of states, the CPU time it took, without the wait for "go")."""
+        start = time.process_time()
         checks = self._hold(plan, pending) if plan is not None else []
+        held = len(self.frontier)
         if not expand:
-            return checks, None
+            return checks, None, held, time.process_time() - start
+        cpu = time.process_time() - start
         slots, = self._expect("go")  # the level is in the table now
+        start = time.process_time()
         if slots is not None:
             self._attach(slots)
-        return checks, self._expand()
+        expansion = self._expand()
+        return checks, expansion, held, cpu + time.process_time() - start
 
     def _expect(self, op: str) -> tuple:
         msg = self.conn.recv()
