@@ -355,8 +355,9 @@ class Coordinator(_FingerprintExplorer):
                     self.halt[0] = 1
             self._report(queue)
         if None not in speeds:  # the next level's shares: closer to the speeds seen in this one
-            shares = [v / sum(speeds) for v in speeds]
-            self.shares = [(a + b) / 2 for a, b in zip(self.shares, shares)]
+            n = self.workers
+            shares = [min(max((a + v / sum(speeds)) / 2, 0.5 / n), 2 / n) for a, v in zip(self.shares, speeds)]
+            self.shares = [v / sum(shares) for v in shares]
         return replies
 
     def _report(self, queue: int) -> None:

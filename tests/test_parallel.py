@@ -253,3 +253,17 @@ def test_a_limit_reached_while_the_workers_expand_stops_at_the_level_boundary(mo
     assert (r.verdict, r.stop_reason) == (Verdict.INCOMPLETE, "interrupted")
     one = explore(model, Options(check_deadlock=False, max_depth=r.depth))
     assert summary(r)[:5] + summary(r)[6:] == summary(one)[:5] + summary(one)[6:]
+
+
+@pytest.mark.parametrize("shares", [(0.85, 0.15), (0.1, 0.9), (0.2, 0.2, 0.6)])
+def test_uneven_shares_give_the_same_result(monkeypatch, shares):
+    """The shares follow the workers' measured speed; whatever they are, the Result is the same."""
+    plans = parallel.Coordinator._plans
+
+    def fixed(self, *args):
+        self.shares = list(shares)
+        return plans(self, *args)
+
+    monkeypatch.setattr(parallel.Coordinator, "_plans", fixed)
+    for spec in ["classic/two_phase.spec", "classic/prisoners.spec", "classic/missionaries.spec"]:
+        assert_same(build_model(read_source(str(SPECS / spec))), workers=(len(shares),))
