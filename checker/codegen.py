@@ -43,7 +43,7 @@ _INFIX = {
     "union": "({} | {})", "inter": "({} & {})", "diff": "({} - {})", "add": "({} + {})",
     "sub": "({} - {})", "mul": "({} * {})", "neg": "(-{})", "concat": "({} + {})",
     "len": "len({})", "card": "len({})", "elems": "frozenset({})", "domain": "frozenset({}[0])",
-    "append": "({} + ({},))", "range": "_int_range({}, {})", "bigunion": "_bigunion({})",
+    "append": "({} + ({},))", "bigunion": "_bigunion({})",
 }
 # Primitive operations that may fail at run time: op -> runtime function (last argument: where).
 _FAULTING = {
@@ -53,7 +53,7 @@ _FAULTING = {
 }
 
 RUNTIME_NAMES = {
-    "_int_range": "int_range", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
+    "_int_range": "int_range", "_range_domain": "range_domain", "_mul": "mul", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
     "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_memo": "memo", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
@@ -549,6 +549,9 @@ class _Gen:
             name = self._hoist(lambda: f"tuple({order}({self._ex(e)}))")
             self.domain_names.add(name)
             return name
+        if isinstance(e, ir.Prim) and e.op == "range":  # in order already, and not built
+            lo, hi = (self.ex(a) for a in e.args)
+            return f"_range_domain({lo}, {hi}, {self.where(e.span, e.op, None)})"
         return f"{order}({self.ex(e)})"
 
     def _binder(self, local: ir.Local, domain: ir.Expr) -> str:
@@ -634,7 +637,16 @@ class _Gen:
             parts = [self.ex(a) for a in inner.args]
             test = f"_in_maps({x}, {parts[0]}, {parts[1]})" if inner.op == "maps" else f"({x} <= {parts[0]})"
             return test if e.op == "in" else f"(not {test})"
+        if e.op in ("in", "notin") and isinstance(e.args[1], ir.Prim) and e.args[1].op == "range":
+            # x in a..b is a comparison: the range is not built, whatever its size
+            lo, hi = (self.ex(a) for a in e.args[1].args)
+            test = f"({lo} <= {self.ex(e.args[0])} <= {hi})"
+            return test if e.op == "in" else f"(not {test})"
         args = [self.ex(a) for a in e.args]
+        if e.op == "range":
+            return f"_int_range({args[0]}, {args[1]}, {self.where(e.span, e.op, None)})"
+        if e.op == "mul" and not any(map(_static, e.args)):
+            return f"_mul({args[0]}, {args[1]}, {self.where(e.span, e.op, None)})"
         if e.op == "item":
             return f"{args[0]}[{e.info}]"
         if e.op in _INFIX:
@@ -790,10 +802,21 @@ def _free_locals(e: ir.Expr) -> set:
     return refs - bound
 
 
+def _static(e: ir.Expr) -> bool:
+    """Whether `e` reads neither the state nor a bound name: the same value on every state."""
+    return not _reads_state(e) and not _free_locals(e)
+
+
 def _may_fault(e: ir.Expr) -> bool:
     """Whether evaluating `e` can raise a Fault (then comprehensions iterate canonically,
-    so which element faults first does not depend on set layout)."""
+    so which element faults first does not depend on set layout). A range with static bounds
+    and a product with a static factor do not count: the first is computed once, with the
+    constants (its E408 is reported then), and the second grows by a bounded size per step."""
     if isinstance(e, ir.Prim) and e.op in _FAULTING:
+        return True
+    if isinstance(e, ir.Prim) and e.op == "range" and not all(map(_static, e.args)):
+        return True
+    if isinstance(e, ir.Prim) and e.op == "mul" and not any(map(_static, e.args)):
         return True
     if isinstance(e, (ir.CallDef,)):
         return True

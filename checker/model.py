@@ -29,6 +29,7 @@ _MESSAGES = {
     "E405": "index {1} is out of range for the sequence {0}",
     "E407": "division by zero: {0} // {1}",
     "E408": "the set is too large to build (over 2^20 elements)",
+    "E412": "the product has {0:,} bits, more than an int may have (2^16 bits, about 19,700 digits)",
     "E409": "the map gives key {0} two values: {1} and {2}",
     "E410": "{what} `{name}` would hold {0} elements, more than its declared bound {1}",
 }
@@ -56,6 +57,11 @@ def _code_name(spec: ir.Spec) -> str:
     return f"<tlacheck model {spec.name}>"
 
 
+def _count(n: int) -> str:
+    """n with thousands separators (or shortened, when it has over 100 digits)."""
+    return f"{n:,}" if n < 10**100 else format_int(n)
+
+
 class Model:
     """A spec compiled for exploration."""
 
@@ -64,6 +70,7 @@ class Model:
         self.namespace = namespace
         self.name = spec.name
         self.generated = generated
+        self.code_name = _code_name(spec)  # the file name its frames carry
         self.constants = constants
         self.var_names = tuple(v.name for v in spec.variables)
         self.var_types = tuple(v.type for v in spec.variables)
@@ -122,6 +129,9 @@ class Model:
             return f"the declared bound {vals[1]} of a sequence in `{detail}` is negative"
         if code == "E410":  # values: (length, limit, nested)
             return _MESSAGES[code].format(*vals, what="a sequence in" if vals[2] else "", name=detail).lstrip()
+        if code == "E408" and kind == "range":  # values: (a, b)
+            return (f"the range {vals[0]}..{vals[1]} has {_count(raw[1] - raw[0] + 1)} elements, more than "
+                    f"the 2^20 a range may have to be built or iterated over")
         if code == "E404":
             what = "set" if kind in ("min", "max") else "sequence"
             return _MESSAGES[code].format(op=f"`{kind}`", what=what)
@@ -139,6 +149,8 @@ class Model:
             return "the key is not in the domain of the map (a map's domain is fixed when it is built)"
         if code == "E405":
             return "index is out of range for the sequence"
+        if code == "E412":
+            return _MESSAGES[code].format(*raw)
         return _MESSAGES.get(code, "evaluation failed").format(*vals)
 
     def span_of(self, kind: str, name: str | None = None) -> Span | None:
@@ -170,7 +182,7 @@ class Model:
         the innermost generated `def` (f0, f1, ...) on it; then the traceback is dropped."""
         tb = exc.__traceback__
         spans = self.generated.line_spans
-        filename = _code_name(self.spec)
+        filename = self.code_name
         where = function = None
         try:
             while tb is not None:

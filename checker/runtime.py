@@ -192,8 +192,33 @@ def bigunion(s):
     return frozenset().union(*s)
 
 
-def int_range(a: int, b: int):
+RANGE_LIMIT = 1 << 20  # elements of a range `a..b` that is built or iterated
+
+
+def int_range(a: int, b: int, where: int):
+    """The set a..b (E408 past RANGE_LIMIT elements: `x in a..b` is compiled to a comparison)."""
+    if b - a >= RANGE_LIMIT:
+        raise Fault("E408", where, a, b)
     return frozenset(range(a, b + 1))
+
+
+def range_domain(a: int, b: int, where: int):
+    """a..b in canonical order, for a loop over it (parameters, `with`, comprehensions)."""
+    if b - a >= RANGE_LIMIT:
+        raise Fault("E408", where, a, b)
+    return range(a, b + 1)
+
+
+INT_BITS_LIMIT = 1 << 16  # about 19,700 decimal digits
+
+
+def mul(a: int, b: int, where: int) -> int:
+    """a * b where neither factor is a constant: a value squared at every step would double its
+    size each time, and one multiplication of ints of millions of digits outlasts any time limit."""
+    r = a * b
+    if r.bit_length() > INT_BITS_LIMIT:
+        raise Fault("E412", where, r.bit_length())
+    return r
 
 
 def set_min(s, where: int):

@@ -26,13 +26,14 @@ SMALL_MEMORY = 160 << 20
 
 @pytest.fixture
 def small_ranges(monkeypatch):
-    """`lo..hi` with more than a million elements raises MemoryError (as it would past a limit)."""
+    """`lo..hi` with more than a million elements raises MemoryError (as it would past a limit;
+    below the 2^20 elements where a range is E408)."""
     real = runtime.int_range
 
-    def int_range(a, b):
+    def int_range(a, b, where):
         if b - a >= 1_000_000:
             raise MemoryError
-        return real(a, b)
+        return real(a, b, where)
 
     monkeypatch.setattr(runtime, "int_range", int_range)
 
@@ -258,11 +259,14 @@ def _real(tmp_path, text: str, *flags: str):
 
 
 @pytest.mark.parametrize("storage", ["fingerprint", "exact"])
-def test_issue_8_real_out_of_memory_in_a_step(tmp_path, storage):
+def test_issue_8_a_huge_range_in_a_step_is_a_located_error(tmp_path, storage):
+    """Before E408 applied to ranges, `len(0..10^9)` ran out of memory (E411) or, without an
+    address-space limit, ran until killed."""
     outcome = _real(tmp_path, "var n: int = 1\naction Grow:\n    require len(0..n) > 0\n    n = n * 1000\n",
                     "--storage", storage)
     assert outcome.code == 4
-    assert outcome.first_error.startswith("x.spec:3:5: error[E411]: out of memory (while computing action Grow)")
+    assert outcome.first_error.startswith("x.spec:3:17: error[E408]: the range 0..1000000000 has 1,000,000,001 "
+                                          "elements")
     assert "State 4: Grow" in outcome.stdout and "n = 1000000000" in outcome.stdout
 
 
@@ -279,9 +283,10 @@ def test_issue_8_real_out_of_memory_doubling_a_sequence(tmp_path, storage, as_js
         assert data["verdict"] == "error"
 
 
-def test_issue_8_real_out_of_memory_in_a_parameter_set(tmp_path):
-    """The fuzz campaign's `action A(k in 0..10^30)`: the set is constant, built before exploring."""
+def test_issue_8_a_huge_parameter_range(tmp_path):
+    """The fuzz campaign's `action A(k in 0..10^30)` ran until killed (it was first E411 under an
+    address-space limit): the range is constant, so it is E408 before exploring."""
     outcome = _real(tmp_path, "var x: int = 0\naction A(k in 0.." + "9" * 30 + "):\n    x = k\n")
     assert outcome.code == 4
     assert LOCATED_ERROR.match(outcome.first_error)
-    assert outcome.first_error.startswith("x.spec:2:15: error[E411]: out of memory (while evaluating the constants)")
+    assert outcome.first_error.startswith("x.spec:2:15: error[E408]: the range 0..999999999999999999999999999999 has")

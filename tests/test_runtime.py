@@ -56,12 +56,30 @@ def test_sets():
     assert R.powerset(frozenset({1, 2}), 0) == frozenset({frozenset(), frozenset({1}), frozenset({2}),
                                                           frozenset({1, 2})})
     assert R.bigunion(frozenset({frozenset({1}), frozenset({2, 3})})) == frozenset({1, 2, 3})
-    assert R.int_range(2, 4) == frozenset({2, 3, 4}) and R.int_range(3, 2) == frozenset()
+    assert R.int_range(2, 4, 0) == frozenset({2, 3, 4}) and R.int_range(3, 2, 0) == frozenset()
     assert len(R.all_maps(frozenset({0, 1}), frozenset({True, False}), 0)) == 4
     assert R.in_maps(((0, 1), (True, True)), frozenset({0, 1}), frozenset({True}))
     assert not R.in_maps(((0,), (True,)), frozenset({0, 1}), frozenset({True}))
     with pytest.raises(R.Fault):
         R.powerset(frozenset(range(R.POWERSET_LIMIT + 1)), 0)
+
+
+def test_ranges_are_bounded_when_built_or_iterated():
+    n = R.RANGE_LIMIT
+    assert len(R.int_range(1, n, 0)) == n and list(R.range_domain(-1, 1, 0)) == [-1, 0, 1]
+    for f in (R.int_range, R.range_domain):
+        with pytest.raises(R.Fault) as caught:
+            f(0, n, 7)
+        assert (caught.value.code, caught.value.where, caught.value.values) == ("E408", 7, (0, n))
+        assert not f(5, -10**40, 0)  # empty, however far apart
+
+
+def test_products_of_two_variables_are_bounded():
+    big = 1 << (R.INT_BITS_LIMIT // 2)
+    assert R.mul(big - 1, big - 1, 0) == (big - 1) ** 2 and R.mul(-3, 4, 0) == -12
+    with pytest.raises(R.Fault) as caught:
+        R.mul(big, -big, 3)
+    assert (caught.value.code, caught.value.values) == ("E412", (R.INT_BITS_LIMIT + 1,))
 
 
 def test_integer_faults():
