@@ -297,7 +297,7 @@ def _stop_on_signals(stop: threading.Event):
         if stop.is_set():
             os._exit(130)
         stop.set()
-        print("\ntlacheck: stopping after the current state (Ctrl-C again to quit at once)",
+        print("\ntlacheck: stopping (Ctrl-C again to quit at once)",
               file=sys.stderr, flush=True)
 
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}

@@ -38,6 +38,7 @@ from checker.liveness import EvaluationFailed, Graph, Stopped
 from checker.model import Model
 from checker.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
 from checker.runtime import EVAL_FAILURES, Fault
+from checker.watchdog import StepInterrupted, Watchdog
 
 # Entries per variable in the fingerprint explorer's pools of queued values, before the pool is
 # emptied (it then fills again with the values of the current levels).
@@ -313,10 +314,27 @@ class _Explorer:
 
     def run(self) -> Result:
         self.start = time.perf_counter()
+        opts = self.options
+        watched = opts.stop is not None or opts.time_limit is not None or opts.memory_limit_mb is not None
+        self.watchdog = Watchdog(lambda: limit_reached(opts, self.start, time.perf_counter()), self.model.code_name,
+                                 self._protected())
         try:
-            return self._run()
+            if not watched:
+                return self._run()
+            with self.watchdog:
+                return self._run()
         except _Stop as stop:
             return stop.args[0]
+        except StepInterrupted as stop:  # a limit reached inside one long step
+            distinct, left = self._counts()
+            # the state being expanded is left too (none while the initial states are computed)
+            left += distinct - left > 0
+            return self._result(Verdict.INCOMPLETE, stop_reason=stop.reason, queue_left=left)
+
+    def _protected(self) -> list:
+        """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""
+        return [f.__code__ for f in (_Explorer._finish, _Explorer._fault, _Explorer._deadlock, _Explorer.trace_to,
+                                     type(self).trace_to, _until_fault, _find_step, _nth_step)]
 
     def _result(self, verdict: Verdict, violation: Violation | None = None, error=None,
                 stop_reason: str | None = None, queue_left: int = 0) -> Result:
@@ -432,6 +450,7 @@ class _Explorer:
         level_end = len(states)
         next_report = time.perf_counter() + self.progress_every
         max_states = opts.max_states
+        hit = self.watchdog.hit  # a limit the watchdog saw reached (checked after every state)
         level = 1
         while head < len(states):
             if head == level_end:
@@ -472,6 +491,11 @@ class _Explorer:
                     self.generated += n
                     info = model.action_info[ai]
                     raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
+                except StepInterrupted:  # the coverage counts what the summary counts
+                    if total:
+                        cov.enabled += 1
+                        cov.generated += total
+                    raise
                 self.generated += n
                 total += n
                 if total:
@@ -486,9 +510,9 @@ class _Explorer:
                     self.violations.append(violation)
             if max_states is not None and len(states) >= max_states and head < len(states):
                 return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=len(states) - head)
-            if head & 0x3FF == 0:
+            if head & 0x3FF == 0 or hit[0]:
                 now = time.perf_counter()
-                reason = limit_reached(opts, self.start, now)
+                reason = hit[0] or limit_reached(opts, self.start, now)
                 if reason is not None:
                     return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=len(states) - head)
                 self.watch.check(now - self.start, len(states), head, len(states) - head)
@@ -709,6 +733,7 @@ class _FingerprintExplorer(_Explorer):
         next_report = time.perf_counter() + self.progress_every
         max_states = opts.max_states
         check_deadlock = opts.check_deadlock
+        hit = self.watchdog.hit
         level = 1
         level_end = seen.count  # index of the first state of the next level
         parent = -1  # index of the state being expanded
@@ -736,36 +761,42 @@ class _FingerprintExplorer(_Explorer):
                 except EVAL_FAILURES as first:
                     succs, fault = _until_fault(act, state, first)
                 k = ordinal - 1  # ordinal of succ
-                for succ in succs:
-                    k += 1
-                    fp = hash(succ) or 1
-                    j = fp & mask
-                    x = table[j]
-                    while x:
-                        if x == fp:
-                            break
-                        j = (j + 1) & mask
+                try:
+                    for succ in succs:
+                        k += 1
+                        fp = hash(succ) or 1
+                        j = fp & mask
                         x = table[j]
-                    else:
-                        if constraints:
-                            # as the exact explorer: completed actions are counted if this raises
-                            done = max(counted, ordinal)
-                            self.generated += done - counted
-                            counted = done
-                            if not self._in_model(succ, parent):
-                                continue
-                        self.generated += k + 1 - counted
-                        counted = k + 1
-                        i = self._store(fp, j, succ, parent, k)
-                        if i >= limit:
-                            seen.grow()
-                            table, mask, limit = seen.table, seen.mask, seen.limit
-                        succ = tuple(map(dict.setdefault, pools, succ, succ))
-                        append(succ)
-                        self.depth = level + 1
-                        cov.distinct += 1
-                        if invs is None or invs:
-                            self._check_invariants(i, succ, invs)
+                        while x:
+                            if x == fp:
+                                break
+                            j = (j + 1) & mask
+                            x = table[j]
+                        else:
+                            if constraints:
+                                # as the exact explorer: completed actions are counted if this raises
+                                done = max(counted, ordinal)
+                                self.generated += done - counted
+                                counted = done
+                                if not self._in_model(succ, parent):
+                                    continue
+                            self.generated += k + 1 - counted
+                            counted = k + 1
+                            i = self._store(fp, j, succ, parent, k)
+                            if i >= limit:
+                                seen.grow()
+                                table, mask, limit = seen.table, seen.mask, seen.limit
+                            succ = tuple(map(dict.setdefault, pools, succ, succ))
+                            append(succ)
+                            self.depth = level + 1
+                            cov.distinct += 1
+                            if invs is None or invs:
+                                self._check_invariants(i, succ, invs)
+                except StepInterrupted:  # in a constraint or an invariant: count what the summary counts
+                    if counted > ordinal:
+                        cov.enabled += 1
+                        cov.generated += counted - ordinal
+                    raise
                 n = len(succs)
                 if fault is not None:
                     self.generated += ordinal + n - counted
@@ -789,12 +820,12 @@ class _FingerprintExplorer(_Explorer):
             left = seen.count - parent - 1
             if max_states is not None and seen.count >= max_states and left:
                 return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=left)
-            if (parent + 1) & 0x3FF == 0:
+            if (parent + 1) & 0x3FF == 0 or hit[0]:
                 for pool in pools:  # bounded: a variable whose values rarely repeat gains nothing
                     if len(pool) > _POOL_LIMIT:
                         pool.clear()
                 now = time.perf_counter()
-                reason = limit_reached(opts, self.start, now)
+                reason = hit[0] or limit_reached(opts, self.start, now)
                 if reason is not None:
                     return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=left)
                 self.watch.check(now - self.start, seen.count, parent + 1, left)

@@ -15,7 +15,7 @@ LAYERS = [
     {"typecheck", "variants"},
     {"codegen"},
     {"model"},
-    {"liveness"},
+    {"liveness", "watchdog"},
     {"explore", "parallel", "stategraph", "smt"},
     {"report", "itf", "savedtrace", "render", "replay"},
     {"verify"},

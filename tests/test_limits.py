@@ -3,12 +3,9 @@ statistics so far and valid JSON; a second Ctrl-C quits at once."""
 
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
 
@@ -81,34 +78,29 @@ def test_interrupted_text_report_says_so(endless):
     assert "Reason: interrupted." in out and "Summary:" in out
 
 
-def test_a_second_ctrl_c_quits_at_once(tmp_path):
-    # Fast states first (progress lines every 0.1 s), then one state whose expansion takes minutes
-    # on any machine, so the first Ctrl-C cannot be honoured and the second one must end the run.
-    p = tmp_path / "slow.spec"
-    p.write_text("var x: int = 0\naction A:\n"
-                 "    require x < 200000 or all(i + j + x >= 0 for i in 0..30000 for j in 0..30000)\n"
-                 "    x = x + 1\n")
-    proc = start(str(p))
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(l) for l in proc.stderr], daemon=True).start()
-    seen_progress, deadline = False, time.monotonic() + 120
-    while time.monotonic() < deadline:  # progress lines, then two seconds of silence: the slow state
-        try:
-            line = lines.get(timeout=2.0)
-        except queue.Empty:
-            if seen_progress:
-                break
-            assert proc.poll() is None, "the run ended before the slow state"
-            continue
-        seen_progress = seen_progress or line.startswith("progress:")
-    assert seen_progress, "no progress line within two minutes"
-    proc.send_signal(signal.SIGINT)
-    line = "\n"
-    while not line.strip():
-        line = lines.get(timeout=30)
-    assert "stopping after the current state" in line
-    proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=30)
+def test_a_second_ctrl_c_quits_at_once():
+    """The first Ctrl-C asks for a clean stop, which the search honours within a tenth of a second,
+    even inside a long step (tests/test_watchdog.py). Where it cannot be honoured (a trace being
+    rebuilt, one long operation of Python), the second one ends the process at once. Here the
+    work in progress ignores the request, as those do."""
+    script = ("import threading\n"
+              "from checker.cli import _stop_on_signals\n"
+              "stop = threading.Event()\n"
+              "with _stop_on_signals(stop):\n"
+              "    print('ready', flush=True)\n"
+              "    while True:\n"
+              "        pass\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signal.SIGINT)
+        assert "stopping (Ctrl-C again to quit at once)" in proc.stderr.readline() + proc.stderr.readline()
+        assert proc.poll() is None  # still running: the first Ctrl-C only asked
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
     assert proc.returncode == 130
 
 
