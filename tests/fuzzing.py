@@ -471,7 +471,8 @@ class SpecGen:
         choices = [
             lambda: f"({self.expr(i, env, d)} + {self.expr(i, env, d)})",
             lambda: f"({self.expr(i, env, d)} - {self.expr(i, env, d)})",
-            lambda: f"({self.expr(i, env, d)} * {self.pick(['2', '3', '-1', '0'])})",  # never x * x: see reliability.md
+            lambda: f"({self.expr(i, env, d)} * {self.pick(['2', '3', '-1', '0'])})",
+            lambda: f"({self.expr(i, env, d)} * {self.expr(i, env, d)})",  # E412 bounds x = x * x
             lambda: f"({self.expr(i, env, d)} {self.pick(['//', '%'])} {self.expr(i, env, d)})",
             lambda: f"(-{self.expr(i, env, d)})",
             lambda: f"len({self.expr(self.pick([('set', i), ('seq', ('enum',))]), env, d)})",
@@ -511,9 +512,9 @@ class SpecGen:
         inner = t[1]
         v = self.fresh_local()
         choices = [
-            # `s + s` would double a sequence at every step: one step could outgrow any time or
-            # memory bound (the time limit is checked between states), so the right side is a literal.
             lambda: f"({self.expr(t, env, d)} + {self.leaf(t, env)})",
+            # `s = s + s` doubles a sequence at every step: the watchdog stops it at the time limit
+            lambda: f"({self.expr(t, env, d)} + {self.expr(t, env, d)})",
             lambda: f"append({self.expr(t, env, d)}, {self.expr(inner, env, d)})",
             lambda: f"tail({self.expr(t, env, d)})",
             lambda: f"subseq({self.expr(t, env, d)}, {self.leaf(('int',), env)}, {self.leaf(('int',), env)})",
