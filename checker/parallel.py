@@ -194,10 +194,11 @@ class Coordinator(_FingerprintExplorer):
         self.procs: list = []
 
     def _counts(self) -> tuple[int, int]:
-        return self.distinct, self.distinct - self.expanded
+        distinct = self.distinct if self.seen is None else self.seen.count  # the initial states: in `seen` first
+        return distinct, distinct - self.expanded
 
     def _collision(self) -> float | None:
-        return collision_probability(self.distinct, self.generated)
+        return collision_probability(self._counts()[0], self.generated)
 
     def _run(self) -> Result:
         initial = self._initial_states()

@@ -101,6 +101,19 @@ def test_mid_level_stops_match_one_process(extra, options):
     assert_same(model, workers=(2, 3), **options)
 
 
+@pytest.mark.parametrize("extra", [
+    "constraint Div: 10 // (x - 2) > -100",
+    "invariant Div: 10 // (x - 2) > -100",
+    "invariant Small: x < 2",
+    "reachable Div: 10 // (x - 2) > 100",
+])
+def test_issue_8_an_event_in_the_initial_states_matches_one_process(extra):
+    """The counts were those of the shared table, still empty (0 distinct states, 0 on the queue)."""
+    model = model_of(f"var x: 0..5 in {{0, 2, 3}}\naction A:\n    x = (x + 1) % 6\n{extra}\n")
+    r = assert_same(model, workers=(2, 3))
+    assert [s.state for s in r.violation.trace.steps] == [(2,)]
+
+
 def test_evaluation_error_in_an_action_matches_one_process():
     model = model_of("""
         var x: int = 0
