@@ -325,7 +325,7 @@ class _Gen:
         if action.params:
             for slot in sorted(assigned):  # every parameter value starts from the unchanged state
                 self.emit(indent, f"v{slot} = s[{slot}]")
-        self._stmts(body, indent, abort, args, assigned)
+        self._stmts(body, indent, abort, args)
         if into:
             self.emit(1, f"return {into}")
         self.emit(0, "")
@@ -357,13 +357,13 @@ class _Gen:
             body.pop(0)
         return body, guards
 
-    def _finish(self, indent: int, args: str, assigned: set[int]) -> None:
+    def _finish(self, indent: int, args: str) -> None:
         if self.into:
             self.emit(indent, f"{self.into}.append({self._state_tuple()})")
         else:
             self.emit(indent, f"yield {args}, {self._state_tuple()}")
 
-    def _stmts(self, stmts: list, indent: int, abort: str, args: str, assigned: set[int]) -> None:
+    def _stmts(self, stmts: list, indent: int, abort: str, args: str) -> None:
         for i, st in enumerate(stmts):
             self.at = st.span
             rest = stmts[i + 1:]
@@ -375,32 +375,32 @@ class _Gen:
             elif isinstance(st, ir.AssignS):
                 self._assign(st, indent)
             elif isinstance(st, ir.IfS) and not _nondeterministic(st):
-                self._if(st, indent, abort, args, assigned, tail=None)
+                self._if(st, indent, abort, args, tail=None)
             elif isinstance(st, ir.IfS):
-                self._if(st, indent, abort, args, assigned, tail=rest)
+                self._if(st, indent, abort, args, tail=rest)
                 return
             elif isinstance(st, ir.EitherS):
-                self._either(st, rest, indent, args, assigned)
+                self._either(st, rest, indent, args)
                 return
             elif isinstance(st, ir.WithS):
-                self._with(st, rest, indent, args, assigned)
+                self._with(st, rest, indent, args)
                 return
             else:  # pragma: no cover
                 raise AssertionError(st)
-        self._finish(indent, args, assigned)
+        self._finish(indent, args)
 
-    def _if(self, st: ir.IfS, indent: int, abort: str, args: str, assigned, tail) -> None:
+    def _if(self, st: ir.IfS, indent: int, abort: str, args: str, tail) -> None:
         """A deterministic `if` (tail None: the rest follows it) or one containing choices
         (the rest is emitted inside every branch)."""
         def body(stmts):
             if tail is None:
                 self._plain(list(stmts), indent + 1, abort)
             else:
-                self._stmts(list(stmts) + tail, indent + 1, abort, args, assigned)
+                self._stmts(list(stmts) + tail, indent + 1, abort, args)
 
         if not st.branches:
             if tail is not None:
-                self._stmts(list(tail), indent, abort, args, assigned)
+                self._stmts(list(tail), indent, abort, args)
             return
         for n, (cond, stmts) in enumerate(st.branches):
             self.emit(indent, f"{'if' if n == 0 else 'elif'} {self.ex(cond)}:")
@@ -427,7 +427,7 @@ class _Gen:
             elif isinstance(st, ir.AssignS):
                 self._assign(st, indent)
             elif isinstance(st, ir.IfS):
-                self._if(st, indent, abort, "", set(), tail=None)
+                self._if(st, indent, abort, "", tail=None)
             else:  # pragma: no cover
                 raise AssertionError(st)
 
@@ -440,7 +440,7 @@ class _Gen:
         self.emit(indent, f"{saved} = ({names})")
         return saved, [f"{names} = {saved}"]
 
-    def _either(self, st: ir.EitherS, rest: list, indent: int, args: str, assigned) -> None:
+    def _either(self, st: ir.EitherS, rest: list, indent: int, args: str) -> None:
         saved, restore = self._save_restore([st] + rest, indent)
         b = self.fresh()
         self.emit(indent, f"for {b} in range({len(st.branches)}):")
@@ -452,18 +452,18 @@ class _Gen:
             if deterministic:
                 self._plain(list(branch), indent + 2, "continue")
             else:
-                self._stmts(list(branch) + rest, indent + 2, "continue", args, assigned)
+                self._stmts(list(branch) + rest, indent + 2, "continue", args)
         if deterministic:
-            self._stmts(rest, indent + 1, "continue", args, assigned)
+            self._stmts(rest, indent + 1, "continue", args)
 
-    def _with(self, st: ir.WithS, rest: list, indent: int, args: str, assigned) -> None:
+    def _with(self, st: ir.WithS, rest: list, indent: int, args: str) -> None:
         saved, restore = self._save_restore(list(st.body) + rest, indent)
         for local, domain in st.binders:
             self.emit(indent, f"for {self._binder(local, domain)}:")
             indent += 1
         for line in restore:
             self.emit(indent, line)
-        self._stmts(list(st.body) + rest, indent, "continue", args, assigned)
+        self._stmts(list(st.body) + rest, indent, "continue", args)
         for local, _ in st.binders:
             self.positions.pop(local.id, None)
 

@@ -44,6 +44,10 @@ The first event in key order is the one a single process meets first. The
 coordinator sets the counts to what a single process has at that point (from
 the per-parent successor counts the workers report), then evaluates the event
 again itself, so the Result is built by the same code as with one process.
+A MemoryError in the spec's code is the exception: the worker places it from
+its traceback (Model.limit_error), and the coordinator reports it (E411) there
+without evaluating again, since it need not recur. Out of memory elsewhere in
+a worker ends the run as it does in one process (`tlacheck: out of memory`).
 The invariants on a level's new states are checked in the next step, so a
 level is added up one step later; the step after a level with an event, or
 with the --max-states limit inside it, checks without expanding.
@@ -82,7 +86,7 @@ from checker.explore import Options, Progress, _FingerprintExplorer, _nth_step, 
 from checker.fingerprints import collision_probability
 from checker.model import Model
 from checker.result import Result, Verdict
-from checker.runtime import Fault
+from checker.runtime import EVAL_FAILURES
 
 _ORDINAL_BITS = 32
 _ORDINAL_MASK = (1 << _ORDINAL_BITS) - 1
@@ -190,10 +194,11 @@ class Coordinator(_FingerprintExplorer):
         self.procs: list = []
 
     def _counts(self) -> tuple[int, int]:
-        return self.distinct, self.distinct - self.expanded
+        distinct = self.distinct if self.seen is None else self.seen.count  # the initial states: in `seen` first
+        return distinct, distinct - self.expanded
 
     def _collision(self) -> float | None:
-        return collision_probability(self.distinct, self.generated)
+        return collision_probability(self._counts()[0], self.generated)
 
     def _run(self) -> Result:
         initial = self._initial_states()
@@ -250,6 +255,8 @@ class Coordinator(_FingerprintExplorer):
             proc = self.procs[w]
             proc.join(timeout=1)
             raise WorkerError(f"worker process {w + 1} stopped unexpectedly (exit code {proc.exitcode})") from None
+        if reply[0] == "out of memory":
+            raise MemoryError(f"worker process {w + 1}")
         if reply[0] == "error":
             last = reply[1].strip().splitlines()[-1] if reply[1].strip() else "unknown error"
             raise WorkerError(f"worker process {w + 1} failed: {last}", reply[1])
@@ -453,7 +460,7 @@ class Coordinator(_FingerprintExplorer):
                 distinct[ai] = c
             reports.append({"keys": keys, "acts": acts, "distinct": distinct, "parents": e["parents"],
                             "counts": e["counts"], "enabled": e["enabled"], "generated": e["generated"],
-                            "events": e["events"]})
+                            "events": e["events"], "placed": e["placed"]})
         settled["all_keys"], settled["reports"] = all_keys, reports
         return settled
 
@@ -506,16 +513,19 @@ class Coordinator(_FingerprintExplorer):
         # The checks, by global index, as keys: one pass per run of states a worker checked in order.
         passes = []
         events = [e for r in reports for e in r["events"]]
+        placed = {e: where for r in reports for e, where in r["placed"].items()}
         for worker_checks in checks:
-            for witnesses, faults, invariant in worker_checks:
+            for witnesses, faults, invariant, memory in worker_checks:
                 passes.append(({name: all_keys[g - base] for name, g in witnesses.items()},
                                {name: all_keys[g - base] for name, g in faults.items()}))
                 if invariant is not None:
                     events.append((all_keys[invariant - base], _INVARIANT, None))
+                placed.update(((all_keys[g - base], kind, detail), where)
+                              for (g, kind, detail), where in memory.items())
         event = self._first_event(events, passes)
         limit_parent = self._max_states_parent(all_keys, level_start) if self.options.max_states is not None else None
         if event is not None and (limit_parent is None or event[0] >> _ORDINAL_BITS <= limit_parent):
-            return self._stop_at_event(event, reports, passes, all_keys, base, level)
+            return self._stop_at_event(event, reports, passes, all_keys, base, level, placed.get(event))
         if limit_parent is not None:
             self._emulate(reports, all_keys, level, limit_parent, (limit_parent + 1) << _ORDINAL_BITS, None)
             self.generated += sum(self._row(reports, limit_parent))
@@ -611,7 +621,8 @@ class Coordinator(_FingerprintExplorer):
     def _state(self, i: int) -> tuple:
         return self.trace_to(i).steps[-1].state
 
-    def _stop_at_event(self, event, reports, passes, all_keys, base: int, level: int) -> Result:
+    def _stop_at_event(self, event, reports, passes, all_keys, base: int, level: int, memory=None) -> Result:
+        """`memory`: the note and position of a MemoryError a worker met at the event (_Worker._place)."""
         key, kind, detail = event
         parent, ordinal = key >> _ORDINAL_BITS, key & _ORDINAL_MASK
         model = self.model
@@ -632,12 +643,14 @@ class Coordinator(_FingerprintExplorer):
         if kind == _ACTION_FAULT:
             self._emulate(reports, all_keys, level, parent, key, detail)
             self.generated += ordinal
+            self._out_of_memory(memory, parent)
             state = self._state(parent)
+            info = model.action_info[detail]
             try:
                 for _ in model.actions[detail](state):
                     pass
-            except (Fault, RecursionError) as fault:
-                raise self._fault(fault, parent, f"computing action {model.action_info[detail].name}") from None
+            except EVAL_FAILURES as fault:
+                raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
             raise AssertionError("the action did not fail again")  # pragma: no cover
         if kind == _CONSTRAINT_FAULT:
             self._emulate(reports, all_keys, level, parent, key, action)
@@ -645,6 +658,7 @@ class Coordinator(_FingerprintExplorer):
             j = bisect_left(all_keys, key) - 1
             last = all_keys[j] & _ORDINAL_MASK if j >= 0 and all_keys[j] >> _ORDINAL_BITS == parent else -1
             self.generated += max(last + 1, before)
+            self._out_of_memory(memory, parent)
             succ = _nth_step(model, self._state(parent), ordinal).state
             self._in_model(succ, parent)
             raise AssertionError("the constraint did not fail again")  # pragma: no cover
@@ -653,12 +667,18 @@ class Coordinator(_FingerprintExplorer):
                       covered_self=kind == _INVARIANT)
         self.generated += ordinal + 1
         i = base + bisect_left(all_keys, key)
+        self._out_of_memory(memory, i)
         state = self._state(i)
         if kind == _REACHABLE_FAULT:
             self._check_reachables(i, state)
         else:
             self._check_invariants(i, state)
         raise AssertionError("the event did not happen again")  # pragma: no cover
+
+    def _out_of_memory(self, memory: tuple | None, at: int) -> None:
+        """End with E411 in stored state `at` if a worker met a MemoryError (`memory`: note, position)."""
+        if memory is not None:
+            raise self._fault(MemoryError(), at, *memory)  # no traceback: placed at the position given
 
 
 # -------------------------------------------------------------------- worker side
@@ -677,6 +697,11 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
         _Worker(conn, model, table, halt, check_deadlock, invariant_names).serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
+    except MemoryError:  # outside the spec's code (there it is an event): the worker's own tables
+        try:
+            conn.send(("out of memory",))
+        except (OSError, MemoryError):
+            pass
     except BaseException:  # a bug: report it to the coordinator, which raises it
         try:
             conn.send(("error", traceback.format_exc()))
@@ -771,6 +796,7 @@ class _Worker:
         enabled = [0] * a_count
         generated = [0] * a_count
         events = []
+        placed = {}  # event -> where its MemoryError was placed (_Worker._place)
         check_deadlock = self.check_deadlock
         event = None
         halt = self.halt
@@ -786,8 +812,8 @@ class _Worker:
                 fault = None
                 try:
                     succs = nexts(state)
-                except (Fault, RecursionError):
-                    succs, fault = _until_fault(act, state)
+                except EVAL_FAILURES as first:
+                    succs, fault = _until_fault(act, state, first)
                 for succ in succs:
                     k += 1
                     fp = hash(succ) or 1
@@ -805,12 +831,13 @@ class _Worker:
                         if constraints:
                             try:
                                 ok = True
-                                for _, con in constraints:
+                                for name, con in constraints:
                                     if not con(succ):
                                         ok = False
                                         break
-                            except (Fault, RecursionError):
+                            except EVAL_FAILURES as exc:
                                 event = (k, _CONSTRAINT_FAULT, None)
+                                self._place(placed, event, exc, "constraint", name)
                                 break
                             if not ok:
                                 continue
@@ -825,6 +852,7 @@ class _Worker:
                     generated[ai] += c
                 if fault is not None and event is None:
                     event = (k + 1, _ACTION_FAULT, ai)
+                    self._place(placed, event, fault, "action", ai)
                 if event is not None:
                     counts.extend([0] * (a_count - ai - 1))
                     break
@@ -840,7 +868,7 @@ class _Worker:
         self.acts = acts
         self.states = states
         return {"fps": fps, "keys": keys, "acts": acts, "parents": parents, "counts": counts,
-                "enabled": enabled, "generated": generated, "events": events}
+                "enabled": enabled, "generated": generated, "events": events, "placed": placed}
 
     def _lookup(self, others: dict) -> tuple:
         """For each other worker's candidates, 1 for each this worker found too."""
@@ -900,8 +928,9 @@ class _Worker:
         plan = self.plan
         witnesses: dict[str, int] = {}
         faults: dict[str, int] = {}
+        placed: dict = {}  # (global index, kind, detail) -> where a MemoryError was placed (_place)
         if not reach and not any(p[3] for p in plan):
-            return witnesses, faults, None
+            return witnesses, faults, None, placed
         for g, ai, state in entries:
             if state is None:  # handed over by another worker: checked when it arrives
                 continue
@@ -912,16 +941,34 @@ class _Worker:
                         if pred(state):
                             witnesses[name] = g
                             resolved = True
-                    except (Fault, RecursionError):
+                    except EVAL_FAILURES as exc:
                         faults[name] = g
+                        self._place(placed, (g, _REACHABLE_FAULT, name), exc, "reachable", name)
                         resolved = True
                 if resolved:  # a check is decided by its first witness or evaluation error
                     reach = [(name, pred) for name, pred in reach if name not in witnesses and name not in faults]
-            for _, inv in plan[ai][3]:
+            for name, inv in plan[ai][3]:
                 try:
                     ok = inv(state)
-                except (Fault, RecursionError):
+                except EVAL_FAILURES as exc:
                     ok = False
+                    self._place(placed, (g, _INVARIANT, None), exc, "invariant", name)
                 if not ok:
-                    return witnesses, faults, g  # later states of this pass come after it
-        return witnesses, faults, None
+                    return witnesses, faults, g, placed  # later states of this pass come after it
+        return witnesses, faults, None, placed
+
+    def _place(self, placed: dict, event: tuple, exc: BaseException, kind: str, name) -> None:
+        """Record in `placed` the note and position of `exc` if it is a MemoryError, found here
+        from its traceback as one process finds them (Model.limit_error; `kind` and `name` say
+        what was being evaluated: an action by index, else a declaration by name). The
+        coordinator reports it without evaluating again: it need not recur there."""
+        if not isinstance(exc, MemoryError):
+            return
+        model = self.model
+        if kind == "action":
+            info = model.action_info[name]
+            note, span = f"computing action {info.name}", info.span
+        else:
+            note = f"evaluating {'reachable check' if kind == 'reachable' else kind} {name}"
+            span = model.span_of(kind, name)
+        placed[event] = (note, model.limit_error(exc, note, span).span)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from checker import runtime
 from checker.errors import SpecError
 from checker.explore import Options, explore
 from checker.model import build_model
@@ -31,5 +32,34 @@ def spec_error(text: str, overrides: dict | None = None):
     with pytest.raises(SpecError) as info:
         model_of(text, overrides)
     return info.value.diagnostics[0]
+
+def fail_ranges(monkeypatch, size: int, when=lambda: True) -> None:
+    """Make `lo..hi` with more than `size` elements raise MemoryError (as it would past a memory
+    limit) while `when()` holds. Patch before the model is compiled; forked workers inherit it."""
+    real = runtime.int_range
+
+    def int_range(a, b, where):
+        if b - a >= size and when():
+            raise MemoryError
+        return real(a, b, where)
+
+    monkeypatch.setattr(runtime, "int_range", int_range)
+
+
+# Under small_ranges, the step from n = 10^6 runs out of memory (E411 at 3:5, a trace of 3 steps).
+GROW = """
+    var n: int = 1
+    action Grow:
+        require len(0..n) > 0
+        n = n * 1000
+    """
+
+
+@pytest.fixture
+def small_ranges(monkeypatch):
+    """`lo..hi` with more than a million elements raises MemoryError: instant and deterministic
+    (below the 2^20 elements past which a range is E408)."""
+    fail_ranges(monkeypatch, 1_000_000)
+
 
 pytest_plugins = ["pytester"]

@@ -80,6 +80,20 @@ def test_evaluation_error_exit_code(tmp_path, capsys):
     assert data["violation"]["trace"][0]["state"] == {"s": []}
 
 
+@pytest.mark.parametrize("flags", [[], ["--full-states"], ["--workers", "2"]])
+def test_issue_8_a_constraint_failing_on_an_initial_state_shows_it_in_every_format(tmp_path, capsys, flags):
+    path = write(tmp_path, "var x: int in {0, 2}\naction A:\n    x = x + 1\nconstraint C: 10 // (x - 2) > -100\n")
+    itf_path = tmp_path / "t.itf.json"
+    assert main(["check", path, *flags, "--itf", str(itf_path)]) == 4
+    out, err = capsys.readouterr()
+    assert "error[E407]: division by zero: 10 // 0 (while evaluating constraint C)" in err
+    assert "trace (0 steps):\n\nState 1: initial state\n    x = 2\n" in out
+    code, data = run_json(capsys, ["check", path, *flags])
+    assert code == 4 and data["violation"]["trace"] == [{"action": None, "args": {}, "state": {"x": 2}}]
+    states = json.loads(itf_path.read_text())["states"]
+    assert [s["x"] for s in states] == [{"#bigint": "2"}]
+
+
 def test_limit_exit_code(tmp_path, capsys):
     path = write(tmp_path, "var x: int = 0\naction A:\n    x = x + 1\n")
     code, data = run_json(capsys, ["check", path, "--max-states", "50"])

@@ -5,6 +5,7 @@ through repr() of literals. These tests tokenize the generated source of every
 spec in specs/ and of hostile specs, and check that nothing from the spec leaks.
 """
 
+import ast
 import io
 import keyword
 import re
@@ -129,3 +130,23 @@ def test_issue_6_a_later_parameter_set_reads_the_unchanged_state():
     model, result = run(text.replace("invariant Shallow: all(depth[a] < 2 for a in alive)", ""))
     # {main}; {main, a1}, {main, a2}; all three with depths (1, 1), (1, 2), (2, 1)
     assert result.distinct_states == 6
+
+
+def unread_parameters(path: str) -> list[str]:
+    """`function(parameter)` for each parameter a function of the module never reads (`self`,
+    `cls` and names starting with `_` aside)."""
+    found = []
+    for node in ast.walk(ast.parse(Path(path).read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p]
+            read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            found += [f"{node.name}({p})" for p in params
+                      if p not in read and p not in ("self", "cls") and not p.startswith("_")]
+    return found
+
+
+def test_issue_8_the_code_generator_reads_every_parameter():
+    """`_Gen._finish` took the slots an action assigns, and every statement emitter passed them
+    down to it, unread."""
+    assert unread_parameters(codegen.__file__) == []

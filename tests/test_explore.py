@@ -1,5 +1,8 @@
 """explore.py: BFS counts with TLC's meanings, shortest traces, deadlock, constraints, evaluation errors."""
 
+import pytest
+
+from checker.explore import Storage
 from checker.result import Verdict
 from tests.conftest import model_of, run
 
@@ -161,6 +164,20 @@ def test_constraint_successors_count_as_generated_but_are_not_stored():
         """, check_deadlock=False)
     # x = 0..3 stored; from x=3 the successor x=4 is generated but not stored
     assert (r.distinct_states, r.states_generated) == (4, 5)
+
+
+@pytest.mark.parametrize("storage", [Storage.FINGERPRINT, Storage.EXACT])
+@pytest.mark.parametrize("constraint, code", [
+    ("constraint Div: 10 // (x - 2) > -100", "E407"),
+    ("constraint Key: {0 -> 1, 1 -> 1}[x] > 0", "E401"),
+])
+def test_issue_8_a_constraint_failing_on_an_initial_state_shows_that_state(storage, constraint, code):
+    """Was an empty trace: the initial state is not stored before its constraints are checked."""
+    _, r = run(f"var x: int in {{0, 2, 3}}\naction A:\n    x = x + 1\n{constraint}\n", storage=storage)
+    assert r.verdict == Verdict.ERROR and r.error.code == code
+    assert [(s.action, s.state) for s in r.violation.trace.steps] == [(None, (2,))]
+    assert r.error.trace == r.violation.trace
+    assert (r.distinct_states, r.states_generated, r.queue_left) == (1, 2, 1)
 
 
 def test_evaluation_error_reports_span_and_trace():

@@ -4,6 +4,8 @@ Not timing tests: these compare counts, coverage, verdicts and traces. Speed is
 measured by `python -m benchmarks`.
 """
 
+import json
+import os
 import re
 import textwrap
 
@@ -16,7 +18,8 @@ from checker.result import Verdict
 from checker import parallel
 from checker.parallel import Coordinator
 from checker.variants import BASE
-from tests.conftest import SPECS, model_of
+from tests.conftest import GROW, SPECS, fail_ranges, model_of
+from tests.fuzzing import run_cli
 
 pytestmark = pytest.mark.skipif(not Coordinator.available(), reason="needs the fork start method")
 
@@ -96,6 +99,19 @@ def test_mid_level_stops_match_one_process(extra, options):
     model = model_of(textwrap.dedent(COUNTERS) + extra + "\n")
     options = {"check_deadlock": False, **options}
     assert_same(model, workers=(2, 3), **options)
+
+
+@pytest.mark.parametrize("extra", [
+    "constraint Div: 10 // (x - 2) > -100",
+    "invariant Div: 10 // (x - 2) > -100",
+    "invariant Small: x < 2",
+    "reachable Div: 10 // (x - 2) > 100",
+])
+def test_issue_8_an_event_in_the_initial_states_matches_one_process(extra):
+    """The counts were those of the shared table, still empty (0 distinct states, 0 on the queue)."""
+    model = model_of(f"var x: 0..5 in {{0, 2, 3}}\naction A:\n    x = (x + 1) % 6\n{extra}\n")
+    r = assert_same(model, workers=(2, 3))
+    assert [s.state for s in r.violation.trace.steps] == [(2,)]
 
 
 def test_evaluation_error_in_an_action_matches_one_process():
@@ -267,3 +283,80 @@ def test_uneven_shares_give_the_same_result(monkeypatch, shares):
     monkeypatch.setattr(parallel.Coordinator, "_plans", fixed)
     for spec in ["classic/two_phase.spec", "classic/prisoners.spec", "classic/missionaries.spec"]:
         assert_same(build_model(read_source(str(SPECS / spec))), workers=(len(shares),))
+
+
+# ---------------------------------------------------------------- out of memory, recursion (issue 8)
+
+GROWING = "var n: int = 1\naction Grow:\n    n = (if n < 1000000000 then n * 1000 else n)\n"
+OUT_OF_MEMORY = {
+    "action": GROW,
+    "invariant": GROWING + "invariant Inv: len(0..n) > 0\n",
+    "constraint": GROWING + "constraint Bound: len(0..n) > 0\n",
+    "reachable": GROWING + "reachable Far: len(0..n) == 0\n",
+}
+
+
+@pytest.mark.parametrize("text", [*OUT_OF_MEMORY.values(),
+                                  "def size(k: int) -> int: len(0..k)\n" + GROWING + "invariant Inv: size(n) > 0\n"],
+                         ids=[*OUT_OF_MEMORY, "def"])
+def test_issue_8_out_of_memory_in_the_spec_matches_one_process(small_ranges, text):
+    """A MemoryError in a worker was `internal error: worker process 2 failed: MemoryError`."""
+    r = assert_same(model_of(text), workers=(2, 3), check_deadlock=False)
+    assert r.error.code == "E411" and r.violation.trace.steps
+
+
+@pytest.mark.parametrize("text", OUT_OF_MEMORY.values(), ids=OUT_OF_MEMORY)
+def test_issue_8_out_of_memory_only_in_a_worker_matches_one_process(monkeypatch, text):
+    """A MemoryError need not recur when the coordinator evaluates the event again (it holds
+    other data): the worker places it, as one process would, and the coordinator reports that."""
+    everywhere = [True]
+    parent = os.getpid()
+    fail_ranges(monkeypatch, 1000, lambda: everywhere[0] or os.getpid() != parent)
+    model = model_of(text)
+    one = explore(model, Options(check_deadlock=False))
+    assert one.error.code == "E411"
+    everywhere[0] = False
+    assert summary(explore(model, Options(workers=2, check_deadlock=False))) == summary(one)
+
+
+DEEP = "def depth(n: int) -> int: depth(n + 1)\nvar x: 0..2 = 0\naction A:\n    x = (x + 1) % 3\n"
+
+
+@pytest.mark.parametrize("extra", [
+    "action Deep:\n    require x == 2\n    x = depth(x)\n",
+    "invariant Inv: x < 2 or depth(x) > 0\n",
+    "constraint C: x < 2 or depth(x) > 0\n",
+    "reachable R: x == 2 and depth(x) > 0\n",
+], ids=["action", "invariant", "constraint", "reachable"])
+def test_issue_8_recursion_too_deep_matches_one_process(extra):
+    r = assert_same(model_of(DEEP + extra), workers=(2, 3), check_deadlock=False)
+    assert r.error.code == "E406" and r.error.message.startswith("recursion too deep in `depth`")
+
+
+def test_issue_8_out_of_memory_outside_the_spec_in_a_worker_is_a_limit(monkeypatch, capsys):
+    """As in one process: `tlacheck: out of memory`, exit 5, not an internal error."""
+    def lookup(self, others):
+        raise MemoryError
+
+    monkeypatch.setattr(parallel._Worker, "_lookup", lookup)
+    spec = str(SPECS / "classic" / "diehard.spec")
+    assert main(["check", spec, "--workers", "2", "--quiet"]) == 5
+    err = capsys.readouterr().err
+    assert err.startswith("tlacheck: out of memory") and "internal error" not in err
+    assert main(["check", spec, "--workers", "2", "--json"]) == 5
+    assert json.loads(capsys.readouterr().out)["verdict"] == "incomplete"
+
+
+@pytest.mark.parametrize("text", [
+    "var n: int = 1\naction Grow:\n    require len({i * 1000 + j for i in 0..n for j in 0..999}) > 0\n    n = n * 10\n",
+    "var s: seq[int] = [0]\naction Double:\n    s = s + s\n",
+], ids=["set", "doubling"])
+def test_issue_8_real_out_of_memory_matches_one_process(tmp_path, text):
+    """Really out of memory, in a forked child with 160 MiB of address space to add: the same
+    error, position, trace and summary with --workers 2 as with one process."""
+    (tmp_path / "x.spec").write_text(text)
+    outcomes = [run_cli(["check", "x.spec", "--workers", w], tmp_path, 160 << 20) for w in ("1", "2")]
+    strip = lambda text: re.sub(r"time .*\n", "", text)  # noqa: E731
+    one, two = ((o.code, o.stderr, strip(o.stdout)) for o in outcomes)
+    assert two == one
+    assert one[0] == 4 and one[1].startswith("x.spec:3:5: error[E411]: out of memory (while computing action")

@@ -9,6 +9,7 @@ from checker import syntax as S
 from checker.errors import SpecError
 from checker.parser import parse, parse_expression
 from checker.source import Source
+from tests.conftest import spec_error
 
 
 def parse_text(text: str) -> S.SpecFile:
@@ -223,3 +224,57 @@ def test_issue_8_bounded_sequence_type():
     with pytest.raises(SpecError) as info:
         parse(Source("t.spec", "var q: seq[int, len(x)] = []\n"))
     assert info.value.diagnostics[0].code == "E001"
+
+
+# ---------------------------------------------------------------- issue 8: parenthesised types
+
+def without_spans(node):
+    """An AST node as nested tuples of its class and fields, spans left out."""
+    if dataclasses.is_dataclass(node):
+        return (type(node).__name__,) + tuple(without_spans(getattr(node, f.name))
+                                              for f in dataclasses.fields(node) if f.name != "span")
+    if isinstance(node, (tuple, list)):
+        return tuple(map(without_spans, node))
+    return node
+
+
+def type_of(text: str):
+    return parse_text(f"var x: {text} = none\n").declarations[0].type
+
+
+@pytest.mark.parametrize("grouped, plain", [
+    ("(seq[int, 1])?", "seq[int, 1]?"),
+    ("(seq[Msg, N + 1])?", "seq[Msg, N + 1]?"),
+    ("(seq[int])?", "seq[int]?"),
+    ("(set[int])?", "set[int]?"),
+    ("(map[K, 0..3])?", "map[K, 0..3]?"),
+    ("(0..3)?", "0..3?"),
+    ("({a: int, b: bool?})?", "{a: int, b: bool?}?"),
+    ("((int, bool))?", "(int, bool)?"),
+    ("(Phase)?", "Phase?"),
+    ("(int)", "int"),
+    ("(((bool)))?", "bool?"),
+    ("set[(int)?]", "set[int?]"),
+    ("(int?)", "int?"),
+])
+def test_issue_8_a_parenthesised_type_is_the_type_inside(grouped, plain):
+    """`(seq[int, 1])?` was E001 "unexpected `)`": a type in parentheses was read as a tuple
+    type, which needs two elements or more."""
+    assert without_spans(type_of(grouped)) == without_spans(type_of(plain))
+
+
+def test_issue_8_parentheses_around_a_type_add_no_nesting():
+    """As in expressions, parentheses alone do not count towards the nesting limit (E007)."""
+    inner = type_of("(" * 5000 + "int" + ")" * 5000 + "?").inner
+    assert isinstance(inner, S.IntType) and inner.span.column == 5008
+
+
+@pytest.mark.parametrize("text, column", [("()", 9), ("(int,)", 13), ("(int)??", 14)])
+def test_issue_8_what_parentheses_do_not_make_a_type(text, column):
+    d = syntax_error(f"var x: {text} = none\n")
+    assert (d.code, d.span.column) == ("E001", column)
+
+
+def test_issue_8_an_option_of_an_option_in_parentheses_is_a_type_error():
+    d = spec_error("var x: (int?)? = none\naction A:\n    x = x\n")
+    assert (d.code, d.message, d.span.column) == ("E107", "an option of an option is not allowed", 8)

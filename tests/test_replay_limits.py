@@ -15,7 +15,6 @@ from checker.model import build_model
 from checker.replay import Outcome, replay
 from checker.savedtrace import load
 from checker.source import Source
-from tests.test_resource_errors import small_ranges  # noqa: F401 (a fixture: `lo..hi` fails past 10^6)
 
 GROW = "var n: int = 1\naction Grow:\n    n = n * 1000\ninvariant Small: n < 1000000000\n"
 DEEP = "def depth(n: int) -> int: depth(n + 1)\n"

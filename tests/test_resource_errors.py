@@ -1,8 +1,8 @@
 """Out of memory (E411) and recursion too deep (E406) are evaluation errors with a position and a
 trace, wherever the spec's code runs (issue 8, item 3; docs/errors.md, docs/reliability.md).
 
-Most tests make `1..n` raise MemoryError past a million elements (`runtime.int_range` patched
-before the model is compiled): instant and deterministic. The tests marked "real" run
+Most tests make `1..n` raise MemoryError past a million elements (the `small_ranges` fixture of
+conftest.py): instant and deterministic. The tests marked "real" run
 `tlacheck check` in a forked child that may add only 256 MiB of address space, so that Python
 really runs out of memory, and check what the user sees: exit 4, a located first line, a trace
 or a note that it is too large to print, JSON that parses.
@@ -14,36 +14,15 @@ import json
 
 import pytest
 
-from checker import cli, runtime
+from checker import cli
 from checker.explore import Storage, _until_fault
 from checker.result import Verdict
-from tests.conftest import model_of, run
+from tests.conftest import GROW, model_of, run
 from tests.fuzzing import ALLOWED_EXITS, LOCATED_ERROR, check_outcome, run_cli
 
 STORAGES = [Storage.FINGERPRINT, Storage.EXACT]
 SMALL_MEMORY = 160 << 20
 
-
-@pytest.fixture
-def small_ranges(monkeypatch):
-    """`lo..hi` with more than a million elements raises MemoryError (as it would past a limit;
-    below the 2^20 elements where a range is E408)."""
-    real = runtime.int_range
-
-    def int_range(a, b, where):
-        if b - a >= 1_000_000:
-            raise MemoryError
-        return real(a, b, where)
-
-    monkeypatch.setattr(runtime, "int_range", int_range)
-
-
-GROW = """
-    var n: int = 1
-    action Grow:
-        require len(0..n) > 0
-        n = n * 1000
-    """
 
 
 def where(r) -> str:

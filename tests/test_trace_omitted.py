@@ -17,15 +17,8 @@ import pytest
 from checker import cli, explore
 from checker.report import format_result, result_json, trace_omitted
 from checker.result import Trace
-from tests.conftest import run
-from tests.test_resource_errors import small_ranges  # noqa: F401 (a fixture: `lo..hi` fails past 10^6)
+from tests.conftest import GROW, run
 
-GROW = """
-    var n: int = 1
-    action Grow:
-        require len(0..n) > 0
-        n = n * 1000
-    """
 OMITTED = "The trace to the state where the error occurred could not be rebuilt: out of memory; it is left out."
 
 
