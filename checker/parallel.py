@@ -87,6 +87,7 @@ from checker.fingerprints import collision_probability
 from checker.model import Model
 from checker.result import Result, Verdict
 from checker.runtime import EVAL_FAILURES
+from checker.watchdog import StepInterrupted, Watchdog
 
 _ORDINAL_BITS = 32
 _ORDINAL_MASK = (1 << _ORDINAL_BITS) - 1
@@ -196,6 +197,9 @@ class Coordinator(_FingerprintExplorer):
     def _counts(self) -> tuple[int, int]:
         distinct = self.distinct if self.seen is None else self.seen.count  # the initial states: in `seen` first
         return distinct, distinct - self.expanded
+
+    def _protected(self) -> list:
+        return super()._protected() + [Coordinator._stop_at_event.__code__, Coordinator._emulate.__code__]
 
     def _collision(self) -> float | None:
         return collision_probability(self._counts()[0], self.generated)
@@ -514,14 +518,21 @@ class Coordinator(_FingerprintExplorer):
         passes = []
         events = [e for r in reports for e in r["events"]]
         placed = {e: where for r in reports for e, where in r["placed"].items()}
+        cut = False
         for worker_checks in checks:
-            for witnesses, faults, invariant, memory in worker_checks:
+            for witnesses, faults, invariant, memory, cut_short in worker_checks:
                 passes.append(({name: all_keys[g - base] for name, g in witnesses.items()},
                                {name: all_keys[g - base] for name, g in faults.items()}))
                 if invariant is not None:
                     events.append((all_keys[invariant - base], _INVARIANT, None))
                 placed.update(((all_keys[g - base], kind, detail), where)
                               for (g, kind, detail), where in memory.items())
+                cut = cut or cut_short
+        if cut:  # a limit stopped the checks of this level: which event comes first is not known
+            self._add_level(reports, [], all_keys, base, level)
+            self.expanded = base
+            return self._result(Verdict.INCOMPLETE, stop_reason=self.halted or "interrupted",
+                                queue_left=self.distinct - self.expanded)
         event = self._first_event(events, passes)
         limit_parent = self._max_states_parent(all_keys, level_start) if self.options.max_states is not None else None
         if event is not None and (limit_parent is None or event[0] >> _ORDINAL_BITS <= limit_parent):
@@ -530,7 +541,11 @@ class Coordinator(_FingerprintExplorer):
             self._emulate(reports, all_keys, level, limit_parent, (limit_parent + 1) << _ORDINAL_BITS, None)
             self.generated += sum(self._row(reports, limit_parent))
             return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=self.distinct - self.expanded)
-        # The whole level: add it up.
+        self._add_level(reports, passes, all_keys, base, level)
+        return None
+
+    def _add_level(self, reports: list, passes: list, all_keys, base: int, level: int) -> None:
+        """Add up a whole level: its expansion's counts, the witnesses its checks found."""
         for r in reports:
             self.generated += sum(r["generated"])
             for ai, cov in enumerate(self.coverage):
@@ -545,7 +560,6 @@ class Coordinator(_FingerprintExplorer):
         self.distinct = base + len(all_keys)
         if all_keys:
             self.depth = level + 1
-        return None
 
     @staticmethod
     def _first_event(events: list, passes: list) -> tuple | None:
@@ -693,8 +707,13 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     gc.disable()  # as in explore(): no reference cycles here
+    # When the coordinator halts the search, a long step is cut short: in an expansion, and in
+    # a check of states, but never in the exchange of states between workers around the checks.
+    watchdog = Watchdog(lambda: "halted" if halt[0] else None, model.code_name,
+                        protected=[_Worker._hold.__code__], boundaries=[_Worker._check_pass.__code__])
     try:
-        _Worker(conn, model, table, halt, check_deadlock, invariant_names).serve()
+        with watchdog:
+            _Worker(conn, model, table, halt, check_deadlock, invariant_names).serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
     except MemoryError:  # outside the spec's code (there it is an event): the worker's own tables
@@ -760,7 +779,11 @@ class _Worker:
         start = time.process_time()
         if slots is not None:
             self._attach(slots)
-        expansion = self._expand()
+        try:
+            expansion = self._expand()
+        except StepInterrupted:  # the coordinator halted the search in the middle of a step
+            self.frontier = []
+            expansion = {"halted": True}
         return checks, expansion, held, cpu + time.process_time() - start
 
     def _expect(self, op: str) -> tuple:
@@ -930,32 +953,35 @@ class _Worker:
         faults: dict[str, int] = {}
         placed: dict = {}  # (global index, kind, detail) -> where a MemoryError was placed (_place)
         if not reach and not any(p[3] for p in plan):
-            return witnesses, faults, None, placed
-        for g, ai, state in entries:
-            if state is None:  # handed over by another worker: checked when it arrives
-                continue
-            if reach:
-                resolved = False
-                for name, pred in reach:
-                    try:
-                        if pred(state):
-                            witnesses[name] = g
+            return witnesses, faults, None, placed, False
+        try:
+            for g, ai, state in entries:
+                if state is None:  # handed over by another worker: checked when it arrives
+                    continue
+                if reach:
+                    resolved = False
+                    for name, pred in reach:
+                        try:
+                            if pred(state):
+                                witnesses[name] = g
+                                resolved = True
+                        except EVAL_FAILURES as exc:
+                            faults[name] = g
+                            self._place(placed, (g, _REACHABLE_FAULT, name), exc, "reachable", name)
                             resolved = True
+                    if resolved:  # a check is decided by its first witness or evaluation error
+                        reach = [(name, pred) for name, pred in reach if name not in witnesses and name not in faults]
+                for name, inv in plan[ai][3]:
+                    try:
+                        ok = inv(state)
                     except EVAL_FAILURES as exc:
-                        faults[name] = g
-                        self._place(placed, (g, _REACHABLE_FAULT, name), exc, "reachable", name)
-                        resolved = True
-                if resolved:  # a check is decided by its first witness or evaluation error
-                    reach = [(name, pred) for name, pred in reach if name not in witnesses and name not in faults]
-            for name, inv in plan[ai][3]:
-                try:
-                    ok = inv(state)
-                except EVAL_FAILURES as exc:
-                    ok = False
-                    self._place(placed, (g, _INVARIANT, None), exc, "invariant", name)
-                if not ok:
-                    return witnesses, faults, g, placed  # later states of this pass come after it
-        return witnesses, faults, None, placed
+                        ok = False
+                        self._place(placed, (g, _INVARIANT, None), exc, "invariant", name)
+                    if not ok:
+                        return witnesses, faults, g, placed, False  # later states of this pass come after it
+        except StepInterrupted:  # the search was halted: this pass is cut short (the last item)
+            return witnesses, faults, None, placed, True
+        return witnesses, faults, None, placed, False
 
     def _place(self, placed: dict, event: tuple, exc: BaseException, kind: str, name) -> None:
         """Record in `placed` the note and position of `exc` if it is a MemoryError, found here

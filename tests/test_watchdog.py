@@ -40,10 +40,13 @@ def check(tmp_path, text: str, *flags: str, timeout: float = 60):
     return proc.returncode, json.loads(proc.stdout), proc.stderr
 
 
-@pytest.mark.parametrize("storage", ["fingerprint", "exact"])
+MODES = {"fingerprint": ("--storage", "fingerprint"), "exact": ("--storage", "exact"), "workers": ("--workers", "2")}
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
 @pytest.mark.parametrize("place", sorted(PLACES))
-def test_the_time_limit_stops_a_step_that_runs_for_minutes(tmp_path, place, storage):
-    code, data, err = check(tmp_path, PLACES[place], "--time-limit", "1", "--storage", storage)
+def test_the_time_limit_stops_a_step_that_runs_for_minutes(tmp_path, place, mode):
+    code, data, err = check(tmp_path, PLACES[place], "--time-limit", "1", *MODES[mode])
     assert code == 5, err
     assert (data["verdict"], data["stop_reason"]) == ("incomplete", "time_limit")
     assert "Traceback" not in err
@@ -124,11 +127,20 @@ def test_in_step_looks_for_generated_code_and_protected_code_on_the_stack():
     def protected(look):
         return spec_code(look)
 
-    dog = watchdog.Watchdog(lambda: None, "<tlacheck model w>", [protected.__code__])
+    def boundary(look):  # catches StepInterrupted itself, though called from protected code
+        return spec_code(look)
+
+    def protected_then_boundary(look):
+        return boundary(look)
+
+    dog = watchdog.Watchdog(lambda: None, "<tlacheck model w>", [protected.__code__, protected_then_boundary.__code__],
+                            [boundary.__code__])
     here = lambda: dog._in_step(sys._getframe(1))  # noqa: E731 - the frame that called it
     assert spec_code(here) is True
     assert protected(here) is False
     assert here() is False
+    assert protected_then_boundary(here) is True
+    assert protected_then_boundary(lambda: dog._in_step(sys._getframe(2))) is False  # boundary's own frame
 
 
 def test_the_watchdog_leaves_an_existing_timer_and_other_threads_alone():
