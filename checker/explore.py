@@ -376,11 +376,12 @@ class _Explorer:
                     self.witnesses[name] = i
 
     def _fault(self, fault: Fault | RecursionError | MemoryError, at: int, note: str, span=None,
-               initial: tuple | None = None) -> _Stop:
-        """End the run with an evaluation error in stored state `at` (-1: before any state, or in
-        `initial`, an initial state not stored, whose trace is that state alone) while `note`;
-        `span`: what was being evaluated, where a RecursionError or MemoryError is placed when no
-        line of generated code says better (Model.limit_error)."""
+               unstored: tuple | None = None) -> _Stop:
+        """End the run with an evaluation error in stored state `at` (-1: before any state) while
+        `note`, or in `unstored`, a successor of `at` (or an initial state, when `at` is -1) that
+        was not stored: its constraint failed; the trace then ends with it. `span`: what was being
+        evaluated, where a RecursionError or MemoryError is placed when no line of generated code
+        says better (Model.limit_error)."""
         if isinstance(fault, Fault):
             err = self.model.eval_error(fault)
             err.message = f"{err.message} (while {note})"
@@ -390,7 +391,11 @@ class _Explorer:
                 self.index.clear()  # exact storage: not needed for the trace (the states list is)
             err = self.model.limit_error(fault, note, span)
         try:
-            trace = self.trace_to(at) if initial is None else Trace((Step(None, (), initial),))
+            trace = self.trace_to(at)
+            if unstored is not None:
+                last = (_find_step(self.model, trace.steps[-1].state, unstored) if trace.steps
+                        else Step(None, (), unstored))
+                trace = Trace(trace.steps + (last,))
         except MemoryError:  # rebuilding the trace needs as much memory as its largest step: report without it
             trace = Trace(())
             err.trace_omitted = "out of memory"
@@ -420,15 +425,15 @@ class _Explorer:
         return Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
 
     def _in_model(self, state: tuple, at: int) -> bool:
-        """Whether `state` satisfies the state constraints. `at`: its parent, whose trace an
-        evaluation error shows (-1: an initial state, shown alone)."""
+        """Whether `state` satisfies the state constraints. `at`: its parent (-1: it is an initial
+        state); an evaluation error shows the trace to `state` through it."""
         for name, con in self.model.constraints:
             try:
                 if not con(state):
                     return False
             except EVAL_FAILURES as fault:
                 raise self._fault(fault, at, f"evaluating constraint {name}", self.model.span_of("constraint", name),
-                                  state if at < 0 else None) from None
+                                  state) from None
         return True
 
     def _run(self) -> Result:

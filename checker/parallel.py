@@ -672,8 +672,8 @@ class Coordinator(_FingerprintExplorer):
             j = bisect_left(all_keys, key) - 1
             last = all_keys[j] & _ORDINAL_MASK if j >= 0 and all_keys[j] >> _ORDINAL_BITS == parent else -1
             self.generated += max(last + 1, before)
-            self._out_of_memory(memory, parent)
             succ = _nth_step(model, self._state(parent), ordinal).state
+            self._out_of_memory(memory, parent, succ)
             self._in_model(succ, parent)
             raise AssertionError("the constraint did not fail again")  # pragma: no cover
         # A stored state: reachable checks (while storing it), then invariants.
@@ -689,10 +689,11 @@ class Coordinator(_FingerprintExplorer):
             self._check_invariants(i, state)
         raise AssertionError("the event did not happen again")  # pragma: no cover
 
-    def _out_of_memory(self, memory: tuple | None, at: int) -> None:
-        """End with E411 in stored state `at` if a worker met a MemoryError (`memory`: note, position)."""
-        if memory is not None:
-            raise self._fault(MemoryError(), at, *memory)  # no traceback: placed at the position given
+    def _out_of_memory(self, memory: tuple | None, at: int, unstored: tuple | None = None) -> None:
+        """End with E411 in stored state `at` (or in its successor `unstored`) if a worker met a
+        MemoryError (`memory`: note, position)."""
+        if memory is not None:  # no traceback: placed at the position given
+            raise self._fault(MemoryError(), at, *memory, unstored=unstored)
 
 
 # -------------------------------------------------------------------- worker side

@@ -180,6 +180,15 @@ def test_issue_8_a_constraint_failing_on_an_initial_state_shows_that_state(stora
     assert (r.distinct_states, r.states_generated, r.queue_left) == (1, 2, 1)
 
 
+@pytest.mark.parametrize("storage, workers", [(Storage.FINGERPRINT, 1), (Storage.EXACT, 1), (Storage.FINGERPRINT, 2)])
+def test_a_constraint_failing_on_a_successor_ends_the_trace_with_it(storage, workers):
+    """It was the parent's trace, with "the error occurred in the last state of this trace"."""
+    _, r = run("var x: int = 0\naction A:\n    x = x + 1\nconstraint C: 10 // (x - 2) > -100\n",
+               storage=storage, workers=workers)
+    assert r.verdict == Verdict.ERROR and r.error.code == "E407"
+    assert [(s.action, s.state) for s in r.violation.trace.steps] == [(None, (0,)), (0, (1,)), (0, (2,))]
+
+
 def test_evaluation_error_reports_span_and_trace():
     model, r = run("""
         const K: set[model] = {k1, k2}
