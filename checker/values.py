@@ -13,10 +13,11 @@ Python's json refuses to read).
 from __future__ import annotations
 
 import decimal
+import heapq
 import sys
 
 from checker import types as T
-from checker.runtime import NONE, canon
+from checker.runtime import NONE, canon, canon_key
 
 # ---------------------------------------------------------------- ints as text
 
@@ -25,6 +26,8 @@ _SAFE = 10 ** _SAFE_DIGITS
 TEXT_DIGITS = 100  # longer ints are abbreviated in text (reports, messages, diagrams)
 _KEEP = 16  # leading and trailing digits an abbreviation keeps
 _TEXT_LIMIT = 10 ** TEXT_DIGITS
+TEXT_ELEMENTS = 1000  # larger sets, sequences and maps are abbreviated in text, to their first ...
+TEXT_SHOWN = 20  # ... elements in canonical order and their size
 JSON_DIGITS = 4300  # Python's default int_max_str_digits: longer ints are JSON strings
 _JSON_LIMIT = 10 ** JSON_DIGITS
 
@@ -112,8 +115,12 @@ def json_int(n: int):
 # ---------------------------------------------------------------- values
 
 def format_value(v, t: T.Type, exact: bool = False) -> str:
-    """A value in the spec language's own syntax, e.g. `{r1 -> working, r2 -> prepared}`. Ints of
-    more than TEXT_DIGITS digits are abbreviated unless `exact` (format_int)."""
+    """A value in the spec language's own syntax, e.g. `{r1 -> working, r2 -> prepared}`. Unless
+    `exact`, ints of more than TEXT_DIGITS digits are abbreviated (format_int), and so are sets,
+    sequences and maps of more than TEXT_ELEMENTS elements: `[0, 1, ... (4,096 elements)]` (a
+    state that doubles a sequence at every step would otherwise take minutes to print)."""
+    if not exact and isinstance(t, (T.SetT, T.SeqT, T.MapT)) and len(v[0] if isinstance(t, T.MapT) else v) > TEXT_ELEMENTS:
+        return _abbreviated(v, t)
     if isinstance(t, T.OptionT):
         return "none" if v is NONE else format_value(v, t.inner, exact)
     if isinstance(t, T.BoolT):
@@ -145,6 +152,21 @@ def format_value(v, t: T.Type, exact: bool = False) -> str:
             return format_int(v, exact)
         return "none" if v is NONE else repr(v)
     raise AssertionError(t)  # pragma: no cover
+
+
+def _abbreviated(v, t: T.Type) -> str:
+    """A large set, sequence or map: its first TEXT_SHOWN elements (in canonical order) and its size."""
+    if isinstance(t, T.MapT):
+        keys, vals = v
+        shown = [f"{format_value(k, t.key)} -> {format_value(x, t.value)}" for k, x in zip(keys[:TEXT_SHOWN], vals)]
+        brackets, size = "{}", len(keys)
+    elif isinstance(t, T.SeqT):
+        shown = [format_value(x, t.element) for x in v[:TEXT_SHOWN]]
+        brackets, size = "[]", len(v)
+    else:
+        shown = [format_value(x, t.element) for x in heapq.nsmallest(TEXT_SHOWN, v, key=canon_key)]
+        brackets, size = "{}", len(v)
+    return f"{brackets[0]}{', '.join(shown)}, ... ({size:,} elements){brackets[1]}"
 
 
 def _scalar_key(t: T.Type) -> bool:

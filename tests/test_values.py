@@ -2,6 +2,7 @@
 
 from checker import types as T
 from checker.runtime import NONE
+from checker import values
 from checker.values import format_value, to_json
 
 RM = T.SortT("RM", ("r1", "r2"), "model")
@@ -39,3 +40,18 @@ def test_types_join_and_assignable():
     assert T.join(RM, PHASE) is None
     assert T.assignable(T.OptionT(RM), RM) and not T.assignable(RM, T.OptionT(RM))
     assert T.naturally_ordered(T.SeqT(RM)) and not T.naturally_ordered(T.SetT(RM))
+
+
+def test_large_collections_are_abbreviated_in_text_but_not_when_exact():
+    """A state that doubles a sequence at every step took minutes to print (fuzz campaign 3)."""
+    n = values.TEXT_ELEMENTS + 1
+    seq, st = T.SeqT(T.INT), T.SetT(T.INT)
+    m = T.MapT(T.INT, T.BOOL)
+    shown = ", ".join(map(str, range(values.TEXT_SHOWN)))
+    assert format_value(tuple(range(n)), seq) == f"[{shown}, ... (1,001 elements)]"
+    assert format_value(frozenset(range(n - 1, -1, -1)), st) == "{" + shown + ", ... (1,001 elements)}"
+    keys = tuple(range(n))
+    assert format_value((keys, (True,) * n), m).startswith("{0 -> true, 1 -> true, ")
+    assert format_value((keys, (True,) * n), m).endswith(", ... (1,001 elements)}")
+    assert format_value(tuple(range(n)), seq, exact=True) == "[" + ", ".join(map(str, range(n))) + "]"
+    assert format_value(tuple(range(n - 1)), seq).endswith(f", {n - 2}]")  # up to the limit: every element
