@@ -500,7 +500,7 @@ class _Explorer:
                     self.generated += n
                     info = model.action_info[ai]
                     raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
-                except StepInterrupted:  # the coverage counts what the summary counts
+                except (StepInterrupted, _Stop):  # the coverage counts what the summary counts
                     if total:
                         cov.enabled += 1
                         cov.generated += total
@@ -801,7 +801,7 @@ class _FingerprintExplorer(_Explorer):
                             cov.distinct += 1
                             if invs is None or invs:
                                 self._check_invariants(i, succ, invs)
-                except StepInterrupted:  # in a constraint or an invariant: count what the summary counts
+                except (StepInterrupted, _Stop):  # in a constraint or an invariant: count what the summary counts
                     if counted > ordinal:
                         cov.enabled += 1
                         cov.generated += counted - ordinal

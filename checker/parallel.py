@@ -672,6 +672,7 @@ class Coordinator(_FingerprintExplorer):
             j = bisect_left(all_keys, key) - 1
             last = all_keys[j] & _ORDINAL_MASK if j >= 0 and all_keys[j] >> _ORDINAL_BITS == parent else -1
             self.generated += max(last + 1, before)
+            self._cover(action, max(last + 1, before) - before)
             succ = _nth_step(model, self._state(parent), ordinal).state
             self._out_of_memory(memory, parent, succ)
             self._in_model(succ, parent)
@@ -680,6 +681,7 @@ class Coordinator(_FingerprintExplorer):
         self._emulate(reports, all_keys, level, parent, key, action, stored_self=True,
                       covered_self=kind == _INVARIANT)
         self.generated += ordinal + 1
+        self._cover(action, ordinal + 1 - before)
         i = base + bisect_left(all_keys, key)
         self._out_of_memory(memory, i)
         state = self._state(i)
@@ -688,6 +690,13 @@ class Coordinator(_FingerprintExplorer):
         else:
             self._check_invariants(i, state)
         raise AssertionError("the event did not happen again")  # pragma: no cover
+
+    def _cover(self, action: int, generated: int) -> None:
+        """Count in the coverage the successors of the action a single process was computing
+        when the event stopped it (as its explorer does when a check ends the run there)."""
+        if generated > 0:
+            self.coverage[action].enabled += 1
+            self.coverage[action].generated += generated
 
     def _out_of_memory(self, memory: tuple | None, at: int, unstored: tuple | None = None) -> None:
         """End with E411 in stored state `at` (or in its successor `unstored`) if a worker met a

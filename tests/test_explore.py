@@ -352,3 +352,32 @@ def test_issue_8_bounds_that_hold_change_nothing():
     assert (r.distinct_states, r.states_generated) == (plain.distinct_states, plain.states_generated) == (9, 25)
     _, unbounded = run("var q: seq[int] = []\naction A:\n    q = append(q, 0)\n", max_states=50)
     assert unbounded.verdict == Verdict.INCOMPLETE  # unbounded sequences stay allowed
+
+
+def _every_spec_and_variant():
+    import re
+
+    from checker.variants import BASE
+    from tests.conftest import SPECS
+
+    return [(str(p.relative_to(SPECS)), v) for p in sorted(SPECS.rglob("*.spec"))
+            for v in [BASE] + re.findall(r"^variant (\w+)", p.read_text(), re.M)]
+
+
+@pytest.mark.parametrize("storage", [Storage.FINGERPRINT, Storage.EXACT])
+@pytest.mark.parametrize("spec, variant", _every_spec_and_variant())
+def test_the_coverage_adds_up_to_the_summary(spec, variant, storage):
+    """Also when a violation, an error or a deadlock stops the run in the middle of an action
+    (an invariant violated by the third successor of an action counts those three). With
+    --workers N the coverage is the same (tests/test_parallel.py)."""
+    from checker.cli import read_source
+    from checker.explore import Options, explore
+    from checker.model import build_model
+    from tests.conftest import SPECS
+
+    model = build_model(read_source(str(SPECS / spec)), None, variant)
+    r = explore(model, Options(storage=storage, check_properties=False))
+    initial = list(model.init())
+    assert sum(c.generated for c in r.coverage) + len(initial) == r.states_generated
+    assert sum(c.distinct for c in r.coverage) + len(set(initial)) == r.distinct_states
+    assert all(c.enabled <= c.generated and c.distinct <= c.generated for c in r.coverage)
