@@ -158,3 +158,18 @@ def test_the_watchdog_leaves_an_existing_timer_and_other_threads_alone():
         assert dog._armed and signal.getitimer(signal.ITIMER_REAL)[1] == pytest.approx(watchdog.TICK)
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL or callable(signal.getsignal(signal.SIGALRM))
+
+
+def test_campaign_3_a_sequence_quadrupled_at_every_step_ends_within_the_fuzz_bound(tmp_path):
+    """The one failing input of fuzz campaign 3: the run stopped (out of memory) in time, but
+    printing its trace, states of millions of elements, outlasted the 30 s a case may take.
+    Large values are shortened in text now (values.TEXT_ELEMENTS)."""
+    from tests.fuzzing import CHECK_FLAGS, check_outcome, run_cli
+
+    data = b"var s: seq[int] = [0]\naction Double:\n    s = s + s\n    s = s + s\n"
+    (tmp_path / "x.spec").write_bytes(data)
+    outcome = run_cli(["check", "x.spec", *CHECK_FLAGS], tmp_path)
+    check_outcome(outcome, data)  # ends, with no traceback, with a located error if any
+    assert outcome.code in (4, 5)  # out of memory, or the time limit first on a slow machine
+    if outcome.code == 4:
+        assert "error[E411]" in outcome.first_error and " elements)]    (was [0, 0, " in outcome.stdout
