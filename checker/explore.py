@@ -649,9 +649,9 @@ class _FingerprintExplorer(_Explorer):
         return collision_probability(self.seen.count, self.generated)
 
     def _store(self, fp: int, slot: int, state: tuple, parent: int, ordinal: int) -> int:
-        """Store a new state (its fingerprint goes into `slot`); returns its index."""
+        """Store a new state (its fingerprint's probe ended at the empty `slot`); returns its index."""
         seen = self.seen
-        seen.table[slot] = fp
+        seen.put(fp, slot)
         i = seen.count
         seen.count = i + 1
         self.parents.append(parent)

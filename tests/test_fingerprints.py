@@ -24,6 +24,16 @@ def test_fingerprint_set_grows_and_keeps_every_member():
     assert not any(fps.add(v) for v in values)
 
 
+def test_the_newest_fingerprint_takes_its_home_slot():
+    # Last come, first served: a search looks up the states it stored last most often.
+    fps = FingerprintSet(log2_slots=4)
+    clash = [5 + 16 * i for i in range(6)]  # one home slot, 5
+    for v in clash:
+        fps.add(v)
+        assert fps.table[5] == v
+    assert sorted(x for x in fps.table if x) == clash and all(v in fps for v in clash)
+
+
 def test_zero_is_never_a_fingerprint():
     class Zero(tuple):
         def __hash__(self):
