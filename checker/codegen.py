@@ -62,7 +62,7 @@ RUNTIME_NAMES = {
     "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_memo": "memo", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
-    "_check_bounds": "check_bounds", "NONE": "NONE", "Fault": "Fault",
+    "_check_bounds": "check_bounds", "_keys_tuple": "keys_tuple", "NONE": "NONE", "Fault": "Fault",
 }
 
 
@@ -571,7 +571,7 @@ class _Gen:
         assert isinstance(e.type, T.SetT)
         order = "sorted" if T.naturally_ordered(e.type.element) else "_canon"
         if self.hoisting and self._is_constant(e):
-            name = self._hoist(lambda: f"tuple({order}({self._ex(e)}))")
+            name = self._hoist(lambda: f"_keys_tuple(tuple({order}({self._ex(e)})))")
             self.domain_names.add(name)
             return name
         return f"{order}({self.ex(e)})"
