@@ -24,7 +24,12 @@ domain and is used as a map key is bound with its position too, and `m[k]`
 reads and `m[k] = v` updates take that position directly when the map's key
 tuple is the domain's (`is`, else `==`); otherwise they fall back to the
 runtime's search by key. Maps built by the model share their key tuples with
-the domains (an intern table), so the fast path is the usual one.
+the domains (an intern table), so the fast path is the usual one. In an
+action with parameters, what is the same for every parameter value is
+computed once per call, before the parameter loops (after the guards that do
+not depend on a parameter): the key tests and value tuples of maps not yet
+assigned, and cheap expressions that read no bound name and no variable
+assigned before them and cannot fault.
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ RUNTIME_NAMES = {
     "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_memo": "memo", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
-    "_check_bounds": "check_bounds", "NONE": "NONE", "Fault": "Fault",
+    "_check_bounds": "check_bounds", "_keys_tuple": "keys_tuple", "NONE": "NONE", "Fault": "Fault",
 }
 
 
@@ -107,11 +112,17 @@ class _Gen:
         self.into = None  # while generating an n{i} function: the name of its result list
         self.positions: dict[int, tuple[str, str]] = {}  # bound local id -> (position name, domain name)
         self.canonical: set[tuple[str, str]] = set()  # (map name, domain name): keys known to be the domain
-        # In an action: where its prologue ends (after `v0, v1, ... = s`), the variables assigned
-        # so far in emission order, and the hoisted tests "v{slot}'s keys are domain t{n}".
+        # In an action: where its prologue ends, the variables assigned so far in emission order,
+        # and the code computed once per call in the prologue (code -> name): the tests "v{slot}'s
+        # keys are domain t{n}", the value tuples of maps not assigned yet and, in an action with
+        # parameters, the expressions that do not depend on them. The prologue ends after
+        # `v0, v1, ... = s` or, in an action with parameters, right before the parameter loops
+        # (after the guards that read no parameter: a disabled action computes none of it).
         self.prologue: int | None = None
         self.dirty: set[str] = set()
-        self.key_tests: dict[tuple[str, str], str] = {}
+        self.once: dict[str, str] = {}
+        self.loops = False  # in an action with parameters (after its leading guards)
+        self.lifting = False  # generating an expression computed in the prologue
 
     def where(self, span, kind: str, detail=None) -> int:
         self.wheres.append((span, kind, detail))
@@ -299,7 +310,7 @@ class _Gen:
         if into:
             self.emit(1, f"{into} = []")
         self._unpack(1, range(len(self.spec.variables)))
-        self.prologue, self.dirty, self.key_tests = len(self.out), set(), {}
+        self.prologue, self.dirty, self.once = len(self.out), set(), {}
         indent = 1
         assigned = _assigned_slots(action.body)
         body, guards = self._hoist_guards(action, assigned)
@@ -307,6 +318,8 @@ class _Gen:
             self.at = cond.span
             self.emit(indent, f"if not {self.ex(cond)}:")
             self.emit(indent + 1, "return " + into if into else "return")
+        if action.params:
+            self.prologue, self.loops = len(self.out), True
         for k, (local, domain) in enumerate(action.params):
             if k and _reads_state(domain):
                 # The body of the previous combination has run: a later parameter's set
@@ -330,7 +343,7 @@ class _Gen:
             self.emit(1, f"return {into}")
         self.emit(0, "")
         self.into = None
-        self.prologue = None
+        self.prologue, self.loops = None, False
         for local, _ in action.params:
             self.positions.pop(local.id, None)
 
@@ -478,14 +491,15 @@ class _Gen:
             self.dirty.add(current)
             return
         pos, dom = fast
+        old = self._values_of(current)
         self.canonical.add((current, dom))
         try:
-            inner = self._update(f"{current}[1][{pos}]", steps[1:], st.value)
+            inner = self._update(f"{old}[{pos}]", steps[1:], st.value)
         finally:
             self.canonical.discard((current, dom))
         values = self.fresh()
         self.emit(indent, f"if {self._keys_are(current, dom)}:")
-        self.emit(indent + 1, f"{values} = [*{current}[1]]")
+        self.emit(indent + 1, f"{values} = [*{old}]")
         self.emit(indent + 1, f"{values}[{pos}] = {inner}")
         self.emit(indent + 1, f"{current} = ({dom}, tuple({values}))")
         self.emit(indent, "else:")
@@ -497,13 +511,24 @@ class _Gen:
         assigned in this action it is the same for every parameter value and choice: computed
         once, in the action's prologue."""
         test = f"{m}[0] is {dom} or {m}[0] == {dom}"
-        if self.prologue is None or m in self.dirty or not _SIMPLE_NAME.match(m) or not m.startswith("v"):
-            return test
-        name = self.key_tests.get((m, dom))
+        return self._once(test) if self._unassigned(m) else test
+
+    def _values_of(self, m: str) -> str:
+        """The value tuple of map `m`: for a variable not assigned yet in this action, read once,
+        in the prologue (every parameter value and choice reads the same tuple)."""
+        return self._once(f"{m}[1]") if self._unassigned(m) else f"{m}[1]"
+
+    def _unassigned(self, m: str) -> bool:
+        """Whether `m` is a state variable this action has not assigned before this point."""
+        return self.prologue is not None and m not in self.dirty and _SIMPLE_NAME.match(m) and m.startswith("v")
+
+    def _once(self, code: str) -> str:
+        """A name for `code`, computed once per action call, in the prologue."""
+        name = self.once.get(code)
         if name is None:
-            name = self.key_tests[(m, dom)] = self.fresh()
-            self.out.insert(self.prologue, f"    {name} = {test}")
-            self.spans.insert(self.prologue, None)
+            name = self.once[code] = self.fresh()
+            self.out.insert(self.prologue, f"    {name} = {code}")
+            self.spans.insert(self.prologue, self.at)
             self.prologue += 1
         return name
 
@@ -546,7 +571,7 @@ class _Gen:
         assert isinstance(e.type, T.SetT)
         order = "sorted" if T.naturally_ordered(e.type.element) else "_canon"
         if self.hoisting and self._is_constant(e):
-            name = self._hoist(lambda: f"tuple({order}({self._ex(e)}))")
+            name = self._hoist(lambda: f"_keys_tuple(tuple({order}({self._ex(e)})))")
             self.domain_names.add(name)
             return name
         if isinstance(e, ir.Prim) and e.op == "range":  # in order already, and not built
@@ -594,7 +619,27 @@ class _Gen:
     def ex(self, e: ir.Expr) -> str:
         if self.hoisting and not isinstance(e, _TRIVIAL) and self._is_constant(e):
             return self._hoist(lambda: self._ex(e))
+        if self.loops and self.hoisting and not self.lifting and not isinstance(e, _TRIVIAL) \
+                and self._loop_invariant(e):
+            self.lifting = True
+            try:
+                code = self._ex(e)  # as a whole
+            finally:
+                self.lifting = False
+            return self._once(code)  # flags_16: `(shared + 1) % 7` once per state, not 16 times
         return self._ex(e)
+
+    def _loop_invariant(self, e: ir.Expr) -> bool:
+        """Whether `e`, inside an action's parameter loops, has the same value for every
+        parameter value and choice, and may be computed before the loops: it reads no bound name
+        and no variable assigned so far, and cannot fault (so evaluating it once, early, is not
+        observable). Cheap expressions only: one that builds a collection from a range or by a
+        comprehension could cost more, computed for a call where no parameter passes its guards,
+        than it saves."""
+        if _free_locals(e) or not _cheap(e):
+            return False
+        dirty = {int(m[1:]) for m in self.dirty}
+        return not (_expr_reads(e, self.reads) & dirty) and not _may_fault(e)
 
     def _ex(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Lit):
@@ -662,8 +707,8 @@ class _Gen:
                 pos, dom = fast
                 m = args[0]
                 if (m, dom) in self.canonical:  # inside the fast branch of an update of this map
-                    return f"{m}[1][{pos}]"
-                return f"({m}[1][{pos}] if {self._keys_are(m, dom)} else _lookup({m}, {args[1]}, {w}))"
+                    return f"{self._values_of(m)}[{pos}]"
+                return f"({self._values_of(m)}[{pos}] if {self._keys_are(m, dom)} else _lookup({m}, {args[1]}, {w}))"
             return f"{_FAULTING[e.op]}({', '.join(args)}, {w})"
         raise AssertionError(e.op)  # pragma: no cover
 
@@ -812,8 +857,8 @@ def _may_fault(e: ir.Expr) -> bool:
     so which element faults first does not depend on set layout). A range with static bounds
     and a product with a static factor do not count: the first is computed once, with the
     constants (its E408 is reported then), and the second grows by a bounded size per step."""
-    if isinstance(e, ir.Prim) and e.op in _FAULTING:
-        return True
+    if isinstance(e, ir.Prim) and e.op in _FAULTING and not (e.op in ("div", "mod") and _nonzero_int(e.args[1])):
+        return True  # (`//` and `%` by a non-zero literal are inlined and cannot fail)
     if isinstance(e, ir.Prim) and e.op == "range" and not all(map(_static, e.args)):
         return True
     if isinstance(e, ir.Prim) and e.op == "mul" and not any(map(_static, e.args)):
@@ -825,6 +870,17 @@ def _may_fault(e: ir.Expr) -> bool:
     if isinstance(e, ir.Build) and e.kind == "map":
         return True
     return any(_may_fault(c) for c in _children(e))
+
+
+# Operations that may build a large collection: never computed ahead of need (see _loop_invariant).
+_BUILDERS = {"range", "powerset", "maps", "bigunion"}
+
+
+def _cheap(e: ir.Expr) -> bool:
+    """Whether `e` has no comprehension, call or operation that may build a large collection."""
+    if isinstance(e, (ir.Comp, ir.CallDef)) or (isinstance(e, ir.Prim) and e.op in _BUILDERS):
+        return False
+    return all(_cheap(c) for c in _children(e))
 
 
 def _expr_reads(e: ir.Expr, function_reads) -> set[int]:

@@ -32,6 +32,7 @@ from enum import Enum
 from itertools import islice
 from typing import Callable
 
+from checker import types as T
 from checker.fingerprints import FingerprintSet, collision_probability
 from checker.liveness import Checker as LivenessChecker
 from checker.liveness import EvaluationFailed, Graph, Stopped
@@ -43,6 +44,9 @@ from checker.watchdog import StepInterrupted, Watchdog
 # Entries per variable in the fingerprint explorer's pools of queued values, before the pool is
 # emptied (it then fills again with the values of the current levels).
 _POOL_LIMIT = 1 << 14
+# A pool is given up when, over this many new states, more than nine in ten of its variable's
+# values were new to it (flags_16's map of 16 flags: 97%).
+_POOL_WINDOW = 1 << 13
 
 
 class Storage(Enum):
@@ -658,6 +662,53 @@ def _nth_step(model: Model, state: tuple, ordinal: int) -> Step:
     raise AssertionError("the stored successor ordinal is out of range")  # pragma: no cover
 
 
+class _Pools:
+    """Queued states share equal variable values: a successor's unchanged values are its
+    parent's objects anyway, and interning every new state's values per variable makes the BFS
+    queue 2-3 times smaller (notify_race_4: 125 -> 45 bytes per state; docs/performance.md,
+    changes 12 and 17). The unchanged values go through the pools too: that refills an emptied
+    pool with the values the queue holds, which later states then share.
+
+    A pool is bounded (emptied past _POOL_LIMIT entries). It is given up when its variable's
+    values rarely repeat (it would cost time and hold memory for nothing); then the pools of
+    variables of scalar types go too (Python shares small ints and bools already), and the
+    remaining ones are used one by one (`share`; None while every pool is used, in C)."""
+
+    def __init__(self, model: Model):
+        self.pools: list[dict | None] = [{} for _ in model.var_types]
+        self.scalar = [not _poolable(t) for t in model.var_types]
+        self.window = [(0, 0)] * len(self.pools)  # per pool: (states stored, its size) at the start
+        self.share: tuple[int, ...] | None = None
+
+    def review(self, stored: int) -> bool:
+        """Empty the pools that grew past their bound, give up those that do not pay; True if
+        `share` changed. `stored`: the states stored so far (each went through every pool)."""
+        dropped = False
+        for q, pool in enumerate(self.pools):
+            if pool is None:
+                continue
+            start, size = self.window[q]
+            if stored - start >= _POOL_WINDOW:
+                if len(pool) - size > 0.9 * (stored - start):
+                    self.pools[q] = None
+                    dropped = True
+                    continue
+                self.window[q] = stored, len(pool)
+            if len(pool) > _POOL_LIMIT:
+                pool.clear()
+                self.window[q] = (stored, 0)
+        if dropped:
+            self.pools[:] = [None if scalar else pool for pool, scalar in zip(self.pools, self.scalar)]
+            self.share = tuple(q for q, pool in enumerate(self.pools) if pool is not None)
+        return dropped
+
+
+def _poolable(t: T.Type) -> bool:
+    if isinstance(t, T.OptionT):
+        return _poolable(t.inner)
+    return not isinstance(t, (T.BoolT, T.IntT, T.SortT))
+
+
 class _FingerprintExplorer(_Explorer):
     """The BFS of _Explorer over a FingerprintSet: per stored state, a parent index (array 'i')
     and the ordinal of the successor that reached it first (array 'H', widened to 'I' when a
@@ -682,9 +733,9 @@ class _FingerprintExplorer(_Explorer):
         return collision_probability(self.seen.count, self.generated)
 
     def _store(self, fp: int, slot: int, state: tuple, parent: int, ordinal: int) -> int:
-        """Store a new state (its fingerprint goes into `slot`); returns its index."""
+        """Store a new state (its fingerprint's probe ended at the empty `slot`); returns its index."""
         seen = self.seen
-        seen.table[slot] = fp
+        seen.put(fp, slot)
         i = seen.count
         seen.count = i + 1
         self.parents.append(parent)
@@ -737,6 +788,8 @@ class _FingerprintExplorer(_Explorer):
         seen = self.seen
         queue: deque[tuple] = deque(self._initial_states())
         plan = self._action_plan()
+        shared = _Pools(model)
+        pools, share = shared.pools, shared.share
         constraints = bool(model.constraints)
         table, mask, limit = seen.table, seen.mask, seen.limit
         next_report = time.perf_counter() + self.progress_every
@@ -748,10 +801,6 @@ class _FingerprintExplorer(_Explorer):
         parent = -1  # index of the state being expanded
         pop = queue.popleft
         append = queue.append
-        # Queued states share equal variable values: a successor's unchanged values are its
-        # parent's objects anyway, and interning the changed ones per variable makes the BFS
-        # queue 2-3 times smaller (notify_race_4: 125 -> 45 bytes per state; docs/performance.md).
-        pools: list[dict] = [{} for _ in model.spec.variables]
         while queue:
             if parent + 1 == level_end:
                 level_end = seen.count
@@ -795,7 +844,14 @@ class _FingerprintExplorer(_Explorer):
                             if i >= limit:
                                 seen.grow()
                                 table, mask, limit = seen.table, seen.mask, seen.limit
-                            succ = tuple(map(dict.setdefault, pools, succ, succ))
+                            if share is None:
+                                succ = tuple(map(dict.setdefault, pools, succ, succ))
+                            elif share:
+                                values = [*succ]
+                                for q in share:
+                                    v = values[q]
+                                    values[q] = pools[q].setdefault(v, v)
+                                succ = tuple(values)
                             append(succ)
                             self.depth = level + 1
                             cov.distinct += 1
@@ -830,9 +886,8 @@ class _FingerprintExplorer(_Explorer):
             if max_states is not None and seen.count >= max_states and left:
                 return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=left)
             if (parent + 1) & 0x3FF == 0 or hit[0]:
-                for pool in pools:  # bounded: a variable whose values rarely repeat gains nothing
-                    if len(pool) > _POOL_LIMIT:
-                        pool.clear()
+                if shared.review(seen.count):
+                    share = shared.share
                 now = time.perf_counter()
                 reason = hit[0] or limit_reached(opts, self.start, now)
                 if reason is not None:

@@ -151,13 +151,15 @@ class _Table:
         self.close_fd()
 
     def insert(self, fps) -> None:
-        """Insert fingerprints known to be absent and distinct."""
+        """Insert fingerprints known to be absent and distinct (last come, first served, as
+        FingerprintSet.put: the next level's lookups find the newest at the first probe)."""
         table, mask = self.table, self.mask
         for fp in fps:
-            j = fp & mask
+            j = h = fp & mask
             while table[j]:
                 j = (j + 1) & mask
-            table[j] = fp
+            table[j] = table[h]
+            table[h] = fp
         self.count += len(fps)
 
 

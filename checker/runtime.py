@@ -63,6 +63,8 @@ def canon_key(v):
         return (3, tuple(sorted(map(canon_key, v))))
     if v is NONE:
         return (0,)
+    if isinstance(v, tuple):  # a long domain's key tuple (keys_tuple)
+        return (2, tuple(map(canon_key, v)))
     raise TypeError(f"not a tlacheck value: {v!r}")  # pragma: no cover
 
 
@@ -72,6 +74,27 @@ def canon(s) -> list:
 
 
 # ---------------------------------------------------------------- maps
+
+# Key tuples of at least this many keys hash faster with their hash computed once (keys_tuple);
+# for shorter ones, hashing the ints costs no more than the call that returns a cached hash.
+CACHED_HASH_KEYS = 8
+
+
+def keys_tuple(keys: tuple) -> tuple:
+    """A constant domain's canonical tuple, as generated code interns it for map keys. With
+    CACHED_HASH_KEYS keys or more, an equal tuple of a subclass made for it, whose hash is the
+    tuple's own, computed once and returned by a method in C: a state is hashed at every step,
+    and its maps usually share these tuples (flags_16: 16 keys rehashed per successor before).
+    Hashes, so fingerprints, are the same as a plain tuple's; it pickles as a plain tuple."""
+    if len(keys) < CACHED_HASH_KEYS:
+        return keys
+    cached = type("Keys", (tuple,), {"__slots__": (), "__hash__": hash(keys).__index__, "__reduce__": _as_tuple})
+    return cached(keys)
+
+
+def _as_tuple(keys: tuple):
+    return (tuple, (tuple(keys),))
+
 
 def mkmap(pairs, natural: bool, where: int, keys_table: dict | None = None):
     """Build a map from (key, value) pairs; the same key twice with two values is a fault.

@@ -95,3 +95,17 @@ def test_two_phase_scales_like_tlc(rms, distinct, generated):
     model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")), {"RM": rms})
     result = explore(model)
     assert (result.distinct_states, result.states_generated) == (distinct, generated)
+
+
+def test_coverage_credits_each_new_state_to_the_action_that_found_it_first_as_tlc_does():
+    """TLC's coverage (`-coverage 1`) gives each action's distinct:generated: the new states it
+    found first, in the order of the search, and all the successors it computed. TLC 2.15,
+    `-workers 1`, on TwoPhase.tla with TPNext's disjuncts put in two_phase.spec's action order
+    (`\\E rm \\in RM : TMRcvPrepared(rm)`, TMCommit, TMAbort, `\\E rm \\in RM : RMPrepare(rm)`, ...):
+    13:96, 1:1, 14:64, 26:156, 74:156, 7:24, 152:648. The original TPNext quantifies rm around five
+    actions at once, so TLC tries them rm by rm: the same generated counts, and distinct
+    21, 1, 22, 64, 64, 7, 108 (the first finder of a state depends on the order of the actions)."""
+    model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")))
+    result = explore(model)
+    assert [(c.distinct, c.generated) for c in result.coverage] == [
+        (13, 96), (1, 1), (14, 64), (26, 156), (74, 156), (7, 24), (152, 648)]

@@ -18,7 +18,7 @@ from checker import codegen
 from checker.cli import main, read_source
 from checker.errors import UsageError
 from checker.model import build_model
-from tests.conftest import SPECS, model_of
+from tests.conftest import SPECS, model_of, run
 
 GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|n|t|inv|con|reach|tp|td|fb)\d+|fa\d+_\d+)$")
 ALLOWED_NAMES = (set(keyword.kwlist) | set(codegen.RUNTIME_NAMES)
@@ -110,8 +110,6 @@ def test_issue_6_a_later_parameter_set_reads_the_unchanged_state():
     """Found modelling specs/agent_routing.spec: `Spawn(caller in alive, child in AGENT - alive)`
     evaluated the second set after the previous caller's body had assigned `alive`, so an agent
     spawned by main could never spawn in turn (the Deep state below was unreachable)."""
-    from tests.conftest import run
-
     text = """
         const AGENT: set[model] = {main, a1, a2}
         var alive: set[AGENT] = {main}
@@ -150,3 +148,37 @@ def test_issue_8_the_code_generator_reads_every_parameter():
     """`_Gen._finish` took the slots an action assigns, and every statement emitter passed them
     down to it, unread."""
     assert unread_parameters(codegen.__file__) == []
+
+
+def test_expressions_independent_of_the_parameters_are_computed_before_the_loops():
+    model = model_of("""
+        var x: int = 0
+        var y: int = 0
+        var z: int = 0
+        action Step(p in 0..2):
+            x = x + p
+            y = (x + 1) % 7
+            z = (z + 1) % 7
+    """)
+    source = model.generated.source
+    n0 = source[source.index("def n0"):]
+    head, loop = n0[:n0.index("\n\n")].split("for ", 1)
+    # z's update reads nothing the action assigned before it: once per state, before the loop.
+    # y's reads x, assigned just before: once per parameter value.
+    assert head.count("% 7") == 1 and loop.count("% 7") == 1
+    assert model.next_states[0](next(model.init())) == [(0, 1, 1), (1, 2, 1), (2, 3, 1)]
+
+
+def test_an_expression_that_may_fail_is_not_computed_before_the_guards():
+    # 10 // d fails (d is 0), but no parameter value passes the guard: nothing is computed.
+    model, result = run("""
+        var d: int = 0
+        var x: int = 0
+        action Never(p in 0..2):
+            require p > 5
+            x = 10 // d
+        action Tick:
+            require x == 0
+            x = 1
+    """, check_deadlock=False)
+    assert result.error is None and result.distinct_states == 2

@@ -24,6 +24,16 @@ def test_fingerprint_set_grows_and_keeps_every_member():
     assert not any(fps.add(v) for v in values)
 
 
+def test_the_newest_fingerprint_takes_its_home_slot():
+    # Last come, first served: a search looks up the states it stored last most often.
+    fps = FingerprintSet(log2_slots=4)
+    clash = [5 + 16 * i for i in range(6)]  # one home slot, 5
+    for v in clash:
+        fps.add(v)
+        assert fps.table[5] == v
+    assert sorted(x for x in fps.table if x) == clash and all(v in fps for v in clash)
+
+
 def test_zero_is_never_a_fingerprint():
     class Zero(tuple):
         def __hash__(self):
@@ -130,3 +140,45 @@ def test_queued_values_are_shared_and_pools_stay_bounded():
     exact = explore(model, Options(storage=Storage.EXACT))
     assert summary(explore(model, Options())) == summary(exact)
     assert exact.distinct_states == 40001 * 9
+
+
+def test_a_pool_of_queued_values_that_rarely_repeat_is_given_up():
+    from checker.explore import _POOL_WINDOW, _Pools
+
+    model = model_of("""
+        var fresh: seq[int] = []
+        var count: int = 0
+        var few: set[int] = {}
+    """)
+    pools = _Pools(model)
+    assert pools.share is None  # every pool, in C
+    for i in range(_POOL_WINDOW):
+        pools.pools[0].setdefault((i,), (i,))  # always new
+        pools.pools[1].setdefault(i % 7, i % 7)
+        pools.pools[2].setdefault(frozenset({i % 5}), frozenset({i % 5}))
+    assert not pools.review(_POOL_WINDOW - 1) and pools.share is None
+    assert pools.review(_POOL_WINDOW)
+    # `fresh` goes, and `count` with it (an int: Python shares small ints already); `few` stays
+    assert pools.share == (2,) and pools.pools[:2] == [None, None]
+
+
+def test_giving_up_a_pool_changes_no_result(monkeypatch):
+    # flags with 10 processes: 1,024 maps of flags, each in 7 states; a pool bounded to 128 of them
+    # keeps losing them, so it is given up (flags_16's 65,536 maps do that to the usual bound)
+    import checker.explore as E
+
+    monkeypatch.setattr(E, "_POOL_LIMIT", 128)
+    monkeypatch.setattr(E, "_POOL_WINDOW", 512)
+    given_up = []
+    review = E._Pools.review
+
+    def spy(self, stored):
+        changed = review(self, stored)
+        given_up.extend([self.share] if changed else [])
+        return changed
+
+    monkeypatch.setattr(E._Pools, "review", spy)
+    model = build_model(read_source(str(ROOT / "benchmarks" / "models" / "flags.spec")), {"N": "10"})
+    fp, exact = (explore(model, Options(storage=s)) for s in (Storage.FINGERPRINT, Storage.EXACT))
+    assert summary(fp) == summary(exact) and given_up == [()]  # and `shared`'s pool (an int) with it
+    assert (fp.distinct_states, fp.states_generated) == (2 ** 10 * 7, 2 ** 10 * 7 * 10 + 1)

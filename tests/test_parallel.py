@@ -18,7 +18,7 @@ from checker.result import Verdict
 from checker import parallel
 from checker.parallel import Coordinator
 from checker.variants import BASE
-from tests.conftest import GROW, SPECS, fail_ranges, model_of
+from tests.conftest import GROW, ROOT, SPECS, fail_ranges, model_of
 from tests.fuzzing import run_cli
 
 pytestmark = pytest.mark.skipif(not Coordinator.available(), reason="needs the fork start method")
@@ -65,6 +65,14 @@ def test_two_phase_with_five_resource_managers():
     model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")), {"RM": "{r1,r2,r3,r4,r5}"})
     r = assert_same(model)
     assert (r.distinct_states, r.states_generated) == (8832, 58146)
+
+
+def test_maps_over_a_long_domain_match_one_process():
+    """Their key tuples hash through a cached value (runtime.keys_tuple) and are pickled as plain
+    tuples when states are handed over: the fingerprints must be the same in every process."""
+    model = build_model(read_source(str(ROOT / "benchmarks" / "models" / "flags.spec")), {"N": "9"})
+    r = assert_same(model, workers=(2, 3))
+    assert (r.distinct_states, r.states_generated) == (2 ** 9 * 7, 2 ** 9 * 7 * 9 + 1)
 
 
 # Each model below stops at an event in the middle of a level, where one process's partial

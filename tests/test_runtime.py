@@ -13,6 +13,15 @@ def test_none_is_a_singleton_with_a_stable_hash():
     assert R.NONE == R.NONE and R.NONE != 0 and R.NONE != None  # noqa: E711
 
 
+def test_long_key_tuples_hash_as_plain_tuples_and_pickle_as_them():
+    short, long = tuple(range(R.CACHED_HASH_KEYS - 1)), tuple(range(R.CACHED_HASH_KEYS))
+    assert type(R.keys_tuple(short)) is tuple
+    keys = R.keys_tuple(long)
+    assert keys == long and hash(keys) == hash(long) and hash((keys, 1)) == hash((long, 1))
+    assert type(pickle.loads(pickle.dumps(keys))) is tuple
+    assert R.canon([(keys, 2), (long, 1)]) == [(long, 1), (long, 2)]
+
+
 def test_canonical_order_is_total_over_mixed_values():
     values = [frozenset({2, 1}), frozenset(), frozenset({1})]
     assert R.canon(values) == [frozenset(), frozenset({1}), frozenset({1, 2})]
