@@ -29,7 +29,10 @@ action with parameters, what is the same for every parameter value is
 computed once per call, before the parameter loops (after the guards that do
 not depend on a parameter): the key tests and value tuples of maps not yet
 assigned, and cheap expressions that read no bound name and no variable
-assigned before them and cannot fault.
+assigned before them and cannot fault. In an invariant, constraint or
+reachable check, the same goes for what a comprehension evaluates for each
+element without depending on it (the sorted elements of a sequence scanned
+once per key, say).
 """
 
 from __future__ import annotations
@@ -123,6 +126,11 @@ class _Gen:
         self.once: dict[str, str] = {}
         self.loops = False  # in an action with parameters (after its leading guards)
         self.lifting = False  # generating an expression computed in the prologue
+        # In an invariant, constraint or reachable check: its prologue ends after the unpacking,
+        # and what a comprehension evaluates for each element but does not depend on it is
+        # computed there (`comps`: how many comprehensions the code being generated is inside).
+        self.predicate = False
+        self.comps = 0
 
     def where(self, span, kind: str, detail=None) -> int:
         self.wheres.append((span, kind, detail))
@@ -165,19 +173,9 @@ class _Gen:
         for i, a in enumerate(spec.actions):
             self._action(i, a)
             self._action(i, a, into=self.fresh())
-        for prefix, preds in (("inv", spec.invariants), ("con", spec.constraints)):
+        for prefix, preds in (("inv", spec.invariants), ("con", spec.constraints), ("reach", spec.reachables)):
             for i, p in enumerate(preds):
-                self.at = p.span
-                self.emit(0, f"def {prefix}{i}(s):")
-                self._unpack(1, _expr_reads(p.expr, self.reads))
-                self.emit(1, f"return {self.ex(p.expr)}")
-                self.emit(0, "")
-        for i, p in enumerate(spec.reachables):
-            self.at = p.span
-            self.emit(0, f"def reach{i}(s):")
-            self._unpack(1, _expr_reads(p.expr, self.reads))
-            self.emit(1, f"return {self.ex(p.expr)}")
-            self.emit(0, "")
+                self._predicate(f"{prefix}{i}", p)
         predicates: dict = {}
         domains: dict = {}
         for prop in spec.properties:
@@ -195,6 +193,19 @@ class _Gen:
         invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
         return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads],
                          action_writes, invariant_reads, predicates, domains, fairness, self.spans)
+
+    def _predicate(self, name: str, p) -> None:
+        """`{name}(s)`: the value of the state predicate `p` (an invariant, constraint or
+        reachable check)."""
+        self.at = p.span
+        self.emit(0, f"def {name}(s):")
+        self._unpack(1, _expr_reads(p.expr, self.reads))
+        self.prologue, self.dirty, self.once, self.predicate = len(self.out), set(), {}, True
+        try:
+            self.emit(1, f"return {self.ex(p.expr)}")
+        finally:
+            self.prologue, self.predicate = None, False
+        self.emit(0, "")
 
     # ---------------------------------------------------------------- liveness support
     def _scoped_function(self, name: str, expr: ir.Expr, with_state: bool, body: str | None = None) -> tuple:
@@ -577,6 +588,8 @@ class _Gen:
         if isinstance(e, ir.Prim) and e.op == "range":  # in order already, and not built
             lo, hi = (self.ex(a) for a in e.args)
             return f"_range_domain({lo}, {hi}, {self.where(e.span, e.op, None)})"
+        if self._liftable(e):  # mailboxes_3's `elems(inbox)`, sorted once per check, not per client
+            return self._lifted(lambda: f"{order}({self._ex(e)})")
         return f"{order}({self.ex(e)})"
 
     def _binder(self, local: ir.Local, domain: ir.Expr) -> str:
@@ -619,15 +632,25 @@ class _Gen:
     def ex(self, e: ir.Expr) -> str:
         if self.hoisting and not isinstance(e, _TRIVIAL) and self._is_constant(e):
             return self._hoist(lambda: self._ex(e))
-        if self.loops and self.hoisting and not self.lifting and not isinstance(e, _TRIVIAL) \
-                and self._loop_invariant(e):
-            self.lifting = True
-            try:
-                code = self._ex(e)  # as a whole
-            finally:
-                self.lifting = False
-            return self._once(code)  # flags_16: `(shared + 1) % 7` once per state, not 16 times
+        if self._liftable(e):
+            return self._lifted(lambda: self._ex(e))  # flags_16: `(shared + 1) % 7` once per state
         return self._ex(e)
+
+    def _liftable(self, e: ir.Expr) -> bool:
+        """Whether `e` is to be computed once, in the prologue: inside an action's parameter
+        loops or a predicate's comprehensions, and the same for every parameter value, choice and
+        element (_loop_invariant)."""
+        return ((self.loops or (self.predicate and self.comps)) and self.hoisting and not self.lifting
+                and not isinstance(e, _TRIVIAL) and self._loop_invariant(e))
+
+    def _lifted(self, generate) -> str:
+        """The name of the code `generate()` returns (as a whole), computed in the prologue."""
+        self.lifting = True
+        try:
+            code = generate()
+        finally:
+            self.lifting = False
+        return self._once(code)
 
     def _loop_invariant(self, e: ir.Expr) -> bool:
         """Whether `e`, inside an action's parameter loops, has the same value for every
@@ -727,14 +750,18 @@ class _Gen:
     def _comp(self, e: ir.Comp) -> str:
         canonical = e.kind in ("choose", "seq") or _may_fault(e)
         loops = []
-        for local, dom in e.generators:
-            if canonical or (local.id in self.keyed and self.hoisting and self._is_constant(dom)):
-                loops.append(f"for {self._binder(local, dom)}")
-            else:
-                loops.append(f"for l{local.id} in {self.ex(dom)}")
+        outside = self.comps
         try:
+            for n, (local, dom) in enumerate(e.generators):
+                self.comps = outside + (n > 0)  # a later generator's set: once per earlier element
+                if canonical or (local.id in self.keyed and self.hoisting and self._is_constant(dom)):
+                    loops.append(f"for {self._binder(local, dom)}")
+                else:
+                    loops.append(f"for l{local.id} in {self.ex(dom)}")
+            self.comps = outside + 1
             return self._comp_body(e, " ".join(loops))
         finally:
+            self.comps = outside
             for local, _ in e.generators:
                 self.positions.pop(local.id, None)
 

@@ -732,10 +732,9 @@ class _FingerprintExplorer(_Explorer):
     def _collision(self) -> float | None:
         return collision_probability(self.seen.count, self.generated)
 
-    def _store(self, fp: int, slot: int, state: tuple, parent: int, ordinal: int) -> int:
-        """Store a new state (its fingerprint's probe ended at the empty `slot`); returns its index."""
+    def _store(self, state: tuple, parent: int, ordinal: int) -> int:
+        """Store a new state whose fingerprint the caller has put in the table; returns its index."""
         seen = self.seen
-        seen.put(fp, slot)
         i = seen.count
         seen.count = i + 1
         self.parents.append(parent)
@@ -772,7 +771,8 @@ class _FingerprintExplorer(_Explorer):
                 slot = seen.find(fp)
                 if slot >= 0 or not self._in_model(state, -1):
                     continue
-                i = self._store(fp, ~slot, state, -1, k)
+                seen.put(fp, ~slot)
+                i = self._store(state, -1, k)
                 if seen.count > seen.limit:
                     seen.grow()
                 stored.append(state)
@@ -840,7 +840,10 @@ class _FingerprintExplorer(_Explorer):
                                     continue
                             self.generated += k + 1 - counted
                             counted = k + 1
-                            i = self._store(fp, j, succ, parent, k)
+                            home = fp & mask  # FingerprintSet.put, inline: last come, first served
+                            table[j] = table[home]
+                            table[home] = fp
+                            i = self._store(succ, parent, k)
                             if i >= limit:
                                 seen.grow()
                                 table, mask, limit = seen.table, seen.mask, seen.limit

@@ -182,3 +182,18 @@ def test_an_expression_that_may_fail_is_not_computed_before_the_guards():
             x = 1
     """, check_deadlock=False)
     assert result.error is None and result.distinct_states == 2
+
+
+def test_what_a_comprehension_in_an_invariant_computes_for_each_element_without_it_is_computed_once():
+    model = model_of("""
+        const Ids: set[int] = 1..3
+        var q: seq[int] = [1, 2, 2]
+        invariant Few: all(len([x for x in elems(q) if x >= i]) <= 1 for i in Ids)
+    """)
+    source = model.generated.source
+    inv = source[source.index("def inv0"):]
+    head, ret = inv[:inv.index("\n\n")].split("return ")
+    # the inner list's (sorted) set of elements does not depend on i: before the `all`, once
+    assert "frozenset(v0)" in head and "frozenset" not in ret
+    check = dict(model.invariants)["Few"]
+    assert check(next(model.init())) is False and check(((3,),)) is True
