@@ -155,10 +155,13 @@ class _Table:
         FingerprintSet.put: the next level's lookups find the newest at the first probe)."""
         table, mask = self.table, self.mask
         for fp in fps:
-            j = h = fp & mask
-            while table[j]:
-                j = (j + 1) & mask
-            table[j] = table[h]
+            h = fp & mask
+            x = table[h]
+            if x:  # the home slot's fingerprint moves to the end of the run
+                j = (h + 1) & mask
+                while table[j]:
+                    j = (j + 1) & mask
+                table[j] = x
             table[h] = fp
         self.count += len(fps)
 
