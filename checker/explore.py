@@ -486,7 +486,7 @@ class _Explorer:
                     for args, succ in act(state):
                         n += 1
                         if graph is not None:
-                            self._record(graph, ai, args, succ, parent)
+                            self._record(graph, ai, args, succ)
                         if succ in index:
                             continue
                         if constraints and not self._in_model(succ, parent):
@@ -535,7 +535,7 @@ class _Explorer:
                                            now - self.start))
         return self._finish()
 
-    def _record(self, graph: Graph, action: int, args: tuple, succ: tuple, parent: int) -> None:
+    def _record(self, graph: Graph, action: int, args: tuple, succ: tuple) -> None:
         """Append a transition; the successor index is -1 until the state is stored (or for good,
         when it fails a constraint)."""
         graph.succ.append(self.index.get(succ, -1))

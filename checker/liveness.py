@@ -588,24 +588,24 @@ class Checker:
         if leaf.kind == "eventually":
             allowed = {s for s in range(n) if not self._holds(leaf.p, s)}
             seeds = [(s, 0) for s in self.initial if s in allowed]
-            return self._search(name, leaf, allowed, seeds, None,
+            return self._search(name, allowed, seeds, None,
                                 "a fair behaviour in which the predicate never holds")
         if leaf.kind == "always_eventually":
             allowed = {s for s in range(n) if not self._holds(leaf.p, s)}
-            return self._search(name, leaf, allowed, None, None,
+            return self._search(name, allowed, None, None,
                                 "a fair behaviour in which the predicate eventually never holds again")
         if leaf.kind == "eventually_always":
             must = (lambda s: not self._holds(leaf.p, s))
-            return self._search(name, leaf, everything, None, must,
+            return self._search(name, everything, None, must,
                                 "a fair behaviour in which the predicate is false infinitely often")
         if leaf.kind == "leads_to":
             allowed = {s for s in range(n) if not self._holds(leaf.q, s)}
             seeds = [(s, self.depth[s]) for s in allowed if self._holds(leaf.p, s)]
-            return self._search(name, leaf, allowed, seeds, None,
+            return self._search(name, allowed, seeds, None,
                                 "the left side holds, then the right side never does", from_tree=True)
         raise AssertionError(leaf.kind)  # pragma: no cover
 
-    def _search(self, name, leaf, allowed: set, seeds, must, detail, from_tree: bool = False):
+    def _search(self, name, allowed: set, seeds, must, detail, from_tree: bool = False):
         """The fair cycle inside `allowed` with the shortest prefix. `seeds`: (state, distance) where
         the restricted prefix may start (None: any reachable state, reached by the BFS tree)."""
         if not allowed:
@@ -687,18 +687,18 @@ class Checker:
     def _tree_trace(self, s: int) -> Trace:
         return self._trace(self._tree_path(s), s, None)
 
-    def _step(self, s: int, e: int) -> Step:
+    def _step(self, e: int) -> Step:
         g = self.graph
         return Step(g.action[e], g.args[g.args_id[e]], self.states[g.succ[e]])
 
     def _trace(self, prefix, end: int, loop, stutter: bool = False) -> Trace:
         first = prefix[0][0] if prefix else end
         steps = [Step(None, (), self.states[first])]
-        steps += [self._step(s, e) for s, e in prefix]
+        steps += [self._step(e) for _, e in prefix]
         if loop is None:
             return Trace(tuple(steps), len(steps) - 1 if stutter else None)
         loop_index = len(steps) - 1
-        cycle = [self._step(s, e) for s, e in loop]
+        cycle = [self._step(e) for _, e in loop]
         # the last step returns to the entry state: drop it, the loop index says where it goes
         steps += cycle[:-1]
         return Trace(tuple(steps), loop_index, closing=cycle[-1])

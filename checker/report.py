@@ -75,7 +75,7 @@ def trace_omitted(result: Result) -> str | None:
     return getattr(result.error, "trace_omitted", None)
 
 
-def _headline(model: Model, result: Result) -> str:
+def _headline(result: Result) -> str:
     v = result.violation
     if result.verdict == Verdict.INVARIANT_VIOLATED:
         return f"Error: invariant {v.name} is violated."
@@ -99,7 +99,7 @@ def _headline(model: Model, result: Result) -> str:
 def format_result(model: Model, result: Result, spec_path: str, full: bool = False) -> str:
     """The whole text report for `tlacheck check`."""
     out = [f"tlacheck {__version__}: checking {spec_path} (spec {model.name})", ""]
-    out.append(_headline(model, result))
+    out.append(_headline(result))
     if result.verdict == Verdict.INCOMPLETE:
         out.append(f"Reason: {_STOP_REASONS.get(result.stop_reason, result.stop_reason)}.")
     if result.undecided:

@@ -96,7 +96,7 @@ class _Checker:
         self._check_duplicates(decls)
         for d in decls:
             if isinstance(d, S.EnumDecl):
-                self._declare_sort(d.name, tuple(m for m, _ in d.members), "enum", d.name_span, d.members)
+                self._declare_sort(d.name, tuple(m for m, _ in d.members), "enum", d.members)
             elif isinstance(d, S.ConstDecl) and self._is_model_set(d.type):
                 self._declare_model_const(d)
         self._check_atom_clashes(decls)
@@ -199,7 +199,7 @@ class _Checker:
     def _is_model_set(t: S.TypeExpr) -> bool:
         return isinstance(t, S.SetType) and isinstance(t.element, S.ModelType)
 
-    def _declare_sort(self, name: str, members: tuple[str, ...], kind: str, span: Span, member_spans) -> T.SortT:
+    def _declare_sort(self, name: str, members: tuple[str, ...], kind: str, member_spans) -> T.SortT:
         sort = T.SortT(name, members, kind)
         seen = set()
         for m, mspan in member_spans:
@@ -230,7 +230,7 @@ class _Checker:
         for e in expr.elements:
             if e.name in self.top_names and e.name != d.name:
                 raise _err("E101", f"model value `{e.name}` has the name of a declaration", e.span, "rename one of them")
-        sort = self._declare_sort(d.name, members, "model", d.name_span, [(e.name, e.span) for e in expr.elements])
+        sort = self._declare_sort(d.name, members, "model", [(e.name, e.span) for e in expr.elements])
         index = len(self.constants)
         value = ir.Build(T.SetT(sort), d.span, "set", tuple(ir.Lit(sort, e.span, i) for i, e in enumerate(expr.elements)))
         self.constants.append(ir.Constant(d.name, T.SetT(sort), value, d.span))

@@ -64,7 +64,7 @@ def verify_source(source: Source, overrides: dict | None = None) -> list[Row]:
     for e in expects:
         if e.name not in runs:
             runs[e.name] = _explore(source, overrides, e.name)
-        rows.append(_row(source, tree, e, runs[e.name]))
+        rows.append(_row(source, e, runs[e.name]))
     _replay_base_counterexamples(source, overrides, rows, runs)
     return rows
 
@@ -124,7 +124,7 @@ def _checks(model: Model) -> dict[str, str]:
     return out
 
 
-def _row(source: Source, tree: S.SpecFile, e: S.ExpectDecl, run: _Run) -> Row:
+def _row(source: Source, e: S.ExpectDecl, run: _Run) -> Row:
     model, result = run.model, run.result
     base = dict(file=source.name, spec=model.name, variant=e.name, expected=e.outcome,
                 states=result.distinct_states, seconds=run.seconds, model=model, span=e.span)
