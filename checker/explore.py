@@ -22,6 +22,7 @@ needs the states and the graph. Both give the same counts and traces.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time
 import traceback
@@ -323,16 +324,14 @@ class _Explorer:
         self.watchdog = Watchdog(lambda: limit_reached(opts, self.start, time.perf_counter()), self.model.code_name,
                                  self._protected())
         try:
-            if not watched:
-                return self._run()
-            with self.watchdog:
+            with self.watchdog if watched else contextlib.nullcontext():
                 return self._run()
         except _Stop as stop:
             return stop.args[0]
         except StepInterrupted as stop:  # a limit reached inside one long step
             distinct, left = self._counts()
-            # the state being expanded is left too (none while the initial states are computed)
-            left += distinct - left > 0
+            if distinct > left:  # a state was being expanded (not the initial states): it is left too
+                left += 1
             return self._result(Verdict.INCOMPLETE, stop_reason=stop.reason, queue_left=left)
 
     def _protected(self) -> list:

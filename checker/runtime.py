@@ -218,18 +218,17 @@ def bigunion(s):
 RANGE_LIMIT = 1 << 20  # elements of a range `a..b` that is built or iterated
 
 
-def int_range(a: int, b: int, where: int):
-    """The set a..b (E408 past RANGE_LIMIT elements: `x in a..b` is compiled to a comparison)."""
-    if b - a >= RANGE_LIMIT:
-        raise Fault("E408", where, a, b)
-    return frozenset(range(a, b + 1))
-
-
 def range_domain(a: int, b: int, where: int):
-    """a..b in canonical order, for a loop over it (parameters, `with`, comprehensions)."""
+    """a..b in canonical order, for a loop over it (parameters, `with`, comprehensions); E408
+    past RANGE_LIMIT elements (`x in a..b` is compiled to a comparison and has no limit)."""
     if b - a >= RANGE_LIMIT:
         raise Fault("E408", where, a, b)
     return range(a, b + 1)
+
+
+def int_range(a: int, b: int, where: int):
+    """The set a..b (E408 past RANGE_LIMIT elements, as range_domain)."""
+    return frozenset(range_domain(a, b, where))
 
 
 INT_BITS_LIMIT = 1 << 16  # about 19,700 decimal digits

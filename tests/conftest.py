@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -12,9 +13,19 @@ from checker.errors import SpecError
 from checker.explore import Options, explore
 from checker.model import build_model
 from checker.source import Source
+from checker.variants import BASE
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
+
+
+def spec_runs() -> list[tuple[str, str]]:
+    """(spec path under specs/, variant) for every spec in specs/ and each of its variants."""
+    runs = []
+    for path in sorted(SPECS.rglob("*.spec")):
+        variants = [BASE] + re.findall(r"^variant (\w+)", path.read_text(), re.M)
+        runs += [(str(path.relative_to(SPECS)), v) for v in variants]
+    return runs
 REFERENCE = ROOT.parent / "shared" / "reference" / "tlaplus-examples"
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from checker.explore import Storage
 from checker.result import Verdict
-from tests.conftest import model_of, run
+from tests.conftest import SPECS, model_of, run, spec_runs
 
 COUNTER = """
     const N: int = 3
@@ -354,18 +354,8 @@ def test_issue_8_bounds_that_hold_change_nothing():
     assert unbounded.verdict == Verdict.INCOMPLETE  # unbounded sequences stay allowed
 
 
-def _every_spec_and_variant():
-    import re
-
-    from checker.variants import BASE
-    from tests.conftest import SPECS
-
-    return [(str(p.relative_to(SPECS)), v) for p in sorted(SPECS.rglob("*.spec"))
-            for v in [BASE] + re.findall(r"^variant (\w+)", p.read_text(), re.M)]
-
-
 @pytest.mark.parametrize("storage", [Storage.FINGERPRINT, Storage.EXACT])
-@pytest.mark.parametrize("spec, variant", _every_spec_and_variant())
+@pytest.mark.parametrize("spec, variant", spec_runs())
 def test_the_coverage_adds_up_to_the_summary(spec, variant, storage):
     """Also when a violation, an error or a deadlock stops the run in the middle of an action
     (an invariant violated by the third successor of an action counts those three). With
@@ -373,7 +363,6 @@ def test_the_coverage_adds_up_to_the_summary(spec, variant, storage):
     from checker.cli import read_source
     from checker.explore import Options, explore
     from checker.model import build_model
-    from tests.conftest import SPECS
 
     model = build_model(read_source(str(SPECS / spec)), None, variant)
     r = explore(model, Options(storage=storage, check_properties=False))

@@ -1,6 +1,5 @@
 """fingerprints.py and fingerprint storage: the same results as exact storage (issue 7)."""
 
-import re
 import subprocess
 import sys
 import textwrap
@@ -11,8 +10,7 @@ from checker.cli import read_source
 from checker.explore import Options, Storage, explore
 from checker.fingerprints import FingerprintSet, collision_probability, fingerprint
 from checker.model import build_model
-from checker.variants import BASE
-from tests.conftest import ROOT, SPECS, model_of
+from tests.conftest import ROOT, SPECS, model_of, spec_runs
 
 
 def test_fingerprint_set_grows_and_keeps_every_member():
@@ -65,14 +63,6 @@ def summary(r):
     return (r.verdict, r.distinct_states, r.states_generated, r.depth, r.queue_left, r.stop_reason,
             [(c.enabled, c.generated, c.distinct) for c in r.coverage], r.violation, r.witnesses,
             r.violations, (err.code, err.message, err.span) if err is not None else None)
-
-
-def spec_runs():
-    runs = []
-    for path in sorted(SPECS.rglob("*.spec")):
-        variants = [BASE] + re.findall(r"^variant (\w+)", path.read_text(), re.M)
-        runs += [(str(path.relative_to(SPECS)), v) for v in variants]
-    return runs
 
 
 @pytest.mark.parametrize("spec, variant", spec_runs())

@@ -17,8 +17,7 @@ from checker.model import build_model
 from checker.result import Verdict
 from checker import parallel
 from checker.parallel import Coordinator
-from checker.variants import BASE
-from tests.conftest import GROW, ROOT, SPECS, fail_ranges, model_of
+from tests.conftest import GROW, ROOT, SPECS, fail_ranges, model_of, spec_runs
 from tests.fuzzing import run_cli
 
 pytestmark = pytest.mark.skipif(not Coordinator.available(), reason="needs the fork start method")
@@ -37,14 +36,6 @@ def assert_same(model, workers=(2,), **options):
     for n in workers:
         assert summary(explore(model, Options(workers=n, **options))) == summary(one), f"{n} workers"
     return one
-
-
-def spec_runs():
-    runs = []
-    for path in sorted(SPECS.rglob("*.spec")):
-        variants = [BASE] + re.findall(r"^variant (\w+)", path.read_text(), re.M)
-        runs += [(str(path.relative_to(SPECS)), v) for v in variants]
-    return runs
 
 
 @pytest.mark.parametrize("spec, variant", spec_runs())
