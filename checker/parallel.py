@@ -327,7 +327,9 @@ class Coordinator(_FingerprintExplorer):
                     grown.close_fd()
             if settled is not None:  # while the workers check and expand
                 self._link(self._won(settled)["all_keys"])
-            replies = self._replies(end - start)
+            # The next level is likely to need a larger table: grow it now, while the workers expand.
+            ahead = self._growth(self.table.count + 2 * (end - start)) if expand else iter(())
+            replies = self._replies(end - start, ahead)
             if settled is not None:
                 self.expanded = settled["start"]
                 stop = self._number(self._won(settled), [r[0] for r in replies], level - 1)
@@ -339,6 +341,8 @@ class Coordinator(_FingerprintExplorer):
                 assert reason is not None, "a level with an event ends the search"
                 self.expanded = start
                 return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=end - start)
+            for _ in ahead:
+                pass
             settled = self._settle([r[1] for r in replies], start)
             if not settled["total"]:  # no new state: this level's events, or the end
                 self.expanded = start
@@ -352,21 +356,27 @@ class Coordinator(_FingerprintExplorer):
             level += 1
             self._report(end - start)
 
-    def _replies(self, queue: int) -> list:
-        """The workers' answers to a step: (checks, expansion). Meanwhile: progress reports, and
-        the limits. When one is reached (self.halted), the workers drop the level they are
-        expanding (their expansion is None); the level's states are all checked."""
+    def _replies(self, queue: int, meanwhile) -> list:
+        """The workers' answers to a step: (checks, expansion). Meanwhile: the chunks of work
+        `meanwhile` yields, progress reports, and the limits. When one is reached (self.halted),
+        the workers drop the level they are expanding (their expansion is None); the level's
+        states are all checked."""
         replies: list = [None] * self.workers
         speeds: list = [None] * self.workers
         waiting = dict(zip(self.conns, range(self.workers)))
+        busy = True
+        watch = 0.0  # when to look at the limits next
         while waiting:
-            for conn in wait(list(waiting), timeout=_WATCH_S):
+            busy = busy and next(meanwhile, False) is not False
+            for conn in wait(list(waiting), timeout=0 if busy else _WATCH_S):
                 w = waiting.pop(conn)
                 checks, expansion, held, cpu = self._recv(w)[1:]
                 replies[w] = (checks, None if expansion is None or expansion.get("halted") else expansion)
                 speeds[w] = held / cpu if cpu > _MIN_CPU_S and replies[w][1] is not None else None
-            if waiting and self.halted is None:
-                self.halted = self._limit(time.perf_counter())
+            now = time.perf_counter()
+            if waiting and self.halted is None and now >= watch:
+                watch = now + _WATCH_S
+                self.halted = self._limit(now)
                 if self.halted is not None:
                     self.halt[0] = 1
             self._report(queue)
@@ -385,22 +395,29 @@ class Coordinator(_FingerprintExplorer):
     def _insertion(self, fps: list, needed: int):
         """Insert new, distinct fingerprints into the table, a chunk at a time: the coordinator
         does this while the workers look up and check (they read the table only to expand).
-        The table grows first if it would hold more than `needed`, and the new table is left in
-        `self.grown` for the workers."""
+        The table grows first if it would hold more than `needed`."""
+        yield from self._growth(needed)
         table = self.table
-        if needed > (table.mask + 1) >> 1:
-            self.grown = grown = _Table(_slots_for(2 * needed))  # 4x at a time: less rehashing
-            old = array("q", filter(None, table.table))
-            for i in range(0, len(old), _CHUNK):
-                grown.insert(old[i:i + _CHUNK])
-                yield
-            table.close()
-            self.table = table = grown
         for more in fps:
             more = more if isinstance(more, array) else array("q", more)
             for i in range(0, len(more), _CHUNK):
                 table.insert(more[i:i + _CHUNK])
                 yield
+
+    def _growth(self, needed: int):
+        """Grow the table, a chunk at a time, if it would hold more than `needed`; the new table
+        is left in `self.grown` for the workers. Also run while the workers expand, for the
+        level they will find: they read the old table meanwhile, which nobody writes then."""
+        table = self.table
+        if needed <= (table.mask + 1) >> 1:
+            return
+        self.grown = grown = _Table(_slots_for(2 * needed))  # 4x at a time: less rehashing
+        old = array("q", filter(None, table.table))
+        for i in range(0, len(old), _CHUNK):
+            grown.insert(old[i:i + _CHUNK])
+            yield
+        table.close()
+        self.table = grown
 
     def _link(self, keys: array) -> None:
         """Append the parent links and ordinals of a level's new states (keys in index order)."""

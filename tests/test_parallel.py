@@ -248,10 +248,10 @@ def test_a_limit_reached_while_the_workers_expand_stops_at_the_level_boundary(mo
     replies = parallel.Coordinator._replies
     dropped = []
 
-    def spy(self, queue):
+    def spy(self, queue, *rest):
         watching["queue"] = queue
         try:
-            answers = replies(self, queue)
+            answers = replies(self, queue, *rest)
         finally:
             watching["queue"] = 0
         dropped.append(any(expansion is None for _, expansion in answers))
