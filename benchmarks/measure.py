@@ -5,8 +5,10 @@ this model alone: `python -m benchmarks.measure NAME [--workers N] [--storage S]
 
 Memory: `rss_before` is the resident size once the model is built (the
 interpreter, the checker, the compiled model); `peak_rss` is the peak during
-the whole run (getrusage), and with several workers the peak of the sum of
-this process and its children (sampled every 20 ms from /proc). Bytes per
+the whole run (getrusage), and with several workers the peak of the summed
+proportional set size (PSS) of this process and its children, sampled every
+100 ms from /proc: the pages they share (the table of fingerprints in shared
+memory, the forked interpreter and model) count once, not once per process. Bytes per
 distinct state are (peak - before) / distinct: everything exploration added,
 the seen-set, parent links and the BFS queue included.
 """
@@ -36,23 +38,30 @@ def _rss(pid: int) -> int:
         return 0
 
 
+def _pss(pid: int) -> int:
+    """The proportional set size: pages shared by n processes count 1/n in each, so the sum over
+    a process and its forked children counts each page once."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
+
+
 def _children(pid: int) -> list[int]:
-    out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(name))
-    return out
+    """The processes the main thread of `pid` forked (the workers)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(c) for c in fh.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 class _TreeSampler(threading.Thread):
-    """The peak of the summed RSS of this process and its children."""
+    """The peak of the summed proportional set size of this process and its children."""
 
     def __init__(self):
         super().__init__(daemon=True)
@@ -61,8 +70,8 @@ class _TreeSampler(threading.Thread):
 
     def run(self):
         me = os.getpid()
-        while not self.done.wait(0.02):
-            total = _rss(me) + sum(_rss(c) for c in _children(me))
+        while not self.done.wait(0.1):  # reading smaps_rollup costs about 1 ms a process
+            total = _pss(me) + sum(_pss(c) for c in _children(me))
             self.peak = max(self.peak, total)
 
 

@@ -20,25 +20,30 @@ The fingerprints of the stored states are in one open-addressing table
 shared memory. Only the coordinator (this process) writes it, and only while
 the workers do not read it. Per level:
 
-1. step: each worker checks the reachable checks and invariants on the states
-   it now holds, in global order, waits for the coordinator's "go" (the level
-   is in the table), then expands them in global order. A successor is a
-   candidate unless its fingerprint is in the table or among this level's
-   candidates so far (a set: most duplicate successors are states found
-   earlier in the same level, and a set lookup is cheaper than probing the
-   table); the state constraints are checked on candidates. The worker keeps
-   the candidate states and reports their fingerprints, keys and actions as
-   arrays, its successor counts per parent and action, its events (evaluation
-   errors in actions and constraints, deadlocks) and its check results.
+1. step: each worker takes the states it now holds (some handed over by
+   other workers), waits for the coordinator's "go" (the level is in the
+   table), then expands them in global order. A successor is a candidate
+   unless its fingerprint is in the table or among this level's candidates
+   so far (a set: most duplicate successors are states found earlier in the
+   same level, and a set lookup is cheaper than probing the table). Candidates
+   are checked as one process checks the states it stores: the state
+   constraints, the reachable checks, then the invariants the action may have
+   broken. The worker keeps the candidate states and reports their
+   fingerprints, keys and actions as arrays, its successor counts per parent
+   and action, the first witness and evaluation error of each reachable check,
+   and its events (an invariant violated, evaluation errors in actions,
+   constraints and invariants, deadlocks); it stops at its first event.
 2. lookup: each worker says which candidates of the other workers it found
-   too. A candidate of worker w found by an earlier worker is not w's own.
-   Meanwhile the coordinator starts inserting the candidates' fingerprints
-   into the table (and finishes while the workers check, in the next step).
+   too. A candidate of worker w found by an earlier worker is not w's own;
+   that worker found and checked it at a smaller key, so the first event and
+   the first witnesses over all workers are at new states. Meanwhile the
+   coordinator starts inserting the candidates' fingerprints into the table
+   (and finishes while the workers take their states, in the next step).
 3. settle: the coordinator numbers the new states (worker 0's candidates,
-   then worker 1's own ones, ...) and splits the new level into equal
-   contiguous ranges. A worker holds a state of another worker's numbering if
-   it found it too; otherwise the state is handed over (pickled): 0 to 3.4%
-   of the states on the benchmark models.
+   then worker 1's own ones, ...) and splits the new level into contiguous
+   ranges, by the workers' recent speeds. A worker holds a state of another
+   worker's numbering if it found it too; otherwise the state is handed over
+   (pickled): 0 to 3.4% of the states on the benchmark models.
 
 The first event in key order is the one a single process meets first. The
 coordinator sets the counts to what a single process has at that point (from
@@ -48,9 +53,12 @@ A MemoryError in the spec's code is the exception: the worker places it from
 its traceback (Model.limit_error), and the coordinator reports it (E411) there
 without evaluating again, since it need not recur. Out of memory elsewhere in
 a worker ends the run as it does in one process (`tlacheck: out of memory`).
-The invariants on a level's new states are checked in the next step, so a
-level is added up one step later; the step after a level with an event, or
-with the --max-states limit inside it, checks without expanding.
+A level without events is added up while the workers expand the next one.
+
+The table grows (4x) when a level would fill more than half of it; the
+coordinator grows it ahead, while the workers expand the level before, when
+it expects the next level to need it. The workers read the old table
+meanwhile, which nobody writes then, and get the new one with the next "go".
 
 Limits: temporal properties (the liveness checker needs the whole graph in one
 process), collect mode (`tlacheck verify`) and exact storage run in one
@@ -235,7 +243,7 @@ class Coordinator(_FingerprintExplorer):
             n = self.workers
             for w, conn in enumerate(self.conns):
                 lo, hi = w * len(initial) // n, (w + 1) * len(initial) // n
-                conn.send(("init", [(g, 0, initial[g]) for g in range(lo, hi)]))
+                conn.send(("init", lo, initial[lo:hi]))
             return self._levels()
         finally:
             self._shutdown()
@@ -295,14 +303,14 @@ class Coordinator(_FingerprintExplorer):
         return reason
 
     def _levels(self) -> Result:
-        """The level loop. Each step checks the states the workers hold (the new states of the
-        level `settled`, numbered but not yet checked) and expands them, then settles the new
-        level they found."""
+        """The level loop. Each step expands the states the workers hold (the new states of the
+        level `settled`, numbered and checked while they were found), then settles the new
+        level they found; a level is added up while the workers expand the next one."""
         opts = self.options
         n = self.workers
         level = 1  # depth of the states the workers hold
         start, end = 0, self.distinct  # their global indices
-        settled = None  # the previous level: its reports, waiting for the checks of its new states
+        settled = None  # the previous level, not yet added up
         plans = [None] * n  # what each worker holds (None: the initial states it was sent)
         self.next_report = time.perf_counter() + self.progress_every
         while True:
@@ -310,12 +318,13 @@ class Coordinator(_FingerprintExplorer):
             reason = self.halted or ("max_depth" if opts.max_depth is not None and level >= opts.max_depth
                                      else self._limit(now))
             expand = reason is None and (settled is None or settled["go_on"])
-            pending = tuple(name for name, _ in self.reachables if name not in self.witnesses)
-            for w, conn in enumerate(self.conns):
-                conn.send(("step", plans[w], expand, pending))
-            self._relay(plans)
-            if expand:  # once the level is in the table, the workers may expand it
-                if settled is not None:
+            if expand:
+                pending = tuple(name for name, _ in self.reachables
+                                if name not in self.witnesses and not (settled and name in settled["witnessed"]))
+                for w, conn in enumerate(self.conns):
+                    conn.send(("step", plans[w], pending))
+                self._relay(plans)
+                if settled is not None:  # once the level is in the table, the workers may expand it
                     for _ in settled["insertion"]:
                         pass
                 grown, self.grown = self.grown, None
@@ -325,28 +334,29 @@ class Coordinator(_FingerprintExplorer):
                         reduction.send_handle(conn, grown.fd, self.procs[w].pid)
                 if grown:
                     grown.close_fd()
-            if settled is not None:  # while the workers check and expand
+            if settled is not None:  # while the workers expand
                 self._link(self._won(settled)["all_keys"])
-            # The next level is likely to need a larger table: grow it now, while the workers expand.
-            ahead = self._growth(self.table.count + 2 * (end - start)) if expand else iter(())
-            replies = self._replies(end - start, ahead)
-            if settled is not None:
                 self.expanded = settled["start"]
-                stop = self._number(self._won(settled), [r[0] for r in replies], level - 1)
+                stop = self._number(settled, level - 1)
                 if stop is not None:
                     return stop
-            if expand and any(r[1] is None for r in replies):  # a limit was reached meanwhile
-                expand, reason = False, self.halted
             if not expand:
                 assert reason is not None, "a level with an event ends the search"
                 self.expanded = start
                 return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=end - start)
+            # The next level is likely to need a larger table: grow it now, while the workers expand.
+            ahead = self._growth(self.table.count + 2 * (end - start))
+            expansions = self._replies(end - start, ahead)
+            if any(e is None for e in expansions):  # a limit was reached meanwhile
+                self.expanded = start
+                return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=end - start)
             for _ in ahead:
                 pass
-            settled = self._settle([r[1] for r in replies], start)
+            settled = self._settle(expansions, start)
             if not settled["total"]:  # no new state: this level's events, or the end
+                self._link(self._won(settled)["all_keys"])
                 self.expanded = start
-                stop = self._number(self._won(settled), [], level)
+                stop = self._number(settled, level)
                 if stop is not None:
                     return stop
                 self.expanded = self.distinct
@@ -357,10 +367,9 @@ class Coordinator(_FingerprintExplorer):
             self._report(end - start)
 
     def _replies(self, queue: int, meanwhile) -> list:
-        """The workers' answers to a step: (checks, expansion). Meanwhile: the chunks of work
-        `meanwhile` yields, progress reports, and the limits. When one is reached (self.halted),
-        the workers drop the level they are expanding (their expansion is None); the level's
-        states are all checked."""
+        """The workers' expansions. Meanwhile: the chunks of work `meanwhile` yields, progress
+        reports, and the limits. When one is reached (self.halted), the workers drop the level
+        they are expanding (their expansion is None)."""
         replies: list = [None] * self.workers
         speeds: list = [None] * self.workers
         waiting = dict(zip(self.conns, range(self.workers)))
@@ -370,9 +379,9 @@ class Coordinator(_FingerprintExplorer):
             busy = busy and next(meanwhile, False) is not False
             for conn in wait(list(waiting), timeout=0 if busy else _WATCH_S):
                 w = waiting.pop(conn)
-                checks, expansion, held, cpu = self._recv(w)[1:]
-                replies[w] = (checks, None if expansion is None or expansion.get("halted") else expansion)
-                speeds[w] = held / cpu if cpu > _MIN_CPU_S and replies[w][1] is not None else None
+                expansion, held, cpu = self._recv(w)[1:]
+                replies[w] = None if expansion.get("halted") else expansion
+                speeds[w] = held / cpu if cpu > _MIN_CPU_S and replies[w] is not None else None
             now = time.perf_counter()
             if waiting and self.halted is None and now >= watch:
                 watch = now + _WATCH_S
@@ -462,7 +471,9 @@ class Coordinator(_FingerprintExplorer):
         insertion = chain(insertion, self._insertion([compress(f, m) for f, m in zip(fps[1:], masks[1:])], 0))
         settled = {"expansions": expansions, "masks": masks, "total": sum(own), "base": self.distinct,
                    "start": start, "insertion": insertion}
-        go_on = not any(e["events"] for e in expansions)
+        settled["witnessed"] = set().union(*(e["witnesses"] for e in expansions))
+        go_on = self._first_event([x for e in expansions for x in e["events"]],
+                                  [(e["witnesses"], e["faults"]) for e in expansions]) is None
         if go_on and self.options.max_states is not None:
             go_on = self._max_states_parent(self._won(settled)["all_keys"], start) is None
         settled["go_on"] = go_on
@@ -486,7 +497,8 @@ class Coordinator(_FingerprintExplorer):
                 distinct[ai] = c
             reports.append({"keys": keys, "acts": acts, "distinct": distinct, "parents": e["parents"],
                             "counts": e["counts"], "enabled": e["enabled"], "generated": e["generated"],
-                            "events": e["events"], "placed": e["placed"]})
+                            "witnesses": e["witnesses"], "faults": e["faults"], "events": e["events"],
+                            "placed": e["placed"]})
         settled["all_keys"], settled["reports"] = all_keys, reports
         return settled
 
@@ -529,32 +541,17 @@ class Coordinator(_FingerprintExplorer):
         return plans
 
     # ---------------------------------------------------------------- one level's results
-    def _number(self, settled: dict, checks: list, level: int) -> Result | None:
-        """Add up a level whose new states are numbered and checked; return the Result if the
-        search stops in this level."""
+    def _number(self, settled: dict, level: int) -> Result | None:
+        """Add up a level whose new states are numbered; return the Result if the search stops
+        in this level."""
+        settled = self._won(settled)
         reports = settled["reports"]
         all_keys = settled["all_keys"]
         base = settled["base"]
         level_start = settled["start"]
-        # The checks, by global index, as keys: one pass per run of states a worker checked in order.
-        passes = []
+        passes = [(r["witnesses"], r["faults"]) for r in reports]  # the checks' results, by key
         events = [e for r in reports for e in r["events"]]
         placed = {e: where for r in reports for e, where in r["placed"].items()}
-        cut = False
-        for worker_checks in checks:
-            for witnesses, faults, invariant, memory, cut_short in worker_checks:
-                passes.append(({name: all_keys[g - base] for name, g in witnesses.items()},
-                               {name: all_keys[g - base] for name, g in faults.items()}))
-                if invariant is not None:
-                    events.append((all_keys[invariant - base], _INVARIANT, None))
-                placed.update(((all_keys[g - base], kind, detail), where)
-                              for (g, kind, detail), where in memory.items())
-                cut = cut or cut_short
-        if cut:  # a limit stopped the checks of this level: which event comes first is not known
-            self._add_level(reports, [], all_keys, base, level)
-            self.expanded = base
-            return self._result(Verdict.INCOMPLETE, stop_reason=self.halted or "interrupted",
-                                queue_left=self.distinct - self.expanded)
         event = self._first_event(events, passes)
         limit_parent = self._max_states_parent(all_keys, level_start) if self.options.max_states is not None else None
         if event is not None and (limit_parent is None or event[0] >> _ORDINAL_BITS <= limit_parent):
@@ -739,10 +736,10 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     gc.disable()  # as in explore(): no reference cycles here
-    # When the coordinator halts the search, a long step is cut short: in an expansion, and in
-    # a check of states, but never in the exchange of states between workers around the checks.
+    # When the coordinator halts the search, a long expansion is cut short, but never the
+    # exchange of states between workers before it.
     watchdog = Watchdog(lambda: "halted" if halt[0] else None, model.code_name,
-                        protected=[_Worker._hold.__code__], boundaries=[_Worker._check_pass.__code__])
+                        protected=[_Worker._hold.__code__])
     try:
         with watchdog:
             _Worker(conn, model, table, halt, check_deadlock, invariant_names).serve()
@@ -774,12 +771,12 @@ class _Worker:
             invs = tuple((name, f) for name, f in invariants
                          if model.invariant_reads[name] & model.action_writes[ai])
             self.plan.append((ai, nexts, model.actions[ai], invs))
-        self.frontier: list[tuple] = []  # (global index, action, state): the states it holds, in order
+        self.frontier: list[tuple] = []  # the states it holds, in order
+        self.first = 0  # the global index of the first
         # This level's candidates: their fingerprints, with those of the successors rejected by a
-        # constraint, as a set; their fingerprints, actions and states in key order.
+        # constraint, as a set; their fingerprints and states in key order.
         self.recent: set = set()
         self.fps = array("q")
-        self.acts = array("H")
         self.states: list[tuple] = []
 
     def serve(self) -> None:
@@ -790,7 +787,7 @@ class _Worker:
             if op == "stop":
                 return
             if op == "init":
-                self.frontier = msg[1]
+                self.first, self.frontier = msg[1:]
             elif op == "step":
                 conn.send(("stepped",) + self._step(*msg[1:]))
             elif op == "lookup":
@@ -798,25 +795,25 @@ class _Worker:
             else:
                 raise AssertionError(f"unexpected message {op!r}")
 
-    def _step(self, plan: dict | None, expand: bool, pending: tuple) -> tuple:
-        """Check the states of the plan and expand them: (checks, expansion or None, the number
-        of states, the CPU time it took, without the wait for "go")."""
+    def _step(self, plan: dict | None, pending: tuple) -> tuple:
+        """Take the states of the plan and expand them: (expansion, the number of states, the
+        CPU time it took, without the wait for "go"). `pending`: the reachable checks still to
+        witness."""
         start = time.process_time()
-        checks = self._hold(plan, pending) if plan is not None else []
+        if plan is not None:
+            self._hold(plan)
         held = len(self.frontier)
-        if not expand:
-            return checks, None, held, time.process_time() - start
         cpu = time.process_time() - start
         slots, = self._expect("go")  # the level is in the table now
         start = time.process_time()
         if slots is not None:
             self._attach(slots)
         try:
-            expansion = self._expand()
+            expansion = self._expand(pending)
         except StepInterrupted:  # the coordinator halted the search in the middle of a step
             self.frontier = []
             expansion = {"halted": True}
-        return checks, expansion, held, cpu + time.process_time() - start
+        return expansion, held, cpu + time.process_time() - start
 
     def _expect(self, op: str) -> tuple:
         msg = self.conn.recv()
@@ -836,9 +833,15 @@ class _Worker:
         self.table.close()
         self.table = table
 
-    def _expand(self) -> dict:
+    def _expand(self, pending: tuple) -> dict:
+        """Expand the states it holds, in order. The candidates (successors not yet stored that
+        satisfy the constraints) are checked as one process checks the states it stores: the
+        reachable checks in `pending`, then the invariants the action may have broken. A
+        candidate another worker found first is checked there too, at a smaller key, so the
+        coordinator's first event and first witnesses are never at a candidate that is not new."""
         table, mask = self.table.table, self.table.mask
         constraints = self.model.constraints
+        reach = [(name, pred) for name, pred in self.model.reachables if name in pending]
         recent = set()  # this level's candidates, and the successors rejected by a constraint
         add = recent.add
         fps = array("q")
@@ -850,20 +853,22 @@ class _Worker:
         counts = array("I")
         enabled = [0] * a_count
         generated = [0] * a_count
+        witnesses: dict[str, int] = {}  # reachable check -> key of its first witness here
+        faults: dict[str, int] = {}  # reachable check -> key of its first evaluation error here
         events = []
         placed = {}  # event -> where its MemoryError was placed (_Worker._place)
         check_deadlock = self.check_deadlock
         event = None
         halt = self.halt
         every = _HALT_EVERY
-        for g, _, state in self.frontier:
+        for g, state in enumerate(self.frontier, self.first):
             if not g & every and halt[0]:  # the coordinator stops the search: drop the level
                 self.frontier = []
                 return {"halted": True}
             base = g << _ORDINAL_BITS
             k = base - 1  # the key of the successor
             parents.append(g)
-            for ai, nexts, act, _ in self.plan:
+            for ai, nexts, act, invs in self.plan:
                 fault = None
                 try:
                     succs = nexts(state)
@@ -900,6 +905,30 @@ class _Worker:
                         keys.append(k)
                         acts.append(ai)
                         states.append(succ)
+                        if reach:
+                            resolved = False
+                            for name, pred in reach:
+                                try:
+                                    if pred(succ):
+                                        witnesses[name] = k
+                                        resolved = True
+                                except EVAL_FAILURES as exc:
+                                    faults[name] = k
+                                    self._place(placed, (k, _REACHABLE_FAULT, name), exc, "reachable", name)
+                                    resolved = True
+                            if resolved:  # a check is decided by its first witness or evaluation error
+                                reach = [(n, p) for n, p in reach if n not in witnesses and n not in faults]
+                        for name, inv in invs:
+                            try:
+                                ok = inv(succ)
+                            except EVAL_FAILURES as exc:
+                                ok = False
+                                self._place(placed, (k, _INVARIANT, None), exc, "invariant", name)
+                            if not ok:
+                                event = (k, _INVARIANT, None)
+                                break
+                        if event is not None:
+                            break
                 c = len(succs)
                 counts.append(c)
                 if c:
@@ -920,27 +949,23 @@ class _Worker:
         self.frontier = []
         self.recent = recent
         self.fps = fps
-        self.acts = acts
         self.states = states
         return {"fps": fps, "keys": keys, "acts": acts, "parents": parents, "counts": counts,
-                "enabled": enabled, "generated": generated, "events": events, "placed": placed}
+                "enabled": enabled, "generated": generated, "witnesses": witnesses, "faults": faults,
+                "events": events, "placed": placed}
 
     def _lookup(self, others: dict) -> tuple:
         """For each other worker's candidates, 1 for each this worker found too."""
         recent = self.recent
         return ({h: bytes(map(recent.__contains__, fps)) for h, fps in others.items()},)
 
-    def _hold(self, plan: dict, pending: tuple) -> list:
-        """Take the states of the new level this worker holds (handing over those another worker
-        holds), check them in global order, and keep them for expansion. Returns one
-        (witnesses, reachable faults, first invariant violation) per run of states checked in
-        order, by global index."""
-        states, acts, fps = self.states, self.acts, self.fps
-        self.states, self.acts, self.recent, self.fps = [], array("H"), set(), array("q")
+    def _hold(self, plan: dict) -> None:
+        """Take the states of the new level this worker holds, in global order, handing over
+        those another worker holds."""
+        states, fps = self.states, self.fps
+        self.states, self.recent, self.fps = [], set(), array("q")
         if plan["send"]:  # first, so that the receivers can go on
-            self.conn.send(("moved", {dest: pickle.dumps((array("H", map(acts.__getitem__, pos)),
-                                                          list(map(states.__getitem__, pos))),
-                                                         pickle.HIGHEST_PROTOCOL)
+            self.conn.send(("moved", {dest: pickle.dumps(list(map(states.__getitem__, pos)), pickle.HIGHEST_PROTOCOL)
                                       for dest, pos in plan["send"].items()}))
         own = range(len(states)) if plan["own"] is None else list(compress(range(len(states)), plan["own"]))
         copied = [segment[2] for segment in plan["segments"] if segment[0] == "copy"]
@@ -948,11 +973,9 @@ class _Worker:
             wanted = set().union(*copied)
             here = list(map(wanted.__contains__, fps))
             position = dict(zip(compress(fps, here), compress(range(len(fps)), here)))
-        first = g = plan["first"]
         states.append(None)  # position -1: a state handed over by another worker, still to arrive
-        acts.append(0)
-        entries = []  # (global index, action, state)
-        awaited = {}  # worker handing states over -> their positions in entries
+        frontier = []
+        awaited = {}  # worker handing states over -> their positions in the frontier
         for segment in plan["segments"]:
             if segment[0] == "own":
                 mine = own[segment[1]:segment[2]]
@@ -962,58 +985,17 @@ class _Worker:
                 else:
                     mine = array("q", [-1]) * segment[2]
                 if -1 in mine:
-                    awaited[segment[1]] = compress(range(g - first, g - first + len(mine)), map((-1).__eq__, mine))
-            entries.extend(zip(range(g, g + len(mine)), map(acts.__getitem__, mine), map(states.__getitem__, mine)))
-            g += len(mine)
-        del states, acts, own, fps
-        results = [self._check_pass(entries, pending)]
+                    g = len(frontier)
+                    awaited[segment[1]] = compress(range(g, g + len(mine)), map((-1).__eq__, mine))
+            frontier.extend(map(states.__getitem__, mine))
+        del states, own, fps
         canonical = self.model.canonical_keys
         for _ in awaited:
             sender, data = self._expect("incoming")
-            their_acts, their_states = pickle.loads(data)
-            batch = list(zip(map(first.__add__, awaited[sender]), their_acts, map(canonical, their_states)))
-            for entry in batch:
-                entries[entry[0] - first] = entry
-            results.append(self._check_pass(batch, pending))
-        self.frontier = entries
-        return results
-
-    def _check_pass(self, entries: list, pending: tuple) -> tuple:
-        reach = [(name, pred) for name, pred in self.model.reachables if name in pending]
-        plan = self.plan
-        witnesses: dict[str, int] = {}
-        faults: dict[str, int] = {}
-        placed: dict = {}  # (global index, kind, detail) -> where a MemoryError was placed (_place)
-        if not reach and not any(p[3] for p in plan):
-            return witnesses, faults, None, placed, False
-        try:
-            for g, ai, state in entries:
-                if state is None:  # handed over by another worker: checked when it arrives
-                    continue
-                if reach:
-                    resolved = False
-                    for name, pred in reach:
-                        try:
-                            if pred(state):
-                                witnesses[name] = g
-                                resolved = True
-                        except EVAL_FAILURES as exc:
-                            faults[name] = g
-                            self._place(placed, (g, _REACHABLE_FAULT, name), exc, "reachable", name)
-                            resolved = True
-                    if resolved:  # a check is decided by its first witness or evaluation error
-                        reach = [(name, pred) for name, pred in reach if name not in witnesses and name not in faults]
-                for name, inv in plan[ai][3]:
-                    try:
-                        ok = inv(state)
-                    except EVAL_FAILURES as exc:
-                        ok = False
-                        self._place(placed, (g, _INVARIANT, None), exc, "invariant", name)
-                    if not ok:
-                        return witnesses, faults, g, placed, False  # later states of this pass come after it
-        except StepInterrupted:  # the search was halted: this pass is cut short (the last item)
-            return witnesses, faults, None, placed, True
-        return witnesses, faults, None, placed, False
+            for i, state in zip(awaited[sender], map(canonical, pickle.loads(data))):
+                frontier[i] = state
+        self.first = plan["first"]
+        self.frontier = frontier
 
     def _place(self, placed: dict, event: tuple, exc: BaseException, kind: str, name) -> None:
         """Record in `placed` the note and position of `exc` if it is a MemoryError, found here

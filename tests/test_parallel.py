@@ -200,7 +200,7 @@ def test_the_shared_table_grows(monkeypatch):
 
 
 def test_a_failing_worker_is_reported_in_one_line(monkeypatch, capsys):
-    def boom(self):
+    def boom(self, pending):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(parallel._Worker, "_expand", boom)  # the workers are forked: they inherit it
@@ -254,7 +254,7 @@ def test_a_limit_reached_while_the_workers_expand_stops_at_the_level_boundary(mo
             answers = replies(self, queue, *rest)
         finally:
             watching["queue"] = 0
-        dropped.append(any(expansion is None for _, expansion in answers))
+        dropped.append(any(expansion is None for expansion in answers))
         return answers
 
     class StopDuringABigLevel:  # Options.stop: set once a large level is being expanded
