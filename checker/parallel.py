@@ -861,9 +861,14 @@ class _Worker:
         event = None
         halt = self.halt
         every = _HALT_EVERY
-        for g, state in enumerate(self.frontier, self.first):
+        frontier, self.frontier = self.frontier, []
+        frontier.reverse()  # expanded from the end: each state is freed once expanded
+        pop = frontier.pop
+        g = self.first - 1
+        while frontier:
+            state = pop()
+            g += 1
             if not g & every and halt[0]:  # the coordinator stops the search: drop the level
-                self.frontier = []
                 return {"halted": True}
             base = g << _ORDINAL_BITS
             k = base - 1  # the key of the successor
@@ -946,7 +951,6 @@ class _Worker:
             if k < base and check_deadlock:
                 events.append((base, _DEADLOCK, None))
                 break
-        self.frontier = []
         self.recent = recent
         self.fps = fps
         self.states = states
