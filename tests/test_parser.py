@@ -263,6 +263,11 @@ def test_issue_8_a_parenthesised_type_is_the_type_inside(grouped, plain):
     assert without_spans(type_of(grouped)) == without_spans(type_of(plain))
 
 
+@pytest.mark.parametrize("text, plain", [("(int, bool,)", "(int, bool)"), ("(0..3, (int, int,),)", "(0..3, (int, int))")])
+def test_a_tuple_type_takes_a_trailing_comma_as_a_tuple_does(text, plain):
+    assert without_spans(type_of(text)) == without_spans(type_of(plain))
+
+
 def test_issue_8_parentheses_around_a_type_add_no_nesting():
     """As in expressions, parentheses alone do not count towards the nesting limit (E007)."""
     inner = type_of("(" * 5000 + "int" + ")" * 5000 + "?").inner
