@@ -244,6 +244,11 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = "this line is indented more than the one before it"
     if token.type == "STRING":
         hint = "the language has no strings (they only describe variants): use an enum member or a model value"
+    if token.value == "=" and set(exc.expected) == {"COLON"}:
+        words = source.line_text(token.line).split()
+        if len(words) >= 2 and words[0] in ("var", "const"):
+            hint = f"a {'variable' if words[0] == 'var' else 'constant'} needs a type before its value: " \
+                   f"`{words[0]} {words[1]}: T = ...`, with T a type such as `int`, `0..3` or `set[int]`"
     code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E004" if token.type == "$END" else "E001"
     return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
 

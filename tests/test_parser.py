@@ -283,3 +283,12 @@ def test_issue_8_what_parentheses_do_not_make_a_type(text, column):
 def test_issue_8_an_option_of_an_option_in_parentheses_is_a_type_error():
     d = spec_error("var x: (int?)? = none\naction A:\n    x = x\n")
     assert (d.code, d.message, d.span.column) == ("E107", "an option of an option is not allowed", 8)
+
+
+@pytest.mark.parametrize("text, kind", [("var x = 0\n", "variable"), ("const N = 3\n", "constant"),
+                                        ("  const  Limits = {1, 2}\n", "constant")])
+def test_a_declaration_without_a_type_says_where_the_type_goes(text, kind):
+    d = syntax_error(text.lstrip())
+    name = text.split()[1]
+    assert d.code == "E001" and d.hint.startswith(f"a {kind} needs a type before its value: ")
+    assert f"`{text.split()[0]} {name}: T = ...`" in d.hint
