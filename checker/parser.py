@@ -244,6 +244,18 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = "this line is indented more than the one before it"
     if token.type == "STRING":
         hint = "the language has no strings (they only describe variants): use an enum member or a model value"
+    text = source.line_text(token.line) if isinstance(token.line, int) else ""
+    at = token.column - 1 if isinstance(token.column, int) else -1
+    pair = text[at:at + 2] if at >= 0 else ""
+    if pair in ("&&", "||") or (pair[:1] in ("&", "|") and text[at - 1:at] == pair[:1]):
+        hint = f"write `{'and' if pair[:1] == '&' else 'or'}` (`{pair[:1]}` is set {'intersection' if pair[:1] == '&' else 'union'})"
+    elif pair in ("+=", "-=", "*=", "%="):
+        target, value = text[:at].strip() or "x", text[at + 2:].strip() or "e"
+        if not value.replace("_", "").isalnum():
+            value = f"({value})"
+        hint = f"there is no `{pair}`: write `{target} = {target} {pair[0]} {value}`"
+    elif token.value == "=" and "EQUAL" not in exc.expected:
+        hint = "compare with `==`; `=` assigns, and only at the start of a statement"
     if token.value == "=" and set(exc.expected) == {"COLON"}:
         words = source.line_text(token.line).split()
         if len(words) >= 2 and words[0] in ("var", "const"):

@@ -292,3 +292,21 @@ def test_a_declaration_without_a_type_says_where_the_type_goes(text, kind):
     name = text.split()[1]
     assert d.code == "E001" and d.hint.startswith(f"a {kind} needs a type before its value: ")
     assert f"`{text.split()[0]} {name}: T = ...`" in d.hint
+
+
+@pytest.mark.parametrize("line, hint", [
+    ("require x = 1", "compare with `==`; `=` assigns, and only at the start of a statement"),
+    ("x += 1", "there is no `+=`: write `x = x + 1`"),
+    ("x *= 2 + x", "there is no `*=`: write `x = x * (2 + x)`"),
+    ("require x > 0 && x < 3", "write `and` (`&` is set intersection)"),
+    ("require x > 0 || x < 3", "write `or` (`|` is set union)"),
+])
+def test_operators_from_other_languages_get_a_hint(line, hint):
+    d = syntax_error(f"var x: 0..3 = 0\naction A:\n    {line}\n")
+    assert (d.code, d.hint) == ("E001", hint)
+
+
+def test_set_operators_keep_the_generic_hint():
+    """`&` and `|` alone are set operators; misplaced, they get the usual "expected" hint."""
+    d = syntax_error("var s: set[int] = {}\naction A:\n    s = s & | s\n")
+    assert d.code == "E001" and "set intersection" not in (d.hint or "") and "set union" not in (d.hint or "")
