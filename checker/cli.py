@@ -18,7 +18,7 @@ import threading
 
 from checker import __version__
 from checker.artefacts import run_json
-from checker.errors import Diagnostic, EvalError, SpecError, TlacheckError, UsageError
+from checker.errors import Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
 from checker.explore import Options, Progress, Storage, explore
 from checker.model import build_model
 from checker.report import errors_json, format_result
@@ -39,7 +39,31 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors raise UsageError instead of exiting from deep inside."""
 
     def error(self, message):
-        raise UsageError(message, f"run `{self.prog} --help` for the options")
+        raise UsageError(message, self._did_you_mean(message) or f"run `{self.prog} --help` for the options")
+
+    def _did_you_mean(self, message: str) -> str | None:
+        """A did-you-mean hint for a misspelt command or option."""
+        import re
+
+        choice = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice:
+            close = suggest(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+            return f"did you mean `{close}`?" if close else None
+        unknown = re.match(r"unrecognized arguments: (.*)$", message)
+        if unknown:
+            options = {o for p in self._parsers() for a in p._actions for o in a.option_strings}
+            for word in unknown.group(1).split():
+                close = suggest(word.split("=")[0], options) if word.startswith("--") else None
+                if close:
+                    return f"did you mean `{close}`? (`{self.prog} --help` lists the options)"
+        return None
+
+    def _parsers(self):
+        yield self
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from sub._parsers()
 
 
 def _build_parser() -> argparse.ArgumentParser:

@@ -115,6 +115,17 @@ def test_usage_errors_exit_2(args, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("args, hint", [
+    (["chek", TWO_PHASE], "did you mean `check`?"),
+    (["check", TWO_PHASE, "--wokers", "2"], "did you mean `--workers`?"),
+    (["check", TWO_PHASE, "--max-stats=9"], "did you mean `--max-states`?"),
+    (["check", TWO_PHASE, "--zzz"], "run `tlacheck --help` for the options"),
+])
+def test_a_misspelt_command_or_option_gets_a_did_you_mean(args, hint, capsys):
+    assert main(args) == 2
+    assert f"  = hint: {hint}" in capsys.readouterr().err
+
+
 def test_define_overrides_model_values(capsys):
     code, data = run_json(capsys, ["check", TWO_PHASE, "-D", "RM={r1,r2}"])
     assert code == 0 and data["distinct_states"] < 288
