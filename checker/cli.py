@@ -528,7 +528,7 @@ def _write_diagrams(out_dir: str, stem: str, dots: dict[str, str], fmt: str) -> 
 
 def _write_counterexample(args, model, result, source) -> None:
     """`check --render DIR` and `check --itf FILE`."""
-    from checker import artefacts, itf, render
+    from checker import artefacts, itf
 
     v = result.violation
     if v is None or not v.trace.steps:
@@ -594,7 +594,7 @@ def _load_saved(data, model, path: str):
 
 def _render(args, sources: dict[str, Source]) -> int:
     """`tlacheck render TRACE --out DIR`: diagrams of a saved counterexample."""
-    from checker import artefacts, render, savedtrace
+    from checker import artefacts, savedtrace
     from checker.result import Violation
 
     data = _read_json(args.trace)
