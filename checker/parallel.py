@@ -28,7 +28,9 @@ the workers do not read it. Per level:
    same level, and a set lookup is cheaper than probing the table). Candidates
    are checked as one process checks the states it stores: the state
    constraints, the reachable checks, then the invariants the action may have
-   broken. The worker keeps the candidate states and reports their
+   broken. The values a candidate's action wrote are interned as one
+   process interns the states it queues (the others are its parent's, shared
+   already). The worker keeps the candidate states and reports their
    fingerprints, keys and actions as arrays, its successor counts per parent
    and action, the first witness and evaluation error of each reachable check,
    and its events (an invariant violated, evaluation errors in actions,
@@ -89,8 +91,8 @@ from multiprocessing import reduction
 from multiprocessing.connection import wait
 from operator import not_
 
-from checker.explore import Options, Progress, _FingerprintExplorer, _nth_step, _until_fault, limit_reached, \
-    resident_mb
+from checker.explore import Options, Progress, _FingerprintExplorer, _nth_step, _Pools, _until_fault, \
+    limit_reached, resident_mb
 from checker.fingerprints import collision_probability
 from checker.model import Model
 from checker.result import Result, Verdict
@@ -765,12 +767,12 @@ class _Worker:
         self.table = table
         self.halt = halt
         self.check_deadlock = check_deadlock
-        invariants = tuple((name, f) for name, f in model.invariants if name in invariant_names)
-        self.plan = []
-        for ai, nexts in enumerate(model.next_states):
-            invs = tuple((name, f) for name, f in invariants
-                         if model.invariant_reads[name] & model.action_writes[ai])
-            self.plan.append((ai, nexts, model.actions[ai], invs))
+        self.invariants = tuple((name, f) for name, f in model.invariants if name in invariant_names)
+        # The candidates share equal values, as one process's queue does (explore._Pools): only the
+        # values an action writes go through the pools, since the others are its parent's.
+        self.pools = _Pools(model)
+        self.stored = 0  # candidates so far, for the pools' review
+        self._replan()
         self.frontier: list[tuple] = []  # the states it holds, in order
         self.first = 0  # the global index of the first
         # This level's candidates: their fingerprints, with those of the successors rejected by a
@@ -778,6 +780,17 @@ class _Worker:
         self.recent: set = set()
         self.fps = array("q")
         self.states: list[tuple] = []
+
+    def _replan(self) -> None:
+        """Per action: its index, successor function, generator (to find a fault), the invariants
+        it may break and the slots of the values it writes that go through a pool."""
+        model, pools = self.model, self.pools
+        self.plan = []
+        for ai, nexts in enumerate(model.next_states):
+            writes = model.action_writes[ai]
+            invs = tuple((name, f) for name, f in self.invariants if model.invariant_reads[name] & writes)
+            interned = tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
+            self.plan.append((ai, nexts, model.actions[ai], invs, interned))
 
     def serve(self) -> None:
         conn = self.conn
@@ -861,6 +874,8 @@ class _Worker:
         event = None
         halt = self.halt
         every = _HALT_EVERY
+        shared = self.pools
+        pools = shared.pools
         frontier, self.frontier = self.frontier, []
         frontier.reverse()  # expanded from the end: each state is freed once expanded
         pop = frontier.pop
@@ -868,12 +883,15 @@ class _Worker:
         while frontier:
             state = pop()
             g += 1
-            if not g & every and halt[0]:  # the coordinator stops the search: drop the level
-                return {"halted": True}
+            if not g & every:
+                if halt[0]:  # the coordinator stops the search: drop the level
+                    return {"halted": True}
+                if shared.review(self.stored + len(fps)):  # between two states: no plan in use
+                    self._replan()
             base = g << _ORDINAL_BITS
             k = base - 1  # the key of the successor
             parents.append(g)
-            for ai, nexts, act, invs in self.plan:
+            for ai, nexts, act, invs, interned in self.plan:
                 fault = None
                 try:
                     succs = nexts(state)
@@ -906,6 +924,12 @@ class _Worker:
                                 break
                             if not ok:
                                 continue
+                        if interned:  # as _FingerprintExplorer._run interns, inline: a call per state costs
+                            values = [*succ]
+                            for q in interned:
+                                v = values[q]
+                                values[q] = pools[q].setdefault(v, v)
+                            succ = tuple(values)
                         fps.append(fp)
                         keys.append(k)
                         acts.append(ai)
@@ -951,6 +975,7 @@ class _Worker:
             if k < base and check_deadlock:
                 events.append((base, _DEADLOCK, None))
                 break
+        self.stored += len(fps)
         self.recent = recent
         self.fps = fps
         self.states = states

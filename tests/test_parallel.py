@@ -199,6 +199,33 @@ def test_the_shared_table_grows(monkeypatch):
     assert_same(model, workers=(2, 3))
 
 
+def test_the_workers_pools_are_reviewed_between_states(monkeypatch):
+    """A worker interns the values an action writes (explore._Pools). Here every state is a
+    review, and windows and bounds are tiny, so pools are emptied and given up (the counter's
+    values never repeat) in the middle of a level: the results stay those of one process."""
+    from checker import explore as explore_module
+
+    monkeypatch.setattr(parallel, "_HALT_EVERY", 0)
+    monkeypatch.setattr(explore_module, "_POOL_WINDOW", 4)
+    monkeypatch.setattr(explore_module, "_POOL_LIMIT", 8)
+    dropped = []
+    review = explore_module._Pools.review
+
+    def spy(self, stored):
+        changed = review(self, stored)
+        dropped.append(changed)
+        return changed
+
+    monkeypatch.setattr(explore_module._Pools, "review", spy)
+    text = ("var n: int = 0\nvar log: seq[0..3] = []\nvar seen: set[0..3] = {}\n"
+            "action Step(k in 0..3):\n    require n < 6\n    n = n + 1\n    log = log + [k]\n"
+            "    seen = seen | {k}\n")
+    assert_same(model_of(text), workers=(2, 3), check_deadlock=False)
+    two_phase = build_model(read_source(str(SPECS / "classic/two_phase.spec")), None, "base")
+    assert_same(two_phase, workers=(2,))
+    assert any(dropped), "no pool was given up"
+
+
 def test_a_failing_worker_is_reported_in_one_line(monkeypatch, capsys):
     def boom(self, pending):
         raise RuntimeError("boom")
