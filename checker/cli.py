@@ -19,7 +19,7 @@ import threading
 from checker import __version__
 from checker.artefacts import run_json
 from checker.errors import Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
-from checker.explore import Options, Progress, Storage, explore
+from checker.explore import Options, Progress, Storage, explore, one_process_reason
 from checker.model import build_model
 from checker.report import errors_json, format_result
 from checker.result import Verdict
@@ -375,6 +375,13 @@ def _check(args, sources: dict[str, Source]) -> int:
         workers=args.workers,
         storage=Storage(args.storage),
     )
+    single = one_process_reason(model, options) if options.workers > 1 else None
+    if single is not None:
+        message = f"--workers {options.workers} has no effect on this run: {single}"
+        run_warnings.append({"code": None, "severity": "warning", "message": message, "file": None,
+                             "line": None, "column": None, "hint": None})
+        if not args.quiet:
+            print(f"tlacheck: warning: {message}", file=sys.stderr, flush=True)
     with _stop_on_signals(options.stop):
         result = explore(model, options, progress=None if args.quiet else _progress,
                          progress_every=args.progress_every)

@@ -278,14 +278,29 @@ def explore(model: Model, options: Options = Options(), progress: ProgressCallba
             gc.enable()
 
 
+def one_process_reason(model: Model, options: Options) -> str | None:
+    """Why a search with `options.workers` > 1 runs in one process anyway (None: it does not)."""
+    if options.check_properties and any(options.properties is None or p.name in options.properties
+                                        for p in model.spec.properties):
+        return "temporal properties are decided on the whole state graph, in one process"
+    if options.storage != Storage.FINGERPRINT:
+        return "exact storage runs in one process"
+    if options.collect:
+        return "collecting every violation runs in one process"
+    from checker.parallel import Coordinator  # same layer; imported late to avoid a cycle
+
+    if not Coordinator.available():
+        return "this platform cannot fork worker processes"
+    return None
+
+
 def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
+    if options.workers > 1 and one_process_reason(model, options) is None:
+        from checker.parallel import Coordinator
+
+        return Coordinator(model, options, progress, progress_every).run()
     explorer = _Explorer(model, options, progress, progress_every)
     if explorer.graph is None and options.storage == Storage.FINGERPRINT:
-        if options.workers > 1 and not options.collect:
-            from checker.parallel import Coordinator  # same layer; imported late to avoid a cycle
-
-            if Coordinator.available():
-                return Coordinator(model, options, progress, progress_every).run()
         explorer = _FingerprintExplorer(model, options, progress, progress_every)
     return explorer.run()
 

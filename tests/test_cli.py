@@ -175,3 +175,20 @@ def test_issue_8_render_does_not_write_an_image_through_a_planted_symlink(tmp_pa
     assert main(["check", DIEHARD, "--quiet", "--render", str(out)]) == 2
     assert "outside" in capsys.readouterr().err
     assert victim.read_text() == "keep"
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["specs/fork_teammate.spec", "--variant", "Fix1"], "temporal properties are decided on the whole state graph"),
+    (["specs/classic/two_phase.spec", "--storage", "exact"], "exact storage runs in one process"),
+])
+def test_workers_that_cannot_be_used_are_reported(args, reason, capsys):
+    args = [str(ROOT / args[0])] + args[1:]
+    main(["check", *args, "--workers", "2"])
+    err = capsys.readouterr().err
+    assert f"tlacheck: warning: --workers 2 has no effect on this run: {reason}" in err
+    main(["check", *args, "--workers", "2", "--json", "--quiet"])
+    captured = capsys.readouterr()
+    assert "warning" not in captured.err
+    assert any(reason in w["message"] for w in json.loads(captured.out)["warnings"])
+    main(["check", *args, "--json", "--quiet"])
+    assert not any("--workers" in w["message"] for w in json.loads(capsys.readouterr().out)["warnings"])
