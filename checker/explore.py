@@ -208,7 +208,8 @@ class _MemoryWatch:
 
     EVERY_S = 0.25
 
-    def __init__(self, options: Options):
+    def __init__(self, options: Options, reading=resident_mb):
+        self.reading = reading  # resident MB now (with workers: of all the processes), or None
         self.warn = options.warn
         self.limit_mb = options.memory_limit_mb
         self.first: tuple[float, int] | None = None
@@ -219,7 +220,7 @@ class _MemoryWatch:
         if self.warn is None or seconds < self.next_s:
             return
         self.next_s = seconds + self.EVERY_S
-        rss = resident_mb()
+        rss = self.reading()
         if rss is None:
             self.warn = None
             return

@@ -91,8 +91,8 @@ from multiprocessing import reduction
 from multiprocessing.connection import wait
 from operator import not_
 
-from checker.explore import Options, Progress, _FingerprintExplorer, _nth_step, _Pools, _until_fault, \
-    limit_reached, resident_mb
+from checker.explore import Options, Progress, _FingerprintExplorer, _MemoryWatch, _nth_step, _Pools, \
+    _until_fault, limit_reached, resident_mb
 from checker.fingerprints import collision_probability
 from checker.model import Model
 from checker.result import Result, Verdict
@@ -111,6 +111,7 @@ _CHUNK = 1 << 12  # fingerprints inserted between two looks at the workers' answ
 _WATCH_S = 0.1  # how often the limits are checked while the workers expand
 _HALT_EVERY = 0x3FF  # workers look at the stop flag before each state whose index & this is 0
 _MIN_CPU_S = 0.05  # a step this short says nothing about the workers' speeds
+_LIVE = 4  # shared counters per worker
 
 
 class WorkerError(RuntimeError):
@@ -201,6 +202,13 @@ class Coordinator(_FingerprintExplorer):
         self.grown: _Table | None = None  # the table, grown since the workers last had it
         # One shared byte: set to 1, it tells the workers to drop the level they are expanding.
         self.halt = mmap.mmap(-1, 1)
+        # Shared counters, four per worker, that it updates every 1024 states of an expansion: the
+        # step, then states expanded, candidates found and successors generated in it so far (for
+        # progress lines and the memory estimate while the workers expand).
+        self.live_counts = mmap.mmap(-1, 8 * _LIVE * self.workers)
+        self.live = memoryview(self.live_counts).cast("q")
+        self.shown = (0, 0)  # the counts of the last progress line: generated, distinct
+        self.steps = 0  # steps sent to the workers
         self.halted: str | None = None  # the limit that set it
         # Each worker's part of the next level. Equal parts to start with; then closer to the
         # workers' speeds (states checked and expanded per CPU second): the work per state is not
@@ -208,6 +216,7 @@ class Coordinator(_FingerprintExplorer):
         self.shares = [1 / self.workers] * self.workers
         self.conns: list = []
         self.procs: list = []
+        self.watch = _MemoryWatch(options, self._memory_mb)  # the early memory warning, for all processes
 
     def _counts(self) -> tuple[int, int]:
         distinct = self.distinct if self.seen is None else self.seen.count  # the initial states: in `seen` first
@@ -231,11 +240,11 @@ class Coordinator(_FingerprintExplorer):
         ctx = multiprocessing.get_context("fork")
         invariant_names = tuple(n for n, _ in self.invariants)
         try:
-            for _ in range(self.workers):
+            for w in range(self.workers):
                 mine, theirs = ctx.Pipe()
                 proc = ctx.Process(target=_worker_main,
                                    args=(theirs, self.model, self.table, self.halt, self.options.check_deadlock,
-                                         invariant_names),
+                                         invariant_names, self.live_counts, w),
                                    daemon=True)
                 proc.start()
                 theirs.close()
@@ -266,6 +275,8 @@ class Coordinator(_FingerprintExplorer):
         for table in {id(t): t for t in (self.table, self.grown) if t is not None}.values():
             table.close()
         self.halt.close()
+        self.live.release()
+        self.live_counts.close()
 
     def _recv(self, w: int):
         try:
@@ -319,10 +330,12 @@ class Coordinator(_FingerprintExplorer):
             now = time.perf_counter()
             reason = self.halted or ("max_depth" if opts.max_depth is not None and level >= opts.max_depth
                                      else self._limit(now))
+            self.watch.check(now - self.start, end, start, end - start)
             expand = reason is None and (settled is None or settled["go_on"])
             if expand:
                 pending = tuple(name for name, _ in self.reachables
                                 if name not in self.witnesses and not (settled and name in settled["witnessed"]))
+                self.steps += 1
                 for w, conn in enumerate(self.conns):
                     conn.send(("step", plans[w], pending))
                 self._relay(plans)
@@ -366,7 +379,7 @@ class Coordinator(_FingerprintExplorer):
             plans = settled["plans"]
             start, end = end, end + settled["total"]
             level += 1
-            self._report(end - start)
+            self._report(end - start, sum(sum(e["generated"]) for e in expansions), end - start)  # not added up yet
 
     def _replies(self, queue: int, meanwhile) -> list:
         """The workers' expansions. Meanwhile: the chunks of work `meanwhile` yields, progress
@@ -385,23 +398,48 @@ class Coordinator(_FingerprintExplorer):
                 replies[w] = None if expansion.get("halted") else expansion
                 speeds[w] = held / cpu if cpu > _MIN_CPU_S and replies[w] is not None else None
             now = time.perf_counter()
-            if waiting and self.halted is None and now >= watch:
+            if waiting and now >= watch:
                 watch = now + _WATCH_S
-                self.halted = self._limit(now)
-                if self.halted is not None:
-                    self.halt[0] = 1
-            self._report(queue)
+                if self.halted is None:
+                    self.halted = self._limit(now)
+                    if self.halted is not None:
+                        self.halt[0] = 1
+                expanded, found, generated = self._in_flight(replies, set(waiting.values()))
+                left = queue - expanded + found
+                self.watch.check(now - self.start, self.distinct + found, self.distinct - queue + expanded, left)
+                self._report(left, generated, found)
         if None not in speeds:  # the next level's shares: closer to the speeds seen in this one
             n = self.workers
             shares = [min(max((a + v / sum(speeds)) / 2, 0.5 / n), 2 / n) for a, v in zip(self.shares, speeds)]
             self.shares = [v / sum(shares) for v in shares]
         return replies
 
-    def _report(self, queue: int) -> None:
+    def _in_flight(self, replies: list, expanding: set) -> tuple[int, int, int]:
+        """The current expansion so far, summed over the workers: states expanded, candidates
+        found (a state several workers found counts once per worker), successors generated."""
+        expanded = found = generated = 0
+        for w, reply in enumerate(replies):
+            if w in expanding:
+                step, e, f, g = self.live[_LIVE * w:_LIVE * (w + 1)]
+                if step != self.steps:  # not yet started on this step
+                    continue
+            elif reply is not None:
+                e, f, g = len(reply["parents"]), len(reply["fps"]), sum(reply["generated"])
+            else:
+                continue
+            expanded, found, generated = expanded + e, found + f, generated + g
+        return expanded, found, generated
+
+    def _report(self, queue: int, generated: int = 0, found: int = 0) -> None:
+        """A progress line if one is due; `generated` and `found`: the expansion in flight so far.
+        The states found by several workers count once per worker until the level is settled, and
+        the counters are read while the workers write them: the counts shown never go below those
+        of the line before."""
         now = time.perf_counter()
         if self.progress is not None and now >= self.next_report:
             self.next_report = now + self.progress_every
-            self.progress(Progress(self.generated, self.distinct, queue, self.depth, now - self.start))
+            self.shown = (max(self.shown[0], self.generated + generated), max(self.shown[1], self.distinct + found))
+            self.progress(Progress(*self.shown, queue, self.depth, now - self.start))
 
     def _insertion(self, fps: list, needed: int):
         """Insert new, distinct fingerprints into the table, a chunk at a time: the coordinator
@@ -733,7 +771,7 @@ class _Stopped(Exception):
 
 
 def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
-                 invariant_names: tuple) -> None:
+                 invariant_names: tuple, live: mmap.mmap, w: int) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
@@ -744,7 +782,8 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
                         protected=[_Worker._hold.__code__])
     try:
         with watchdog:
-            _Worker(conn, model, table, halt, check_deadlock, invariant_names).serve()
+            _Worker(conn, model, table, halt, check_deadlock, invariant_names,
+                    memoryview(live).cast("q")[_LIVE * w:_LIVE * (w + 1)]).serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
     except MemoryError:  # outside the spec's code (there it is an event): the worker's own tables
@@ -761,8 +800,10 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
 
 class _Worker:
     def __init__(self, conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
-                 invariant_names: tuple):
+                 invariant_names: tuple, live: memoryview):
         self.conn = conn
+        self.live = live  # its shared counters: step, expanded, candidates, generated in this expansion
+        self.steps = 0  # expansions so far
         self.model = model
         self.table = table
         self.halt = halt
@@ -874,6 +915,11 @@ class _Worker:
         event = None
         halt = self.halt
         every = _HALT_EVERY
+        live = self.live
+        self.steps += 1
+        step = self.steps
+        live[1] = live[2] = live[3] = 0
+        live[0] = step
         shared = self.pools
         pools = shared.pools
         frontier, self.frontier = self.frontier, []
@@ -886,6 +932,8 @@ class _Worker:
             if not g & every:
                 if halt[0]:  # the coordinator stops the search: drop the level
                     return {"halted": True}
+                live[1], live[2], live[3] = g - self.first, len(fps), sum(generated)
+                live[0] = step
                 if shared.review(self.stored + len(fps)):  # between two states: no plan in use
                     self._replan()
             base = g << _ORDINAL_BITS

@@ -148,13 +148,16 @@ def baseline_mb():
     return float(value)
 
 
-def test_issue_8_memory_warning_comes_before_the_memory_limit(tmp_path):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_issue_8_memory_warning_comes_before_the_memory_limit(tmp_path, workers):
     # Every state has three successors: the search grows until the limit, 300 MB above the start.
+    # With two workers the memory is that of the three processes, and the states found so far
+    # are read from the workers' shared counters while they expand.
     p = tmp_path / "grow.spec"
     p.write_text("var q: seq[int] = []\naction Push(i in 0..2):\n    q = append(q, i)\n")
     limit = str(int(baseline_mb()) + 300)
-    proc = subprocess.run([sys.executable, "-m", "checker", "check", str(p), "--memory-limit", limit, "--json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "checker", "check", str(p), "--memory-limit", limit, "--json",
+                           "--workers", workers], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 5, proc.stderr
     data = json.loads(proc.stdout)
     assert data["stop_reason"] == "memory_limit"

@@ -226,6 +226,22 @@ def test_the_workers_pools_are_reviewed_between_states(monkeypatch):
     assert any(dropped), "no pool was given up"
 
 
+def test_progress_with_workers_counts_the_expansion_in_flight(monkeypatch):
+    """Progress lines come while the workers expand, with what they found so far (from their
+    shared counters, updated every state here): counts that only grow, up to the final ones."""
+    monkeypatch.setattr(parallel, "_HALT_EVERY", 0)
+    monkeypatch.setattr(parallel, "_WATCH_S", 0.0)
+    lines = []
+    model = model_of(SLOW_GRID)  # slow guards: many readings in every level
+    r = explore(model, Options(workers=2, check_deadlock=False), progress=lines.append, progress_every=0.0)
+    assert r.distinct_states == explore(model, Options(check_deadlock=False)).distinct_states
+    # level by level alone, the counts would change at most twice a level
+    assert len({p.generated for p in lines}) > 3 * (r.depth + 1), "no progress while the workers expanded"
+    for a, b in zip(lines, lines[1:]):
+        assert a.generated <= b.generated and a.distinct <= b.distinct
+    assert lines[-1].generated <= r.states_generated
+
+
 def test_a_failing_worker_is_reported_in_one_line(monkeypatch, capsys):
     def boom(self, pending):
         raise RuntimeError("boom")
