@@ -69,7 +69,10 @@ pickled; where "fork" is unavailable the search runs in one process. The
 `--time-limit`, `--memory-limit` (this process and its workers) and a stop
 request (Ctrl-C) are checked between levels and every 0.1 s while the workers
 expand; then the workers drop the level (a shared flag they read every 1024
-states), and the search stops where --max-depth before that level would.
+states), and the search stops where --max-depth before that level would,
+unless the workers before the first halted one found an event: everything
+before it in key order was expanded, so it is reported as one process reports
+it.
 """
 
 from __future__ import annotations
@@ -363,8 +366,10 @@ class Coordinator(_FingerprintExplorer):
             ahead = self._growth(self.table.count + 2 * (end - start))
             expansions = self._replies(end - start, ahead)
             if any(e is None for e in expansions):  # a limit was reached meanwhile
-                self.expanded = start
-                return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=end - start)
+                expansions = self._before_halt(expansions)
+                if expansions is None:
+                    self.expanded = start
+                    return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=end - start)
             for _ in ahead:
                 pass
             settled = self._settle(expansions, start)
@@ -413,6 +418,22 @@ class Coordinator(_FingerprintExplorer):
             shares = [min(max((a + v / sum(speeds)) / 2, 0.5 / n), 2 / n) for a, v in zip(self.shares, speeds)]
             self.shares = [v / sum(shares) for v in shares]
         return replies
+
+    def _before_halt(self, expansions: list) -> list | None:
+        """When a limit halted some workers in the middle of a level (their expansion is None):
+        the level as far as one process gets before its first event, if the workers before the
+        first halted one found an event (everything before it in key order was expanded, as one
+        process would have done before finding it), with nothing from the later workers; else None."""
+        halted = expansions.index(None)
+        done = expansions[:halted]
+        events = [x for e in done for x in e["events"]]
+        if self._first_event(events, [(e["witnesses"], e["faults"]) for e in done]) is None:
+            return None
+        a_count = len(self.coverage)
+        nothing = {"fps": array("q"), "keys": array("q"), "acts": array("H"), "parents": array("q"),
+                   "counts": array("I"), "enabled": [0] * a_count, "generated": [0] * a_count, "witnesses": {},
+                   "faults": {}, "events": [], "placed": {}}
+        return done + [nothing] * (len(expansions) - halted)
 
     def _in_flight(self, replies: list, expanding: set) -> tuple[int, int, int]:
         """The current expansion so far, summed over the workers: states expanded, candidates

@@ -313,6 +313,53 @@ def test_a_limit_reached_while_the_workers_expand_stops_at_the_level_boundary(mo
     assert summary(r)[:5] + summary(r)[6:] == summary(one)[:5] + summary(one)[6:]
 
 
+def test_an_event_before_the_halted_workers_is_reported_as_one_process_does(monkeypatch):
+    """A limit halts worker 1 in the level where worker 0, which expanded all its states, found
+    the first violation: everything before it in key order was explored, so the violation is
+    reported, as one process that got that far reports it (it used to be dropped: incomplete)."""
+    import os
+    import time
+
+    text = ("var x: 0..9 = 0\nvar y: 0..9 = 0\naction A:\n    require x < 9\n    x = x + 1\n"
+            "action B:\n    require y < 9\n    y = y + 1\ninvariant Small: x < 5\n")
+    watching = {"queue": 0}
+    replies = parallel.Coordinator._replies
+
+    def spy(self, queue, *rest):
+        watching["queue"] = queue
+        try:
+            return replies(self, queue, *rest)
+        finally:
+            watching["queue"] = 0
+
+    class StopInTheBigLevel:  # the level of the states with x + y == 4 holds five
+        def is_set(self):
+            return watching["queue"] >= 5
+
+    expand = parallel._Worker._expand
+
+    def worker_1_waits_for_the_halt(self, pending):
+        parent = os.getppid()
+        with open(f"/proc/{parent}/task/{parent}/children") as fh:
+            if os.getpid() != min(map(int, fh.read().split())):  # forked second: worker 1
+                deadline = time.monotonic() + 0.2
+                while self.frontier and time.monotonic() < deadline:
+                    if self.halt[0]:
+                        self.frontier = []
+                        return {"halted": True}
+                    time.sleep(0.001)
+        return expand(self, pending)
+
+    monkeypatch.setattr(parallel, "_WATCH_S", 0.001)
+    monkeypatch.setattr(parallel.Coordinator, "_replies", spy)
+    monkeypatch.setattr(parallel._Worker, "_expand", worker_1_waits_for_the_halt)
+    model = model_of(text)
+    r = explore(model, Options(workers=2, stop=StopInTheBigLevel()))
+    one = explore(model, Options())
+    assert r.verdict == one.verdict == Verdict.INVARIANT_VIOLATED
+    assert summary(r) == summary(one)
+
+
 @pytest.mark.parametrize("shares", [(0.85, 0.15), (0.1, 0.9), (0.2, 0.2, 0.6)])
 def test_uneven_shares_give_the_same_result(monkeypatch, shares):
     """The shares follow the workers' measured speed; whatever they are, the Result is the same."""
