@@ -464,8 +464,8 @@ class Coordinator(_FingerprintExplorer):
 
     def _insertion(self, fps: list, needed: int):
         """Insert new, distinct fingerprints into the table, a chunk at a time: the coordinator
-        does this while the workers look up and check (they read the table only to expand).
-        The table grows first if it would hold more than `needed`."""
+        does this while the workers look up and take their states (they read the table only to
+        expand). The table grows first if it would hold more than `needed`."""
         yield from self._growth(needed)
         table = self.table
         for more in fps:
