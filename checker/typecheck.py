@@ -526,6 +526,7 @@ class _Checker:
         if isinstance(s, S.Let):
             value = self.infer(s.value)
             local = self._new_local(s.name, value.type)
+            self._hides(s.name, s.name_span)
             self.scopes[-1].names[s.name] = local
             return ir.LetS(s.span, local, value)
         if isinstance(s, S.Assign):
@@ -617,8 +618,19 @@ class _Checker:
             raise _err("E102", f"`{g.name} in ...` needs a set, not {domain.type}", g.domain.span,
                        "use a set, a range `a..b`, an enum name or `domain(m)`")
         local = self._new_local(g.name, domain.type.element)
+        self._hides(g.name, g.span)
         self.scopes[-1].names[g.name] = local
         return local, domain
+
+    def _hides(self, name: str, span: Span) -> None:
+        """W204 when a bound name hides a state variable or a constant: inside its scope the name
+        means the bound value, which is rarely what a reader expects. Not for the parameters of a
+        `def`: they are its interface, declared with their types, and often named after what the
+        caller passes."""
+        kind = "variable" if name in self.vars else "constant" if name in self.consts else None
+        if kind is not None:
+            self.warnings.add("W204", f"`{name}` here hides the {kind} `{name}`", span,
+                              f"inside this scope `{name}` is the bound value, not the {kind}: rename one of them")
 
     # ---------------------------------------------------------------- expressions
     def _expect(self, e: ir.Expr, t: T.Type, what: str) -> ir.Expr:

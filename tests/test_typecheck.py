@@ -186,6 +186,25 @@ def test_initial_value_reads_later_variable():
     assert d.code == "E111"
 
 
+@pytest.mark.parametrize("line, name, kind", [
+    ("action A(N in 1..2):\n    require n + N < 3\n    n = n + 1", "N", "constant"),
+    ("action A:\n    require all(n < 3 for n in {1, 2})\n    n = n + 1", "n", "variable"),
+    ("action A:\n    let n = N\n    require n > 0 and m < 3\n    m = m + 1", "n", "variable"),
+    ("action A:\n    require n < 3\n    n = n + 1\nfair weak A\ninvariant I: len({N for N in {n}}) < 2", "N", "constant"),
+    ("action A:\n    with m in {1, 2}:\n        n = m", "m", "variable"),
+])
+def test_a_bound_name_that_hides_a_variable_or_constant_is_a_warning(line, name, kind):
+    model = model_of(f"const N: int = 3\nvar n: 0..3 = 0\nvar m: 0..3 = 0\n{line}\naction B:\n    m = n\n")
+    [w] = [w for w in model.warnings if w.code == "W204"]
+    assert (w.severity, w.message) == ("warning", f"`{name}` here hides the {kind} `{name}`")
+
+
+def test_bound_names_of_their_own_and_def_parameters_are_no_warning():
+    model = model_of("const N: int = 3\nvar n: 0..3 = 0\ndef f(n: int) -> int: n + 1\naction A(k in 1..2):\n"
+                     "    let j = k\n    require all(i < N for i in {j})\n    n = f(n + j) % 4\n")
+    assert not [w for w in model.warnings if w.code == "W204"]
+
+
 def test_unused_variable_is_a_warning():
     model = model_of("""
         var x: int = 0
