@@ -51,7 +51,7 @@ _INFIX = {
     "union": "({} | {})", "inter": "({} & {})", "diff": "({} - {})", "add": "({} + {})",
     "sub": "({} - {})", "mul": "({} * {})", "neg": "(-{})", "concat": "({} + {})",
     "len": "len({})", "card": "len({})", "elems": "frozenset({})", "domain": "frozenset({}[0])",
-    "append": "({} + ({},))", "bigunion": "_bigunion({})",
+    "append": "({} + ({},))", "bigunion": "_bigunion({})", "unwrap": "{}",
 }
 # Primitive operations that may fail at run time: op -> runtime function (last argument: where).
 _FAULTING = {

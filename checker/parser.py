@@ -24,7 +24,7 @@ _TOKEN_NAMES = {
     "_DEDENT": "end of block", "$END": "end of file", "COLON": "`:`", "COMMA": "`,`",
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "EQUAL": "`=`", "DOT": "`.`", "COMP_OP": "a comparison", "PLUS": "`+`", "STAR": "`*`", "PERCENT": "`%`", "SLASH": "`/`",
-    "QMARK": "`?`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`", "__ANON_0": "`..`", "RARROW": "`->`",
+    "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`", "__ANON_0": "`..`", "RARROW": "`->`",
 }
 
 # How deeply a spec may nest (E007): every level of the parse tree counts (an operator, a
@@ -256,6 +256,8 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = f"there is no `{pair}`: write `{target} = {target} {pair[0]} {value}`"
     elif token.value == "=" and "EQUAL" not in exc.expected:
         hint = "compare with `==`; `=` assigns, and only at the start of a statement"
+    if token.type == "_COALESCE" and "QMARK" in exc.expected:
+        hint = "an option of an option (`T??`) is not allowed; `??` is the operator that takes a value out of an option"
     if token.value == "=" and set(exc.expected) == {"COLON"}:
         words = source.line_text(token.line).split()
         if len(words) >= 2 and words[0] in ("var", "const"):
@@ -588,6 +590,9 @@ class _Builder(Transformer):
 
     def union(self, meta, c):
         return self._bin(meta, "|", c)
+
+    def coalesce(self, meta, c):
+        return self._bin(meta, "??", c)
 
     def intersect(self, meta, c):
         return self._bin(meta, "&", c)

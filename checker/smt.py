@@ -349,6 +349,8 @@ class _Translator:
         if op == "range":
             lo, hi = (self.expr(x, env) for x in e.args)
             return _Range(lo, hi)
+        if op == "unwrap":  # the value of an option, where it is known to be present (`??`)
+            return _as_opt(self.expr(e.args[0], env)).value
         if op == "union":
             a, b = (self.expr(x, env) for x in e.args)
             return _Set(self._items(a, e.span) + self._items(b, e.span))

@@ -765,6 +765,26 @@ class _Checker:
     def _e_Neg(self, e: S.Neg, expected):
         return ir.Prim(T.INT, e.span, "neg", (self._int(e.operand, "the operand of `-`"),))
 
+    def _coalesce(self, e: S.BinOp, expected) -> ir.Expr:
+        """`x ?? d`: x's value, or d when x is none; d is evaluated only then. As IR:
+        `let t = x in (if t == none then d else unwrap(t))`, where unwrap is x's value as a `T`."""
+        hint = "`??` takes the value out of an option `T?`, with a value to use when it is none"
+        want = T.OptionT(expected) if expected is not None and not isinstance(expected, (T.OptionT, T.AnyT)) else None
+        left = self.infer(e.left, want)
+        if not isinstance(left.type, T.OptionT) or isinstance(left.type.inner, T.AnyT):
+            what = "`none`" if isinstance(left.type, T.OptionT) else _article(left.type)
+            raise _err("E102", f"the left side of `??` should be an option, not {what}", e.left.span, hint)
+        inner = left.type.inner
+        if isinstance(e.right, S.NoneLit):
+            raise _err("E102", "the right side of `??` replaces `none`, so it cannot be `none`", e.right.span,
+                       f"give a value of type {inner}")
+        right = self._expect(self.infer(e.right, inner), inner, "the right side of `??`")
+        local = self._new_local("coalesced", left.type)
+        ref = ir.LocalRef(left.type, e.span, local)
+        test = ir.Prim(T.BOOL, e.span, "eq", (ref, ir.Lit(left.type, e.span, NONE)))
+        value = ir.IfE(inner, e.span, test, right, ir.Prim(inner, e.span, "unwrap", (ref,)))
+        return ir.LetE(inner, e.span, local, left, value)
+
     def _e_BinOp(self, e: S.BinOp, expected):
         op = e.op
         if op in ("and", "or", "implies"):
@@ -780,6 +800,8 @@ class _Checker:
                     raise _err("E102", f"{_article(b.type)} is never `none`", e.span,
                                "only option types (`T?`) have the value none")
             return ir.Prim(T.BOOL, e.span, "eq" if op == "==" else "ne", (left, right))
+        if op == "??":
+            return self._coalesce(e, expected)
         if op in ("<", "<=", ">", ">="):
             left = self._int(e.left, f"the left side of `{op}`")
             right = self._int(e.right, f"the right side of `{op}`")

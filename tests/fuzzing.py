@@ -357,6 +357,9 @@ class SpecGen:
             return self.leaf(t, env)
         k = t[0]
         d = depth - 1
+        options = self.names_of(("opt", t), env) if k != "opt" else []
+        if options and self.chance(0.2):  # the value of an option variable, or a default
+            return f"({self.pick(options)} ?? {self.expr(t, env, d)})"
         if k == "bool":
             return self.bool_expr(env, d)
         if k == "int":

@@ -4,6 +4,7 @@ import pytest
 
 from checker.explore import Storage
 from checker.result import Verdict
+from checker.runtime import NONE
 from tests.conftest import SPECS, model_of, run, spec_runs
 
 COUNTER = """
@@ -370,3 +371,38 @@ def test_the_coverage_adds_up_to_the_summary(spec, variant, storage):
     assert sum(c.generated for c in r.coverage) + len(initial) == r.states_generated
     assert sum(c.distinct for c in r.coverage) + len(set(initial)) == r.distinct_states
     assert all(c.enabled <= c.generated and c.distinct <= c.generated for c in r.coverage)
+
+
+def test_coalescing_takes_the_value_out_of_an_option():
+    """`x ?? d`: x's value, or d when x is none; tighter than comparisons, looser than `+`;
+    d is evaluated only when x is none (here it would divide by zero)."""
+    model, r = run("""
+        enum Agent { Lead, Mate }
+        var owner: Agent? = none
+        var n: int? = none
+        var log: seq[int] = []
+        action Step:
+            require len(log) < 3
+            log = append(log, n ?? 0 + 10)
+            n = (n ?? 0) + 1
+            owner = owner ?? Mate
+        action Check:
+            require n != none and n ?? 0 < 2 and (n ?? 1 // 0) > 0 and owner ?? Lead == Mate
+            log = log
+        invariant Counted: (n ?? 0) == len(log)
+        """, check_deadlock=False)
+    assert r.verdict == Verdict.OK and r.distinct_states == 4
+    _, succ = next(model.actions[0]((NONE, NONE, ())))
+    assert succ == (1, 1, (10,))  # `n ?? 0 + 10` is `n ?? (0 + 10)`: n is none; Mate is member 1
+    _, succ = next(model.actions[0](succ))
+    assert succ == (1, 2, (10, 1))
+
+
+def test_coalescing_an_error_on_the_right_only_when_the_left_is_none():
+    _, r = run("""
+        var n: int? = none
+        action Step:
+            require (n ?? 1 // 0) > 0
+            n = 1
+        """, check_deadlock=False)
+    assert r.verdict == Verdict.ERROR and r.error.code == "E407"

@@ -274,10 +274,16 @@ def test_issue_8_parentheses_around_a_type_add_no_nesting():
     assert isinstance(inner, S.IntType) and inner.span.column == 5008
 
 
-@pytest.mark.parametrize("text, column", [("()", 9), ("(int,)", 13), ("(int)??", 14)])
+@pytest.mark.parametrize("text, column", [("()", 9), ("(int,)", 13), ("(int)??", 13), ("(int)? ?", 15)])
 def test_issue_8_what_parentheses_do_not_make_a_type(text, column):
     d = syntax_error(f"var x: {text} = none\n")
     assert (d.code, d.span.column) == ("E001", column)
+
+
+def test_an_option_of_an_option_written_with_the_coalescing_token_says_so():
+    d = syntax_error("var x: int?? = none\n")
+    assert (d.code, d.span.column) == ("E001", 11)
+    assert d.hint.startswith("an option of an option (`T??`) is not allowed")
 
 
 def test_issue_8_an_option_of_an_option_in_parentheses_is_a_type_error():

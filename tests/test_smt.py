@@ -676,3 +676,17 @@ def test_option_and_int_valued_diffs_agree_with_brute_force():
     old, new = model_of(text), model_of(text, "V")
     check_diff(old, new, "pick")
     check_diff(old, new, "score")
+
+
+def test_coalescing_agrees_with_brute_force():
+    model = build_model(Source("c.spec", "enum Agent { Lead, Mate, Other }\n"
+                                         "def owner_or(a: Agent?, b: Agent) -> Agent: a ?? b\n"
+                                         "theorem T: forall (a: Agent?, b: Agent, n: (0..3)?): "
+                                         "owner_or(a, b) == Lead implies (n ?? 2) < 3 or a != none\n"
+                                         "theorem U: forall (a: Agent?, b: Agent): owner_or(a, b) == b or a != none\n"))
+    oracle = Oracle(model)
+    outcomes = []
+    for theorem in model.spec.theorems:
+        check_theorem(model, oracle, theorem)
+        outcomes.append(smt.prove(model, names=[theorem.name]).theorems[0].outcome)
+    assert outcomes == [Outcome.REFUTED, Outcome.PROVED]

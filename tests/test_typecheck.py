@@ -322,3 +322,14 @@ def test_issue_8_theorems_do_not_range_over_bounded_sequences():
         theorem T: forall (q: seq[bool, 2]): f(q)
         """)
     assert d.code == "E120" and "sequence" in d.message and "even with a bound" in d.message
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("n ?? 3", "the left side of `??` should be an option, not an int"),
+    ("none ?? 3", "the left side of `??` should be an option, not `none`"),
+    ("o ?? true", "the right side of `??` should be int, but this is bool"),
+    ("o ?? none", "the right side of `??` replaces `none`, so it cannot be `none`"),
+])
+def test_coalescing_needs_an_option_and_a_value_of_its_type(expr, message):
+    d = spec_error(f"var o: int? = none\nvar n: int = 0\naction A:\n    require ({expr}) == 3\n    n = 1\n")
+    assert (d.code, d.message) == ("E102", message)
