@@ -88,8 +88,8 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--memory-limit", type=_positive_int, metavar="MB",
                        help="stop when the process uses more than this much resident memory")
     check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    check.add_argument("--workers", type=_positive_int, metavar="N", default=1,
-                       help="explore with N processes (same result as one; default 1)")
+    check.add_argument("--workers", type=_workers, metavar="N", default=1,
+                       help="explore with N processes, or `auto`: one per core (same result as one; default 1)")
     check.add_argument("--storage", choices=("fingerprint", "exact"), default="fingerprint",
                        help="seen states as 64-bit fingerprints (default) or exactly (about 10x the memory)")
     check.add_argument("--full-states", action="store_true",
@@ -189,6 +189,18 @@ def _positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, not {text}")
     return value
+
+
+def _workers(text: str) -> int:
+    """`--workers N`, or `auto`: as many as the cores this process may run on (as TLC's)."""
+    if text == "auto":
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - not Linux
+            return max(1, os.cpu_count() or 1)
+    if not text.strip().lstrip("+-").isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number or `auto`, not {text!r}")
+    return _positive_int(text)
 
 
 def _positive_float(text: str) -> float:

@@ -192,3 +192,20 @@ def test_workers_that_cannot_be_used_are_reported(args, reason, capsys):
     assert any(reason in w["message"] for w in json.loads(captured.out)["warnings"])
     main(["check", *args, "--json", "--quiet"])
     assert not any("--workers" in w["message"] for w in json.loads(capsys.readouterr().out)["warnings"])
+
+
+def test_workers_auto_is_one_per_core(capsys, monkeypatch):
+    import checker.cli as cli
+
+    seen = []
+    real = cli.explore
+
+    def spy(model, options, **kwargs):
+        seen.append(options.workers)
+        return real(model, options, **kwargs)
+
+    monkeypatch.setattr(cli, "explore", spy)
+    assert main(["check", TWO_PHASE, "--workers", "auto", "--quiet"]) == 0
+    assert seen == [len(os.sched_getaffinity(0))]
+    assert main(["check", TWO_PHASE, "--workers", "many"]) == 2
+    assert "expected a whole number or `auto`, not 'many'" in capsys.readouterr().err
