@@ -279,10 +279,14 @@ def explore(model: Model, options: Options = Options(), progress: ProgressCallba
             gc.enable()
 
 
+def _selected_properties(model: Model, options: Options) -> tuple[str, ...]:
+    """The names of the temporal properties a search checks (Options.properties; None: all)."""
+    return tuple(p.name for p in model.spec.properties if options.properties is None or p.name in options.properties)
+
+
 def one_process_reason(model: Model, options: Options) -> str | None:
     """Why a search with `options.workers` > 1 runs in one process anyway (None: it does not)."""
-    if options.check_properties and any(options.properties is None or p.name in options.properties
-                                        for p in model.spec.properties):
+    if options.check_properties and _selected_properties(model, options):
         return "temporal properties are decided on the whole state graph, in one process"
     if options.storage != Storage.FINGERPRINT:
         return "exact storage runs in one process"
@@ -313,8 +317,7 @@ class _Explorer:
         self.progress = progress
         self.progress_every = progress_every
         self.invariants = _select(model.invariants, options.invariants)
-        self.properties = tuple(p.name for p in model.spec.properties
-                                if options.properties is None or p.name in options.properties)
+        self.properties = _selected_properties(model, options)
         self.violations: list[Violation] = []
         self.states: list[tuple] = []
         self.parents: list[int] = []

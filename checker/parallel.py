@@ -340,7 +340,7 @@ class Coordinator(_FingerprintExplorer):
                                 if name not in self.witnesses and not (settled and name in settled["witnessed"]))
                 self.steps += 1
                 for w, conn in enumerate(self.conns):
-                    conn.send(("step", plans[w], pending))
+                    conn.send(("step", plans[w], pending, self.steps))
                 self._relay(plans)
                 if settled is not None:  # once the level is in the table, the workers may expand it
                     for _ in settled["insertion"]:
@@ -824,7 +824,7 @@ class _Worker:
                  invariant_names: tuple, live: memoryview):
         self.conn = conn
         self.live = live  # its shared counters: step, expanded, candidates, generated in this expansion
-        self.steps = 0  # expansions so far
+        self.step = 0  # the number of the step it is in (the coordinator's count)
         self.model = model
         self.table = table
         self.halt = halt
@@ -870,11 +870,12 @@ class _Worker:
             else:
                 raise AssertionError(f"unexpected message {op!r}")
 
-    def _step(self, plan: dict | None, pending: tuple) -> tuple:
+    def _step(self, plan: dict | None, pending: tuple, step: int) -> tuple:
         """Take the states of the plan and expand them: (expansion, the number of states, the
         CPU time it took, without the wait for "go"). `pending`: the reachable checks still to
-        witness."""
+        witness; `step`: the step's number, which the shared counters carry."""
         start = time.process_time()
+        self.step = step
         if plan is not None:
             self._hold(plan)
         held = len(self.frontier)
@@ -937,8 +938,7 @@ class _Worker:
         halt = self.halt
         every = _HALT_EVERY
         live = self.live
-        self.steps += 1
-        step = self.steps
+        step = self.step
         live[1] = live[2] = live[3] = 0
         live[0] = step
         shared = self.pools

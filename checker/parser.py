@@ -259,7 +259,7 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
     if token.type == "_COALESCE" and "QMARK" in exc.expected:
         hint = "an option of an option (`T??`) is not allowed; `??` is the operator that takes a value out of an option"
     if token.value == "=" and set(exc.expected) == {"COLON"}:
-        words = source.line_text(token.line).split()
+        words = text.split()
         if len(words) >= 2 and words[0] in ("var", "const"):
             hint = f"a {'variable' if words[0] == 'var' else 'constant'} needs a type before its value: " \
                    f"`{words[0]} {words[1]}: T = ...`, with T a type such as `int`, `0..3` or `set[int]`"

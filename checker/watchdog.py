@@ -36,13 +36,10 @@ class Watchdog:
     """Context manager: while inside, `should_stop()` (a reason or None) is asked every TICK
     seconds; `hit[0]` holds the first reason it gave."""
 
-    def __init__(self, should_stop: Callable[[], str | None], code_name: str, protected: Iterable = (),
-                 boundaries: Iterable = ()):
+    def __init__(self, should_stop: Callable[[], str | None], code_name: str, protected: Iterable = ()):
         self.should_stop = should_stop
         self.code_name = code_name
         self.protected = frozenset(protected)
-        # Code that catches StepInterrupted itself: inside it, protection further out does not count.
-        self.boundaries = frozenset(boundaries)
         self.hit: list[str | None] = [None]
         self._previous = None
         self._armed = False
@@ -70,15 +67,12 @@ class Watchdog:
             raise StepInterrupted(self.hit[0])
 
     def _in_step(self, frame) -> bool:
-        """Whether the spec's generated code is on the stack, and no protected code is (up to
-        the innermost boundary)."""
+        """Whether the spec's generated code is on the stack, and no protected code is."""
         inside = False
         while frame is not None:
             code = frame.f_code
             if code in self.protected:
                 return False
-            if code in self.boundaries:
-                return inside
             if code.co_filename == self.code_name:
                 inside = True
             frame = frame.f_back
