@@ -828,7 +828,7 @@ class _Gen:
             elif r < 0.48:
                 self.feat("skip")
                 out.append("skip")
-            elif r < 0.51 and not self.intended_error:
+            elif r < 0.51 and self.risk_error and not self.intended_error:
                 self.intended_error = True
                 self.feat("intended-error")
                 out.append(self.risky(ctx))
@@ -970,10 +970,10 @@ class _Gen:
                 sort = self.pick(self.sorts)
                 q = self.fresh("q")
                 self.feat("property-all")
-                body = f"all({form(ctx.with_name(q, sort))} for {q} in {sort[1]})"
+                body = f"all(({form(ctx.with_name(q, sort))}) for {q} in {sort[1]})"
             elif r < 0.45:
                 self.feat("property-and")
-                body = f"{form(ctx)} and {form(ctx)}"
+                body = f"({form(ctx)}) and ({form(ctx)})"
             else:
                 body = form(ctx)
             self.lines.append(f"property {name}: {body}")
@@ -1019,6 +1019,7 @@ class _Gen:
     # ---------------------------------------------------------------- the spec
     def run(self) -> GeneratedSpec:
         self.intended_error = False
+        self.risk_error = self.chance(0.15)  # this spec may hold one statement that risks an evaluation error
         self.lines.append(f"spec Oracle{self.seed}")
         self.declare_sorts()
         self.declare_vars()
@@ -1034,7 +1035,8 @@ class _Gen:
             self.feat(f"box-{box_mode}")
         if self.chance(0.08):
             self.feat("constraint", "constraint-random")
-            self.lines.append(f"constraint Extra: {self.expr(BOOL, self.state_ctx(), 2)}")
+            v = self.pick(self.vars)
+            self.lines.append(f"constraint Extra: {v.name} != {self.lit(v.type)} or {self.expr(BOOL, self.state_ctx(), 2)}")
         temporal = self.chance(0.2)
         if temporal:
             self.declare_temporal()

@@ -27,7 +27,8 @@ compared number for number:
   or `Assert(FALSE, ...)`).
 - A `def` reading state variables takes their current values as extra arguments: a call
   after an assignment sees the new value, as in tlacheck.
-- Invariants become INVARIANTs, constraints CONSTRAINTs; temporal properties PROPERTYs of
+- Invariants become INVARIANTs, constraints CONSTRAINTs (a predicate reading no variable is
+  made state-level, see `predicate`); temporal properties PROPERTYs of
   `Spec == Init /\\ [][Next]_vars /\\ fairness`, with `fair weak|strong` as WF_vars/SF_vars.
 
 Limits (raise Unsupported): `reachable` checks; an order on maps (a `choose` or sequence
@@ -158,10 +159,10 @@ class _Translator:
         invariants = {}
         cfg = ["INIT Init", "NEXT Next"]
         for p in spec.invariants:
-            body.append(f"Inv_{p.name} == {self.expr(p.expr, state)}")
+            body.append(f"Inv_{p.name} == {self.predicate(p.expr, state)}")
             invariants[f"Inv_{p.name}"] = p.name
         for p in spec.constraints:
-            body.append(f"Con_{p.name} == {self.expr(p.expr, state)}")
+            body.append(f"Con_{p.name} == {self.predicate(p.expr, state)}")
         if spec.properties:
             fair = [self.fairness(fd, state) for fd in spec.fairness]
             body.append("Spec == Init /\\ [][Next]_vars" + "".join(f" /\\ ({f})" for f in fair))
@@ -236,7 +237,7 @@ class _Translator:
 
     def formula(self, f: ir.Formula, env: dict) -> str:
         if isinstance(f, ir.TPred):
-            return f"({self.expr(f.expr, env)})"
+            return self.predicate(f.expr, env)
         if isinstance(f, ir.TUnary):
             op = {"always": "[]", "eventually": "<>", "not": "~"}[f.op]
             return f"({op}{self.formula(f.operand, env)})"
@@ -248,6 +249,15 @@ class _Translator:
             q = "\\A" if f.kind == "all" else "\\E"
             return f"({q} {n} \\in {self.expr(f.domain, env)} : {self.formula(f.body, {**env, f.local.id: n})})"
         raise Unsupported(f"temporal formula {type(f).__name__}")
+
+    def predicate(self, e: ir.Expr, env: dict) -> str:
+        """A state predicate. One that reads no variable is made state-level (`vars = vars /\\
+        P`): TLC 2.15 stops with "The invariant of Inv is equal to FALSE" on a constant
+        invariant, and finds `FALSE ~> TRUE` violated (constant operands of temporal formulas)."""
+        text = f"({self.expr(e, env)})"
+        if not ir.reads(e, function_reads(self.spec.functions))[0] and self.spec.variables:
+            text = f"(vars = vars /\\ {text})"
+        return text
 
     # ---------------------------------------------------------------- statements
     def block(self, stack: list[list], env: dict) -> str:

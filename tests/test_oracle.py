@@ -1,0 +1,137 @@
+"""A bounded slice of the differential oracle (tests/oracle/): random specs checked by tlacheck
+(exact storage, fingerprints, two workers), the reference explorer and TLC must agree.
+
+`python -m tests.oracle --seeds A:B [--tlc]` runs a campaign over many more seeds. A failure
+here prints the seed, the differences and the spec; `check_seed(SEED, tlc=True)` replays it.
+"""
+
+import dataclasses
+import textwrap
+
+import pytest
+
+from checker.source import Source
+from checker.model import build_model
+from tests.oracle import tlc
+from tests.oracle.compare import check_seed, check_spec, run_reference
+from tests.oracle.generate import generate
+from tests.oracle.tla import translate
+
+REFERENCE_SEEDS = range(1, 151)
+TLC_SEEDS = range(1, 16)
+
+needs_tlc = pytest.mark.skipif(tlc.available() is not None,
+                               reason=f"TLC cannot run here: {tlc.available()}")
+
+
+def _explain(o) -> str:
+    return (f"seed {o.seed}: {o.status} {o.reason}\n" + "\n".join(o.diffs)
+            + f"\n--- spec (deadlock check {'on' if o.check_deadlock else 'off'}) ---\n{o.text}")
+
+
+@pytest.mark.parametrize("seed", REFERENCE_SEEDS)
+def test_tlacheck_agrees_with_the_reference_and_its_other_storages(seed):
+    o = check_seed(seed)
+    assert o.status in ("agree", "error", "skipped"), _explain(o)
+
+
+@needs_tlc
+@pytest.mark.parametrize("seed", TLC_SEEDS)
+def test_tlacheck_agrees_with_tlc(seed):
+    o = check_seed(seed, tlc=True)
+    assert o.status in ("agree", "error", "skipped"), _explain(o)
+
+
+def test_a_wrong_count_is_a_disagreement():
+    g = generate(3)
+    o = check_spec(g, inject=lambda a: dataclasses.replace(a, generated=(a.generated or 0) + 1))
+    assert o.status == "disagree"
+    assert any("generated" in d for d in o.diffs), o.diffs
+
+
+def test_a_wrong_verdict_is_a_disagreement():
+    g = generate(3)
+    o = check_spec(g, inject=lambda a: dataclasses.replace(a, verdict="ok" if a.verdict != "ok" else "deadlock"))
+    assert o.status == "disagree"
+
+
+def test_the_generator_is_deterministic_and_covers_the_language():
+    assert generate(7).text == generate(7).text
+    assert generate(7).text != generate(8).text
+    features = set().union(*(generate(s).features for s in range(1, 301)))
+    for f in ("negative-int", "enum", "model-values", "set", "map", "record", "tuple", "seq", "option", "??",
+              "action-params-several", "binder-depends-on-earlier", "binder-reads-state", "with-several", "either",
+              "if", "elif", "else", "let", "require-top", "require-after-assign", "def-params", "def-reads-state",
+              "def-recursive", "sequential-assignment", "assign-map-entry", "assign-record-field",
+              "assign-seq-position", "set-comprehension", "map-comprehension", "seq-comprehension", "all", "any",
+              "sum", "choose", "len-set", "len-seq", "min", "max", "powerset", "maps", "domain", "head", "tail",
+              "append", "subseq", "elems", "if-expr", "invariant", "constraint", "no-deadlock", "deadlock-check",
+              "init-several", "init-reads-earlier", "always", "eventually", "leads_to", "always-eventually",
+              "eventually-always", "property-and", "property-all", "fair-weak", "fair-strong", "fair-per-value",
+              "fair-wildcard", "fair-or", "intended-error"):
+        assert f in features, f
+
+
+def _model(text: str):
+    return build_model(Source("t.spec", textwrap.dedent(text).lstrip()))
+
+
+def test_the_reference_checks_invariants_on_states_failing_the_constraint_as_tlc_does():
+    model = _model("""
+        var x: int = 0
+        action Inc:
+            x = x + 1
+        constraint C: x <= 2
+        invariant I: x <= 2
+        """)
+    a = run_reference(model, deadlock=False)
+    assert (a.verdict, a.check, a.trace_length, a.distinct) == ("invariant", "I", 4, 3)
+
+
+def test_the_reference_reports_depth_1_when_no_initial_state_satisfies_the_constraint():
+    model = _model("""
+        var x: int in {5, 6}
+        action Inc:
+            x = x + 1
+        constraint C: x <= 2
+        """)
+    a = run_reference(model, deadlock=True)
+    assert (a.verdict, a.distinct, a.generated, a.depth) == ("ok", 0, 2, 1)
+
+
+def test_tlc_reports_are_parsed():
+    out = """Error: Invariant Inv_I is violated.
+Error: The behavior up to this point is:
+State 1: <Initial predicate>
+/\\ x = 1
+
+State 2: <A line 6, col 6 to line 6, col 39 of module M>
+/\\ x = 2
+
+5 states generated, 4 distinct states found, 1 states left on queue.
+The depth of the complete state graph search is 2.
+"""
+    r = tlc.parse(out, 12)
+    assert (r.verdict, r.invariant, r.trace_length, r.generated, r.distinct, r.depth) == \
+        ("invariant", "Inv_I", 2, 5, 4, 2)
+    done = "Model checking completed. No error has been found.\n1,234 states generated, 56 distinct states found, " \
+           "0 states left on queue.\nThe depth of the complete state graph search is 7.\n"
+    assert tlc.parse(done, 0).verdict == "ok" and tlc.parse(done, 0).generated == 1234
+    assert tlc.parse("Error: Deadlock reached.\nState 1: <Initial predicate>\n", 11).verdict == "deadlock"
+    assert tlc.parse("Semantic errors:\n\n*** Errors: 1\n", 150).verdict == "parse"
+    assert tlc.parse("something else", 1).verdict == "unknown"
+
+
+@needs_tlc
+@pytest.mark.parametrize("port, counts", [
+    ("diehard.spec", ("invariant", None)),  # NotSolved, as TLC finds
+    ("tcommit.spec", ("ok", (34, 94, 7))),  # TLC's distinct, generated, depth
+])
+def test_the_translation_of_a_classic_port_gives_tlcs_answer(port, counts):
+    from tests.conftest import SPECS
+
+    model = build_model(Source(port, (SPECS / "classic" / port).read_text()))
+    r = tlc.run(translate(model.spec), check_deadlock=port == "diehard.spec")
+    assert r.verdict == counts[0], r.output[-2000:]
+    if counts[1] is not None:
+        assert (r.distinct, r.generated, r.depth) == counts[1]
