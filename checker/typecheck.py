@@ -89,6 +89,10 @@ class _Checker:
         self.no_state = False  # inside a theorem: state variables cannot be read
         self.action_index: dict[str, int] = {}
         self.action_params: list = []
+        # ir.function_reads of the checked functions (None until every def body is checked), and
+        # the bounds in types, whose state reads are checked then (_check_evaluation_order).
+        self.function_reads: list | None = None
+        self.type_bounds: list[tuple[ir.Expr, Span, str]] = []
 
     # ---------------------------------------------------------------- driver
     def run(self) -> ir.Spec:
@@ -111,6 +115,7 @@ class _Checker:
             if isinstance(d, S.VarDecl):
                 self._declare_var(d)
         functions = [self._check_def(self.defs[d.name]) for d in decls if isinstance(d, S.DefDecl)]
+        self.function_reads = ir.function_reads(functions)
         action_decls = [d for d in decls if isinstance(d, S.ActionDecl)]
         self.action_index = {d.name: i for i, d in enumerate(action_decls)}
         actions = [self._check_action(d) for d in action_decls]
@@ -121,7 +126,7 @@ class _Checker:
         properties = [self._check_property(d) for d in decls if isinstance(d, S.PropertyDecl)]
         fairness = [self._check_fairness(d) for d in decls if isinstance(d, S.FairDecl)]
         theorems = [self._check_theorem(d) for d in decls if isinstance(d, S.TheoremDecl)]
-        self._check_evaluation_order(functions)
+        self._check_evaluation_order()
         for slot, var in enumerate(self.variables):
             if slot not in self.reads:
                 self.warnings.add("W201", f"variable `{var.name}` is never read", var.span,
@@ -152,10 +157,14 @@ class _Checker:
             warnings=tuple(self.warnings.items),
         )
 
-    def _check_evaluation_order(self, functions: list[ir.Function]) -> None:
-        """Constants are computed once, in order, before any state exists; initial values in
-        declaration order. Calls to functions must respect that too."""
-        fr = ir.function_reads(functions)
+    def _check_evaluation_order(self) -> None:
+        """Constants and the bounds in types are computed once, in order, before any state
+        exists; initial values in declaration order. Calls to functions must respect that too."""
+        fr = self.function_reads
+        for bound, span, what in self.type_bounds:
+            if ir.reads_state(bound, fr):
+                raise _err("E117", f"{what} must be a constant, but this depends on the state", span,
+                           "use int literals and constants (`0..N`, `seq[int, N + 1]`)")
         for i, c in enumerate(self.constants):
             slots, consts = ir.reads(c.value, fr)
             if slots:
@@ -326,11 +335,13 @@ class _Checker:
         raise AssertionError(t)  # pragma: no cover
 
     def _type_bound(self, e: S.Expr, what: str) -> ir.Expr:
-        """A range bound or sequence bound: an int that does not depend on the state."""
+        """A range bound or sequence bound: an int that does not depend on the state (whether it
+        reads the state is known once every def is checked: _check_evaluation_order)."""
         bound = self._expect(self.infer(e), T.INT, what)
-        if _reads_state(bound) or _has_local(bound):
+        if _has_local(bound):
             raise _err("E117", f"{what} must be a constant, but this depends on the state", e.span,
                        "use int literals and constants (`0..N`, `seq[int, N + 1]`)")
+        self.type_bounds.append((bound, e.span, what))
         return bound
 
     def _plain_type(self, t: S.TypeExpr) -> T.Type:
@@ -435,9 +446,10 @@ class _Checker:
             bound = []
             for g in c.generators:
                 local, domain = self._generator(g)
-                if _reads_state(domain):
+                if self._reads_state(domain):
                     raise _err("E116", "a quantifier over temporal formulas needs a constant set", g.domain.span,
-                               "quantify over constants, enums or ranges, not state variables")
+                               "quantify over constants, enums or ranges, not state variables "
+                               "(nor a `def` that reads them)")
                 bound.append((local, domain))
             body = self._formula(c.element)
             if c.cond is not None:
@@ -450,13 +462,20 @@ class _Checker:
         raise _err("E112", "temporal operators can only be combined with and, or, not, implies and all/any",
                    e.span, "move `always`/`eventually`/`leads_to` to the top of the property")
 
+    def _reads_state(self, e: ir.Expr) -> bool:
+        """Whether `e` reads the state, through the defs it calls too (after the defs are checked)."""
+        assert self.function_reads is not None
+        return ir.reads_state(e, self.function_reads)
+
     def _check_fairness(self, d: S.FairDecl) -> ir.Fairness:
         self.scopes.append(_Scope())
         gens = []
         for g in d.generators:
             local, domain = self._generator(g)
-            if _reads_state(domain):
-                raise _err("E116", "the set a fairness condition ranges over must be constant", g.domain.span)
+            if self._reads_state(domain):
+                raise _err("E116", "the set a fairness condition ranges over must be constant", g.domain.span,
+                           "range over a constant set with every value it can hold: fairness asks nothing of an "
+                           "action while it is disabled")
             gens.append((local, domain))
         targets = []
         for t in d.targets:
@@ -1135,24 +1154,6 @@ def _has_temporal(e) -> bool:
                 return True
     elif isinstance(e, tuple):
         return any(_has_temporal(x) for x in e)
-    return False
-
-
-def _reads_state(e: ir.Expr) -> bool:
-    if isinstance(e, ir.VarRef):
-        return True
-    import dataclasses
-
-    for f in dataclasses.fields(e):
-        v = getattr(e, f.name)
-        if isinstance(v, ir.Expr) and _reads_state(v):
-            return True
-        if isinstance(v, tuple):
-            for x in v:
-                if isinstance(x, ir.Expr) and _reads_state(x):
-                    return True
-                if isinstance(x, tuple) and any(isinstance(y, ir.Expr) and _reads_state(y) for y in x):
-                    return True
     return False
 
 

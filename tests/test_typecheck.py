@@ -333,3 +333,83 @@ def test_issue_8_theorems_do_not_range_over_bounded_sequences():
 def test_coalescing_needs_an_option_and_a_value_of_its_type(expr, message):
     d = spec_error(f"var o: int? = none\nvar n: int = 0\naction A:\n    require ({expr}) == 3\n    n = 1\n")
     assert (d.code, d.message) == ("E102", message)
+
+
+# Soundness issue, item 5: whether an expression reads the state has one answer (ir.reads_state),
+# which looks through `def` calls, recursive ones included. The type checker stopped at calls,
+# the code generator took every call for a state read: a fairness set or temporal quantifier set
+# read through a def passed the first and compiled to code reading a state it did not have
+# (`internal error: NameError: name 'v0' is not defined`).
+READS_THROUGH = {
+    "a def": "def ready() -> set[int]: q",
+    "a def calling a def": "def items() -> set[int]: q\ndef ready() -> set[int]: items() | {}",
+    "a recursive def": ("def below(n: int) -> set[int]: if n <= 0 then q else below(n - 1)\n"
+                        "def ready() -> set[int]: below(3)"),
+    "mutually recursive defs": ("def even(n: int) -> set[int]: if n <= 0 then q else odd(n - 1)\n"
+                                "def odd(n: int) -> set[int]: if n <= 0 then {} else even(n - 1)\n"
+                                "def ready() -> set[int]: even(2)"),
+}
+TAKE = """var q: set[int] = {1, 2}
+DEFS
+action Take(p in q):
+    q = q - {p}
+action Idle:
+    skip
+"""
+
+
+@pytest.mark.parametrize("defs", READS_THROUGH.values(), ids=READS_THROUGH)
+def test_soundness_5_a_fairness_set_read_through_a_def_is_e116(defs):
+    text = TAKE.replace("DEFS", defs) + "fair weak Take(p) for p in ready()\nproperty Empties: eventually q == {}\n"
+    d = spec_error(text)
+    line = text.splitlines().index("fair weak Take(p) for p in ready()") + 1
+    assert (d.code, d.span.line, d.span.column) == ("E116", line, 28)
+    assert d.message == "the set a fairness condition ranges over must be constant"
+    assert "disabled" in d.hint
+
+
+@pytest.mark.parametrize("defs", READS_THROUGH.values(), ids=READS_THROUGH)
+def test_soundness_5_a_temporal_quantifier_set_read_through_a_def_is_e116(defs):
+    text = TAKE.replace("DEFS", defs) + "property Gone: all(eventually p not in q for p in ready())\n"
+    d = spec_error(text)
+    assert (d.code, d.span.line) == ("E116", len(text.splitlines()))
+    assert "a `def` that reads them" in d.hint
+
+
+@pytest.mark.parametrize("defs", READS_THROUGH.values(), ids=READS_THROUGH)
+def test_soundness_5_a_constant_read_through_a_def_is_e117(defs):
+    d = spec_error(TAKE.replace("DEFS", defs) + "const K: set[int] = ready()\n")
+    assert (d.code, d.message) == ("E117", "constant `K` depends on state variable `q`")
+
+
+STATE_FREE = {
+    "a def": "def ready() -> set[int]: {1, 2}",
+    "a def of a constant": "const Items: set[int] = {1, 2}\ndef ready() -> set[int]: Items",
+    "a recursive def": "def upto(n: int) -> set[int]: if n <= 0 then {} else upto(n - 1) | {n}\n"
+                       "def ready() -> set[int]: upto(2)",
+}
+
+
+@pytest.mark.parametrize("defs", STATE_FREE.values(), ids=STATE_FREE)
+def test_soundness_5_a_def_that_reads_no_state_ranges_fairness_and_quantifiers(defs):
+    from tests.conftest import run
+
+    text = TAKE.replace("DEFS", defs) + ("fair weak Take(p) for p in ready()\n"
+                                         "property Empties: eventually q == {}\n"
+                                         "property Gone: all(eventually p not in q for p in ready())\n")
+    model, result = run(text, check_deadlock=False)
+    assert result.verdict.name == "OK" and result.distinct_states == 4
+    model, result = run(text.replace("fair weak Take(p) for p in ready()\n", ""), check_deadlock=False)
+    assert result.verdict.name == "LIVENESS_VIOLATED"
+
+
+def test_soundness_5_state_read_through_a_def_in_a_state_predicate_is_read_in_each_state():
+    """Inside a state predicate (here under `eventually`), a def that reads the state is an
+    ordinary expression, evaluated in each state."""
+    from tests.conftest import run
+
+    text = TAKE.replace("DEFS", READS_THROUGH["a recursive def"]) + (
+        "fair weak Take(p) for p in {1, 2}\n"
+        "property Drains: eventually all(p > 5 for p in ready())\n")
+    model, result = run(text, check_deadlock=False)
+    assert result.verdict.name == "OK"
