@@ -93,6 +93,12 @@ class _Checker:
         # the bounds in types, whose state reads are checked then (_check_evaluation_order).
         self.function_reads: list | None = None
         self.type_bounds: list[tuple[ir.Expr, Span, str]] = []
+        # While an expression is inferred (_infer): the results so far, and the local each binder
+        # in it was given; emptied when the outermost inference returns.
+        self.inferring = 0
+        self.inferred: dict[tuple, object] = {}
+        self.binders: dict[tuple, ir.Local] = {}
+        self.hidden: set[Span] = set()  # spans already given a W204
 
     # ---------------------------------------------------------------- driver
     def run(self) -> ir.Spec:
@@ -621,7 +627,16 @@ class _Checker:
         return out
 
     # ---------------------------------------------------------------- scopes
-    def _new_local(self, name: str, t: T.Type, bounds: tuple | None = None) -> ir.Local:
+    def _new_local(self, name: str, t: T.Type, bounds: tuple | None = None, binder: object = None) -> ir.Local:
+        """A fresh local; inside an expression, the same one each time `binder` (the syntax node that
+        binds it) is inferred again with the same type, so that what was inferred under it stays valid
+        (_infer's memo)."""
+        if binder is not None and self.inferring:
+            key = (id(binder), name, t)
+            local = self.binders.get(key)
+            if local is None:
+                local = self.binders[key] = self._new_local(name, t, bounds)
+            return local
         self.next_local += 1
         return ir.Local(self.next_local, name, t, bounds)
 
@@ -636,7 +651,7 @@ class _Checker:
         if not isinstance(domain.type, T.SetT):
             raise _err("E102", f"`{g.name} in ...` needs a set, not {domain.type}", g.domain.span,
                        "use a set, a range `a..b`, an enum name or `domain(m)`")
-        local = self._new_local(g.name, domain.type.element)
+        local = self._new_local(g.name, domain.type.element, binder=g)
         self._hides(g.name, g.span)
         self.scopes[-1].names[g.name] = local
         return local, domain
@@ -647,7 +662,8 @@ class _Checker:
         `def`: they are its interface, declared with their types, and often named after what the
         caller passes."""
         kind = "variable" if name in self.vars else "constant" if name in self.consts else None
-        if kind is not None:
+        if kind is not None and span not in self.hidden:  # once, however often the binder is inferred
+            self.hidden.add(span)
             self.warnings.add("W204", f"`{name}` here hides the {kind} `{name}`", span,
                               f"inside this scope `{name}` is the bound value, not the {kind}: rename one of them")
 
@@ -683,8 +699,37 @@ class _Checker:
             raise amb.error() from None
 
     def _infer(self, e: S.Expr, expected: T.Type | None) -> ir.Expr:
+        """The IR of `e`, inferred at most once per expected type and locals in scope.
+
+        Inference is a function of the node, the expected type and the locals its names may
+        resolve to (binders get the same local each time: _new_local), so a result is reused.
+        _pair infers a side again with the type of the other; without the memo a chain of such
+        pairs (`if c then (if c then ... else {}) else {}`, `(... | {}) | {}`) inferred the inner
+        ones once per enclosing level and per expected type, 2^depth times. With it, each node
+        costs at most once per distinct expected type it is given. An `_Ambiguous` outcome is
+        remembered too (callers catch it and try another expected type)."""
+        key = (id(e), expected, tuple(local.id for scope in self.scopes for local in scope.names.values()))
+        known = self.inferred.get(key)
+        if known is not None:
+            if isinstance(known, _Ambiguous):
+                raise known
+            return known
         method = getattr(self, "_e_" + type(e).__name__)
-        return method(e, expected)
+        self.inferring += 1
+        try:
+            known = method(e, expected)
+        except _Ambiguous as amb:
+            known = amb
+        finally:
+            self.inferring -= 1
+        if self.inferring:
+            self.inferred[key] = known
+        else:  # the nodes of one expression stay alive while it is inferred: ids are not reused
+            self.inferred.clear()
+            self.binders.clear()
+        if isinstance(known, _Ambiguous):
+            raise known
+        return known
 
     def _e_IntLit(self, e: S.IntLit, expected):
         return ir.Lit(T.INT, e.span, e.value)
@@ -798,7 +843,7 @@ class _Checker:
             raise _err("E102", "the right side of `??` replaces `none`, so it cannot be `none`", e.right.span,
                        f"give a value of type {inner}")
         right = self._expect(self.infer(e.right, inner), inner, "the right side of `??`")
-        local = self._new_local("coalesced", left.type)
+        local = self._new_local("coalesced", left.type, binder=e)
         ref = ir.LocalRef(left.type, e.span, local)
         test = ir.Prim(T.BOOL, e.span, "eq", (ref, ir.Lit(left.type, e.span, NONE)))
         value = ir.IfE(inner, e.span, test, right, ir.Prim(inner, e.span, "unwrap", (ref,)))
@@ -1006,7 +1051,7 @@ class _Checker:
         bound = []
         for name, span, value in e.bindings:
             v = self.infer(value)
-            local = self._new_local(name, v.type)
+            local = self._new_local(name, v.type, binder=value)
             self.scopes[-1].names[name] = local
             bound.append((local, v))
         body = self.infer(e.body, expected)
