@@ -2,8 +2,8 @@
 
 Exit codes (docs/cli.md): 0 no error, 1 internal error, 2 usage error,
 3 spec error (syntax, names, types), 4 evaluation error, 5 stopped at a limit,
-10 an `expect` line does not hold, 11 deadlock, 12 safety violation,
-13 liveness violation, 14 a saved trace does not replay.
+6 an output could not be written, 10 an `expect` line does not hold, 11 deadlock,
+12 safety violation, 13 liveness violation, 14 a saved trace does not replay.
 """
 
 from __future__ import annotations
@@ -31,8 +31,69 @@ EXIT_USAGE = 2
 EXIT_SPEC = 3
 EXIT_EVAL = 4
 EXIT_LIMIT = 5
+EXIT_OUTPUT = 6
 EXIT_VERIFY_FAILED = 10
 EXIT_NO_REPLAY = 14
+
+
+class OutputError(TlacheckError):
+    """The report, the JSON or an output file could not be written (a full disk, a read-only
+    folder): exit 6, with what could not be written and why."""
+
+    exit_code = EXIT_OUTPUT
+
+    def __init__(self, what: str, exc: OSError, verb: str = "write"):
+        self.message = f"cannot {verb} {what}: {exc.strerror or exc}"
+        super().__init__(self.message)
+
+
+class _Output:
+    """A standard stream as the commands write to it (main installs one for stdout and stderr).
+
+    When the reader of stdout goes away (`tlacheck check ... | head -1`: EPIPE), the rest of the
+    output is dropped without a word and the run ends as it would have, with its verdict's exit
+    code, so that a pipeline under `set -o pipefail` sees the verdict. Any other error writing
+    stdout (ENOSPC: a full disk) is an OutputError. Errors writing stderr are ignored: there is
+    nowhere left to report them. After an error the stream's descriptor is pointed at /dev/null,
+    so that the interpreter's last flush of what is still buffered cannot fail (which would
+    print a traceback and make the exit code 120)."""
+
+    def __init__(self, stream, what: str | None):
+        self.stream = stream
+        self.what = what  # None: errors are ignored
+        self.dropping = False
+
+    def write(self, text: str) -> int:
+        if not self.dropping:
+            self._attempt(self.stream.write, text)
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.dropping:
+            self._attempt(self.stream.flush)
+
+    def _attempt(self, operation, *args) -> None:
+        try:
+            operation(*args)
+        except OSError as exc:
+            self.dropping = True
+            self._to_devnull()
+            if self.what is not None and not isinstance(exc, BrokenPipeError):
+                raise OutputError(self.what, exc) from None
+
+    def _to_devnull(self) -> None:
+        try:
+            fd = self.stream.fileno()
+        except (AttributeError, OSError, ValueError):  # not a file descriptor (a test's capture)
+            return
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, fd)
+        finally:
+            os.close(null)
+
+    def __getattr__(self, name):  # encoding, isatty, fileno... of the stream itself
+        return getattr(self.stream, name)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -254,7 +315,28 @@ def parse_defines(defines: list[str]) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code. Never lets a Python traceback reach the user."""
+    """Run the command line; returns the exit code. Never lets a Python traceback reach the user.
+
+    Output goes through _Output: a reader that closes stdout early does not change the exit
+    code; a report or JSON that cannot be written is exit 6, as an output file that cannot be."""
+    stdout, stderr = _Output(sys.stdout, "standard output"), _Output(sys.stderr, None)
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = stdout, stderr
+    try:
+        try:
+            return _run(argv)
+        finally:
+            stdout.flush()  # a full disk shows here, not in the interpreter's last flush
+    except OutputError as exc:
+        print(f"tlacheck: error: {exc.message}", file=stderr)
+        return EXIT_OUTPUT
+    finally:
+        stderr.flush()
+        sys.stdout, sys.stderr = streams
+
+
+def _run(argv: list[str] | None) -> int:
+    """main's command, each error rendered once with its exit code (OutputError: by main)."""
     stdout, stderr = sys.stdout, sys.stderr
     want_json = False
     sources: dict[str, Source] = {}
@@ -265,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
             _build_parser().print_help(stdout)
             return EXIT_USAGE
         return _COMMANDS[args.command](args, sources)
+    except OutputError:
+        raise
     except SpecError as exc:
         _report_diagnostics(exc.diagnostics, sources, want_json, getattr(exc, "path", None))
         return EXIT_SPEC
@@ -285,8 +369,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tlacheck: interrupted", file=stderr)
         return EXIT_LIMIT
-    except BrokenPipeError:
-        return EXIT_OK
     except MemoryError as exc:  # outside the spec's expressions (those are E411): reading, the explorer's tables
         exc.__traceback__ = None  # free the frames' locals first: the message needs a little memory
         diag = Diagnostic("out_of_memory", _OUT_OF_MEMORY, None, _OUT_OF_MEMORY_HINT)
@@ -513,7 +595,14 @@ def _write_text(path, text: str) -> None:
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+        raise OutputError(str(path), exc) from None
+
+
+def _write_bytes(path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise OutputError(str(path), exc) from None
 
 
 def _write_diagrams(out_dir: str, stem: str, dots: dict[str, str], fmt: str) -> tuple[list[str], bool]:
@@ -537,10 +626,7 @@ def _write_diagrams(out_dir: str, stem: str, dots: dict[str, str], fmt: str) -> 
             missing = True
             continue
         image = inside(out_dir, stem + suffix.removesuffix(".dot") + "." + fmt)  # not through a planted symlink
-        try:
-            image.write_bytes(data)
-        except OSError as exc:
-            raise UsageError(f"cannot write {image}: {exc.strerror}") from None
+        _write_bytes(image, data)
         written.append(os.path.join(out_dir, image.name))
     return written, missing
 
@@ -786,13 +872,16 @@ def _counterexamples(args, sources: dict[str, Source]) -> int:
                 missing = True
                 continue
             svg = artefacts.inside(out, rel.removesuffix(".dot") + ".svg")  # not through a planted symlink
-            svg.write_bytes(image)
+            _write_bytes(svg, image)
             written.add(svg)
     removed = 0
     for path in sorted(out.resolve().rglob("*")):
         if path.is_file() and artefacts.is_artefact(path.name) and path not in written \
                 and not (missing and path.suffix == ".svg"):
-            path.unlink()
+            try:
+                path.unlink()
+            except OSError as exc:
+                raise OutputError(str(path), exc, "remove") from None
             removed += 1
     count = sum(1 for rel in files if rel.endswith(".itf.json"))
     print(f"tlacheck: {count} counterexample{'s' if count != 1 else ''}, {len(written)} files written into "

@@ -102,7 +102,8 @@ class _Gen:
         self.spans: list = []  # per line of self.out: Generated.line_spans
         self.at = None  # the span of the declaration or statement being generated
         self.wheres: list = []
-        self.reads = _function_reads(spec)
+        self.function_reads = ir.function_reads(spec.functions)  # the one answer to "what does it read?"
+        self.reads = [sorted(slots) for slots, _ in self.function_reads]  # state slots per function
         self.label = 0
         # Hoisting of constant sub-expressions into `_constants()` (off while generating it).
         self.hoisting = False
@@ -332,7 +333,7 @@ class _Gen:
         if action.params:
             self.prologue, self.loops = len(self.out), True
         for k, (local, domain) in enumerate(action.params):
-            if k and _reads_state(domain):
+            if k and ir.reads_state(domain, self.function_reads):
                 # The body of the previous combination has run: a later parameter's set
                 # must read the unchanged state, not that combination's next state.
                 for slot in sorted(assigned):
@@ -369,7 +370,7 @@ class _Gen:
         guards: dict[int, list] = {k: [] for k in range(-1, len(action.params))}
         if not action.params:
             return body, guards
-        while body and isinstance(body[0], ir.RequireS) and not _may_fault(body[0].cond):
+        while body and isinstance(body[0], ir.RequireS) and not _may_fault(body[0].cond, self.function_reads):
             cond = body[0].cond
             free = _free_locals(cond)
             depth = max((k for k, (local, _) in enumerate(action.params) if local in free), default=-1)
@@ -610,7 +611,7 @@ class _Gen:
     def _is_constant(self, e: ir.Expr) -> bool:
         known = self.constant.get(id(e))
         if known is None:
-            known = not _reads_state(e) and not _free_locals(e) and not _may_fault(e)
+            known = _static(e, self.function_reads) and not _may_fault(e, self.function_reads)
             self.constant[id(e)] = known
         return known
 
@@ -662,7 +663,7 @@ class _Gen:
         if _free_locals(e) or not _cheap(e):
             return False
         dirty = {int(m[1:]) for m in self.dirty}
-        return not (_expr_reads(e, self.reads) & dirty) and not _may_fault(e)
+        return not (_expr_reads(e, self.reads) & dirty) and not _may_fault(e, self.function_reads)
 
     def _ex(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Lit):
@@ -713,7 +714,7 @@ class _Gen:
         args = [self.ex(a) for a in e.args]
         if e.op == "range":
             return f"_int_range({args[0]}, {args[1]}, {self.where(e.span, e.op, None)})"
-        if e.op == "mul" and not any(map(_static, e.args)):
+        if e.op == "mul" and not any(_static(a, self.function_reads) for a in e.args):
             return f"_mul({args[0]}, {args[1]}, {self.where(e.span, e.op, None)})"
         if e.op == "item":
             return f"{args[0]}[{e.info}]"
@@ -748,7 +749,7 @@ class _Gen:
         raise AssertionError(e.kind)  # pragma: no cover
 
     def _comp(self, e: ir.Comp) -> str:
-        canonical = e.kind in ("choose", "seq") or _may_fault(e)
+        canonical = e.kind in ("choose", "seq") or _may_fault(e, self.function_reads)
         loops = []
         outside = self.comps
         try:
@@ -797,13 +798,6 @@ _SIMPLE_NAME = re.compile(r"[vl]\d+$")  # a state slot or bound name: safe to ev
 
 def _nonzero_int(e: ir.Expr) -> bool:
     return isinstance(e, ir.Lit) and type(e.value) is int and e.value != 0
-
-
-def _reads_state(e: ir.Expr) -> bool:
-    """Whether `e` reads a state variable or calls a function (which may read one)."""
-    if isinstance(e, (ir.VarRef, ir.CallDef)):
-        return True
-    return any(_reads_state(c) for c in _children(e))
 
 
 def _keyed_locals(spec: ir.Spec) -> set[int]:
@@ -874,21 +868,22 @@ def _free_locals(e: ir.Expr) -> set:
     return refs - bound
 
 
-def _static(e: ir.Expr) -> bool:
-    """Whether `e` reads neither the state nor a bound name: the same value on every state."""
-    return not _reads_state(e) and not _free_locals(e)
+def _static(e: ir.Expr, function_reads) -> bool:
+    """Whether `e` reads neither the state (through calls too: ir.function_reads's table) nor a
+    bound name: the same value on every state."""
+    return not ir.reads_state(e, function_reads) and not _free_locals(e)
 
 
-def _may_fault(e: ir.Expr) -> bool:
+def _may_fault(e: ir.Expr, function_reads) -> bool:
     """Whether evaluating `e` can raise a Fault (then comprehensions iterate canonically,
     so which element faults first does not depend on set layout). A range with static bounds
     and a product with a static factor do not count: the first is computed once, with the
     constants (its E408 is reported then), and the second grows by a bounded size per step."""
     if isinstance(e, ir.Prim) and e.op in _FAULTING and not (e.op in ("div", "mod") and _nonzero_int(e.args[1])):
         return True  # (`//` and `%` by a non-zero literal are inlined and cannot fail)
-    if isinstance(e, ir.Prim) and e.op == "range" and not all(map(_static, e.args)):
+    if isinstance(e, ir.Prim) and e.op == "range" and not all(_static(a, function_reads) for a in e.args):
         return True
-    if isinstance(e, ir.Prim) and e.op == "mul" and not any(map(_static, e.args)):
+    if isinstance(e, ir.Prim) and e.op == "mul" and not any(_static(a, function_reads) for a in e.args):
         return True
     if isinstance(e, (ir.CallDef,)):
         return True
@@ -896,7 +891,7 @@ def _may_fault(e: ir.Expr) -> bool:
         return True
     if isinstance(e, ir.Build) and e.kind == "map":
         return True
-    return any(_may_fault(c) for c in _children(e))
+    return any(_may_fault(c, function_reads) for c in _children(e))
 
 
 # Operations that may build a large collection: never computed ahead of need (see _loop_invariant).
@@ -913,11 +908,6 @@ def _cheap(e: ir.Expr) -> bool:
 def _expr_reads(e: ir.Expr, function_reads) -> set[int]:
     """State slots `e` reads, through calls too (`function_reads`: slots per function)."""
     return ir.reads(e, [(r, ()) for r in function_reads])[0]
-
-
-def _function_reads(spec: ir.Spec) -> list[list[int]]:
-    """State slots each function reads, directly or through the functions it calls."""
-    return [sorted(slots) for slots, _ in ir.function_reads(spec.functions)]
 
 
 def _assigned_slots(stmts) -> set[int]:

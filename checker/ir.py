@@ -411,8 +411,17 @@ def children(e: Expr) -> tuple:
     return ()
 
 
+# What an expression reads is answered here and only here. Typecheck asks it (constants, the
+# bounds in types, the sets of fairness conditions and of quantifiers over temporal formulas
+# must not read the state) and codegen relies on the same answer (what it computes once, which
+# functions it memoises, what it evaluates with no state at hand): were the two to disagree, a
+# spec the type checker accepts could compile to code that reads a state it does not have.
+
 def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[set[int], set[int]]:
-    """(state slots, constant indices) that evaluating `e` reads, through function calls too."""
+    """(state slots, constant indices) that evaluating `e` reads, through function calls too.
+
+    `function_reads` is function_reads()'s table for the spec's functions: a call is looked up
+    in it, never followed, so recursive functions cost nothing more."""
     slots: set[int] = set()
     consts: set[int] = set()
 
@@ -431,8 +440,15 @@ def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[s
     return slots, consts
 
 
+def reads_state(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> bool:
+    """Whether evaluating `e` reads a state variable, directly or through the functions it calls
+    (`function_reads` as for reads())."""
+    return bool(reads(e, function_reads)[0])
+
+
 def function_reads(functions) -> list[tuple[frozenset, frozenset]]:
-    """For each function, the state slots and constants it reads, directly or through calls (a fixpoint)."""
+    """For each function, the state slots and constants it reads, directly or through calls: a
+    fixpoint over the call graph (the sets only grow, so it ends, recursion included)."""
     out: list[tuple[frozenset, frozenset]] = [(frozenset(), frozenset()) for _ in functions]
     changed = True
     while changed:

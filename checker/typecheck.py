@@ -89,6 +89,16 @@ class _Checker:
         self.no_state = False  # inside a theorem: state variables cannot be read
         self.action_index: dict[str, int] = {}
         self.action_params: list = []
+        # ir.function_reads of the checked functions (None until every def body is checked), and
+        # the bounds in types, whose state reads are checked then (_check_evaluation_order).
+        self.function_reads: list | None = None
+        self.type_bounds: list[tuple[ir.Expr, Span, str]] = []
+        # While an expression is inferred (_infer): the results so far, and the local each binder
+        # in it was given; emptied when the outermost inference returns.
+        self.inferring = 0
+        self.inferred: dict[tuple, object] = {}
+        self.binders: dict[tuple, ir.Local] = {}
+        self.hidden: set[Span] = set()  # spans already given a W204
 
     # ---------------------------------------------------------------- driver
     def run(self) -> ir.Spec:
@@ -111,6 +121,7 @@ class _Checker:
             if isinstance(d, S.VarDecl):
                 self._declare_var(d)
         functions = [self._check_def(self.defs[d.name]) for d in decls if isinstance(d, S.DefDecl)]
+        self.function_reads = ir.function_reads(functions)
         action_decls = [d for d in decls if isinstance(d, S.ActionDecl)]
         self.action_index = {d.name: i for i, d in enumerate(action_decls)}
         actions = [self._check_action(d) for d in action_decls]
@@ -121,7 +132,7 @@ class _Checker:
         properties = [self._check_property(d) for d in decls if isinstance(d, S.PropertyDecl)]
         fairness = [self._check_fairness(d) for d in decls if isinstance(d, S.FairDecl)]
         theorems = [self._check_theorem(d) for d in decls if isinstance(d, S.TheoremDecl)]
-        self._check_evaluation_order(functions)
+        self._check_evaluation_order()
         for slot, var in enumerate(self.variables):
             if slot not in self.reads:
                 self.warnings.add("W201", f"variable `{var.name}` is never read", var.span,
@@ -152,10 +163,14 @@ class _Checker:
             warnings=tuple(self.warnings.items),
         )
 
-    def _check_evaluation_order(self, functions: list[ir.Function]) -> None:
-        """Constants are computed once, in order, before any state exists; initial values in
-        declaration order. Calls to functions must respect that too."""
-        fr = ir.function_reads(functions)
+    def _check_evaluation_order(self) -> None:
+        """Constants and the bounds in types are computed once, in order, before any state
+        exists; initial values in declaration order. Calls to functions must respect that too."""
+        fr = self.function_reads
+        for bound, span, what in self.type_bounds:
+            if ir.reads_state(bound, fr):
+                raise _err("E117", f"{what} must be a constant, but this depends on the state", span,
+                           "use int literals and constants (`0..N`, `seq[int, N + 1]`)")
         for i, c in enumerate(self.constants):
             slots, consts = ir.reads(c.value, fr)
             if slots:
@@ -326,11 +341,13 @@ class _Checker:
         raise AssertionError(t)  # pragma: no cover
 
     def _type_bound(self, e: S.Expr, what: str) -> ir.Expr:
-        """A range bound or sequence bound: an int that does not depend on the state."""
+        """A range bound or sequence bound: an int that does not depend on the state (whether it
+        reads the state is known once every def is checked: _check_evaluation_order)."""
         bound = self._expect(self.infer(e), T.INT, what)
-        if _reads_state(bound) or _has_local(bound):
+        if _has_local(bound):
             raise _err("E117", f"{what} must be a constant, but this depends on the state", e.span,
                        "use int literals and constants (`0..N`, `seq[int, N + 1]`)")
+        self.type_bounds.append((bound, e.span, what))
         return bound
 
     def _plain_type(self, t: S.TypeExpr) -> T.Type:
@@ -435,9 +452,10 @@ class _Checker:
             bound = []
             for g in c.generators:
                 local, domain = self._generator(g)
-                if _reads_state(domain):
+                if self._reads_state(domain):
                     raise _err("E116", "a quantifier over temporal formulas needs a constant set", g.domain.span,
-                               "quantify over constants, enums or ranges, not state variables")
+                               "quantify over constants, enums or ranges, not state variables "
+                               "(nor a `def` that reads them)")
                 bound.append((local, domain))
             body = self._formula(c.element)
             if c.cond is not None:
@@ -450,13 +468,20 @@ class _Checker:
         raise _err("E112", "temporal operators can only be combined with and, or, not, implies and all/any",
                    e.span, "move `always`/`eventually`/`leads_to` to the top of the property")
 
+    def _reads_state(self, e: ir.Expr) -> bool:
+        """Whether `e` reads the state, through the defs it calls too (after the defs are checked)."""
+        assert self.function_reads is not None
+        return ir.reads_state(e, self.function_reads)
+
     def _check_fairness(self, d: S.FairDecl) -> ir.Fairness:
         self.scopes.append(_Scope())
         gens = []
         for g in d.generators:
             local, domain = self._generator(g)
-            if _reads_state(domain):
-                raise _err("E116", "the set a fairness condition ranges over must be constant", g.domain.span)
+            if self._reads_state(domain):
+                raise _err("E116", "the set a fairness condition ranges over must be constant", g.domain.span,
+                           "range over a constant set with every value it can hold: fairness asks nothing of an "
+                           "action while it is disabled")
             gens.append((local, domain))
         targets = []
         for t in d.targets:
@@ -602,7 +627,16 @@ class _Checker:
         return out
 
     # ---------------------------------------------------------------- scopes
-    def _new_local(self, name: str, t: T.Type, bounds: tuple | None = None) -> ir.Local:
+    def _new_local(self, name: str, t: T.Type, bounds: tuple | None = None, binder: object = None) -> ir.Local:
+        """A fresh local; inside an expression, the same one each time `binder` (the syntax node that
+        binds it) is inferred again with the same type, so that what was inferred under it stays valid
+        (_infer's memo)."""
+        if binder is not None and self.inferring:
+            key = (id(binder), name, t)
+            local = self.binders.get(key)
+            if local is None:
+                local = self.binders[key] = self._new_local(name, t, bounds)
+            return local
         self.next_local += 1
         return ir.Local(self.next_local, name, t, bounds)
 
@@ -617,7 +651,7 @@ class _Checker:
         if not isinstance(domain.type, T.SetT):
             raise _err("E102", f"`{g.name} in ...` needs a set, not {domain.type}", g.domain.span,
                        "use a set, a range `a..b`, an enum name or `domain(m)`")
-        local = self._new_local(g.name, domain.type.element)
+        local = self._new_local(g.name, domain.type.element, binder=g)
         self._hides(g.name, g.span)
         self.scopes[-1].names[g.name] = local
         return local, domain
@@ -628,7 +662,8 @@ class _Checker:
         `def`: they are its interface, declared with their types, and often named after what the
         caller passes."""
         kind = "variable" if name in self.vars else "constant" if name in self.consts else None
-        if kind is not None:
+        if kind is not None and span not in self.hidden:  # once, however often the binder is inferred
+            self.hidden.add(span)
             self.warnings.add("W204", f"`{name}` here hides the {kind} `{name}`", span,
                               f"inside this scope `{name}` is the bound value, not the {kind}: rename one of them")
 
@@ -664,8 +699,37 @@ class _Checker:
             raise amb.error() from None
 
     def _infer(self, e: S.Expr, expected: T.Type | None) -> ir.Expr:
+        """The IR of `e`, inferred at most once per expected type and locals in scope.
+
+        Inference is a function of the node, the expected type and the locals its names may
+        resolve to (binders get the same local each time: _new_local), so a result is reused.
+        _pair infers a side again with the type of the other; without the memo a chain of such
+        pairs (`if c then (if c then ... else {}) else {}`, `(... | {}) | {}`) inferred the inner
+        ones once per enclosing level and per expected type, 2^depth times. With it, each node
+        costs at most once per distinct expected type it is given. An `_Ambiguous` outcome is
+        remembered too (callers catch it and try another expected type)."""
+        key = (id(e), expected, tuple(local.id for scope in self.scopes for local in scope.names.values()))
+        known = self.inferred.get(key)
+        if known is not None:
+            if isinstance(known, _Ambiguous):
+                raise known
+            return known
         method = getattr(self, "_e_" + type(e).__name__)
-        return method(e, expected)
+        self.inferring += 1
+        try:
+            known = method(e, expected)
+        except _Ambiguous as amb:
+            known = amb
+        finally:
+            self.inferring -= 1
+        if self.inferring:
+            self.inferred[key] = known
+        else:  # the nodes of one expression stay alive while it is inferred: ids are not reused
+            self.inferred.clear()
+            self.binders.clear()
+        if isinstance(known, _Ambiguous):
+            raise known
+        return known
 
     def _e_IntLit(self, e: S.IntLit, expected):
         return ir.Lit(T.INT, e.span, e.value)
@@ -779,7 +843,7 @@ class _Checker:
             raise _err("E102", "the right side of `??` replaces `none`, so it cannot be `none`", e.right.span,
                        f"give a value of type {inner}")
         right = self._expect(self.infer(e.right, inner), inner, "the right side of `??`")
-        local = self._new_local("coalesced", left.type)
+        local = self._new_local("coalesced", left.type, binder=e)
         ref = ir.LocalRef(left.type, e.span, local)
         test = ir.Prim(T.BOOL, e.span, "eq", (ref, ir.Lit(left.type, e.span, NONE)))
         value = ir.IfE(inner, e.span, test, right, ir.Prim(inner, e.span, "unwrap", (ref,)))
@@ -987,7 +1051,7 @@ class _Checker:
         bound = []
         for name, span, value in e.bindings:
             v = self.infer(value)
-            local = self._new_local(name, v.type)
+            local = self._new_local(name, v.type, binder=value)
             self.scopes[-1].names[name] = local
             bound.append((local, v))
         body = self.infer(e.body, expected)
@@ -1135,24 +1199,6 @@ def _has_temporal(e) -> bool:
                 return True
     elif isinstance(e, tuple):
         return any(_has_temporal(x) for x in e)
-    return False
-
-
-def _reads_state(e: ir.Expr) -> bool:
-    if isinstance(e, ir.VarRef):
-        return True
-    import dataclasses
-
-    for f in dataclasses.fields(e):
-        v = getattr(e, f.name)
-        if isinstance(v, ir.Expr) and _reads_state(v):
-            return True
-        if isinstance(v, tuple):
-            for x in v:
-                if isinstance(x, ir.Expr) and _reads_state(x):
-                    return True
-                if isinstance(x, tuple) and any(isinstance(y, ir.Expr) and _reads_state(y) for y in x):
-                    return True
     return False
 
 

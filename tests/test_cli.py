@@ -209,3 +209,156 @@ def test_workers_auto_is_one_per_core(capsys, monkeypatch):
     assert seen == [len(os.sched_getaffinity(0))]
     assert main(["check", TWO_PHASE, "--workers", "many"]) == 2
     assert "expected a whole number or `auto`, not 'many'" in capsys.readouterr().err
+
+
+# Soundness issue, item 7: a reader closing stdout early must not change the exit code
+# (`tlacheck check ... | true` exited 0, losing the violation's 12), and output that cannot be
+# written is one line on stderr and exit 6 (`> /dev/full` was `internal error: OSError`).
+FORK = str(SPECS / "fork_teammate.spec")
+# (command line with {trace}, {out} and {specs} to fill in, the verdict's exit code)
+WRITERS = {
+    "check": (["check", DIEHARD], 12),
+    "check --json": (["check", DIEHARD, "--json"], 12),
+    "verify": (["verify", DIEHARD], 0),
+    "prove": (["prove", FORK, "--theorem", "TeammateStaysForeground"], 12),
+    "render": (["render", "{trace}", "--out", "{out}"], 0),
+    "graph": (["graph", DIEHARD, "--out", "{out}"], 0),
+    "replay": (["replay", DIEHARD, "{trace}"], 0),
+    "counterexamples": (["counterexamples", "{specs}", "--out", "{out}"], 0),
+}
+
+
+@pytest.fixture(scope="module")
+def saved_trace(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("saved")
+    (folder / "specs").mkdir()
+    (folder / "specs" / "diehard.spec").write_text((SPECS / "classic" / "diehard.spec").read_text())
+    proc = subprocess.run([sys.executable, "-m", "checker", "check", DIEHARD, "--json", "--quiet"],
+                          capture_output=True, text=True, cwd=ROOT)
+    (folder / "diehard.json").write_text(proc.stdout)
+    return folder
+
+
+def tlacheck(args, stdout) -> subprocess.CompletedProcess:
+    """`python -m checker ARGS` with stdout on the file descriptor `stdout`."""
+    return subprocess.run([sys.executable, "-m", "checker", *args], stdout=stdout, stderr=subprocess.PIPE,
+                          text=True, cwd=ROOT, timeout=300)
+
+
+def command(name: str, saved, tmp_path) -> tuple[list[str], int]:
+    args, code = WRITERS[name]
+    fill = {"trace": str(saved / "diehard.json"), "out": str(tmp_path / "out"), "specs": str(saved / "specs")}
+    return [a.format(**fill) for a in args], code
+
+
+def to_closed_pipe(args) -> subprocess.CompletedProcess:
+    """Run with stdout a pipe whose reader has already gone: every write to it is EPIPE."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return tlacheck(args, write)
+    finally:
+        os.close(write)
+
+
+def assert_quiet(stderr: str) -> None:
+    for word in ("Traceback", "Exception ignored", "internal error", "BrokenPipe", "Broken pipe"):
+        assert word not in stderr, stderr
+
+
+@pytest.mark.parametrize("name", WRITERS)
+def test_soundness_7_a_reader_closing_stdout_early_keeps_the_verdicts_exit_code(name, saved_trace, tmp_path):
+    args, code = command(name, saved_trace, tmp_path)
+    proc = to_closed_pipe(args)
+    assert proc.returncode == code, proc.stderr
+    assert_quiet(proc.stderr)
+
+
+def test_soundness_7_output_after_the_reader_has_gone_is_dropped_and_files_are_written(tmp_path):
+    """A report larger than the buffers breaks the pipe in the middle of printing it: the run
+    goes on, writes the ITF trace asked for and ends with the verdict's code."""
+    spec = write(tmp_path, "var s: set[int] = {}\naction Grow:\n    require len(s) == 0\n    s = 0..50000\n"
+                           "invariant Small: len(s) < 10\n")
+    itf = tmp_path / "trace.itf.json"
+    proc = to_closed_pipe(["check", spec, "--json", "--itf", str(itf)])
+    assert proc.returncode == 12, proc.stderr
+    assert_quiet(proc.stderr)
+    assert json.loads(itf.read_text())["states"][-1]["s"]["#set"][-1] == {"#bigint": "50000"}
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("name", WRITERS)
+def test_soundness_7_a_report_that_cannot_be_written_is_exit_6(name, saved_trace, tmp_path):
+    args, _ = command(name, saved_trace, tmp_path)
+    with open("/dev/full", "w") as full:
+        proc = tlacheck(args, full.fileno())
+    assert proc.returncode == 6, proc.stderr
+    assert_quiet(proc.stderr)
+    errors = [line for line in proc.stderr.splitlines() if "error" in line]
+    assert errors == ["tlacheck: error: cannot write standard output: No space left on device"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_soundness_7_an_itf_file_that_cannot_be_written_is_exit_6(tmp_path):
+    proc = tlacheck(["check", DIEHARD, "--quiet", "--itf", "/dev/full"], subprocess.DEVNULL)
+    assert (proc.returncode, proc.stderr) == (6, "tlacheck: error: cannot write /dev/full: No space left on device\n")
+
+
+@pytest.mark.parametrize("args", [
+    ["check", DIEHARD, "--quiet", "--render", "{out}"],
+    ["graph", DIEHARD, "--out", "{out}"],
+    ["render", "{trace}", "--out", "{out}"],
+], ids=["check --render", "graph", "render"])
+def test_soundness_7_a_diagram_that_cannot_be_written_is_exit_6(args, saved_trace, tmp_path, capsys):
+    out = tmp_path / "out"
+    stem = "diehard.base.graph" if args[0] == "graph" else "diehard.base.NotSolved"
+    (out / f"{stem}.dot").mkdir(parents=True)  # where the .dot file should go
+    fill = {"trace": str(saved_trace / "diehard.json"), "out": str(out)}
+    assert main([a.format(**fill) for a in args]) == 6
+    assert capsys.readouterr().err == f"tlacheck: error: cannot write {out / stem}.dot: Is a directory\n"
+
+
+def test_soundness_7_a_stale_artefact_that_cannot_be_removed_is_exit_6(saved_trace, tmp_path, capsys, monkeypatch):
+    from pathlib import Path
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "gone.base.Inv.txt").write_text("stale")
+
+    def unlink(self, missing_ok=False):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    assert main(["counterexamples", str(saved_trace / "specs"), "--out", str(out)]) == 6
+    assert capsys.readouterr().err.endswith(f"tlacheck: error: cannot remove {out.resolve()}/gone.base.Inv.txt: "
+                                            "Permission denied\n")
+
+
+class _Failing:
+    """A stream whose writes fail with `error` (in-process tests of cli._Output)."""
+
+    def __init__(self, error: OSError):
+        self.error = error
+
+    def write(self, text):
+        raise self.error
+
+    def flush(self):
+        raise self.error
+
+
+@pytest.mark.parametrize("error, code, message", [
+    (BrokenPipeError(32, "Broken pipe"), 12, ""),
+    (OSError(28, "No space left on device"), 6, "tlacheck: error: cannot write standard output: No space left on device\n"),
+    (OSError(5, "Input/output error"), 6, "tlacheck: error: cannot write standard output: Input/output error\n"),
+])
+def test_soundness_7_stdout_errors_in_process(error, code, message, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", _Failing(error))
+    assert main(["check", DIEHARD, "--quiet"]) == code
+    assert capsys.readouterr().err == message
+
+
+def test_soundness_7_errors_writing_stderr_are_ignored(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stderr", _Failing(OSError(28, "No space left on device")))
+    assert main(["check", DIEHARD]) == 12
+    assert "NotSolved" in capsys.readouterr().out

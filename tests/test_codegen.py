@@ -197,3 +197,51 @@ def test_what_a_comprehension_in_an_invariant_computes_for_each_element_without_
     assert "frozenset(v0)" in head and "frozenset" not in ret
     check = dict(model.invariants)["Few"]
     assert check(next(model.init())) is False and check(((3,),)) is True
+
+
+# Soundness issue, item 5: codegen asks ir.reads_state, as typecheck does (tests/test_typecheck.py).
+def test_soundness_5_zero_argument_defs_are_memoised_only_when_they_read_no_state():
+    model, result = run("""
+        var q: set[int] = {1, 2, 3}
+        def below(n: int) -> int: if n <= 0 then len(q) else below(n - 1)
+        def size() -> int: below(3)
+        def upto(n: int) -> set[int]: if n <= 0 then {} else upto(n - 1) | {n}
+        def all3() -> set[int]: upto(3)
+        action Take(p in q):
+            q = q - {p}
+        invariant Size: size() == len(q) and q subset all3()
+        """, check_deadlock=False)
+    assert result.violation is None and result.distinct_states == 8
+    source = model.generated.source
+    assert "f1 = _memo(f1)" not in source and "def f1(v0):" in source  # size() reads q, through below
+    assert "f3 = _memo(f3)" in source and "def f3():" in source  # all3() reads nothing
+
+
+def test_soundness_5_a_later_parameter_set_through_a_def_reads_the_unchanged_state():
+    """test_issue_6 with the second parameter's set computed by a def that reads the state."""
+    model, result = run("""
+        const AGENT: set[model] = {main, a1, a2}
+        var alive: set[AGENT] = {main}
+        var depth: map[AGENT, int] = {a -> 0 for a in AGENT}
+        def unborn() -> set[AGENT]: AGENT - alive
+        action Spawn(caller in alive, child in unborn()):
+            depth[child] = depth[caller] + 1
+            alive = alive | {child}
+        action Work:
+            skip
+        """)
+    assert result.distinct_states == 6
+
+
+def test_soundness_5_a_def_that_reads_no_state_is_a_static_factor():
+    """`_mul` guards products whose factors may both grow; a call that reads no state and no bound
+    name is as static as a constant, with or without the call."""
+    model = model_of("""
+        var x: int = 1
+        def two() -> int: 2
+        action Double:
+            require x < 100
+            x = x * two()
+        """)
+    n0 = model.generated.source[model.generated.source.index("def n0"):]
+    assert "_mul(" not in n0.split("\n\n")[0]

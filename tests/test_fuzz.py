@@ -198,4 +198,6 @@ def test_allowed_exits_match_the_documented_ones():
     documented = {int(row.split("|")[1]) for row in table.splitlines() if row.startswith("| ") and
                   row.split("|")[1].strip().isdigit()}
     assert ALLOWED_EXITS <= documented
-    assert documented - ALLOWED_EXITS == {1}  # internal error: never allowed
+    # 1, an internal error, is never allowed; 6, an output that could not be written, comes from
+    # the disk, not from the spec: the harness writes nowhere that fills
+    assert documented - ALLOWED_EXITS == {1, 6}

@@ -1,7 +1,10 @@
 """typecheck.py: every static error code, the warnings, and the IR it builds."""
 
+import dataclasses
+
 import pytest
 
+from checker import syntax as S
 from checker import types as T
 from checker.errors import UsageError
 from tests.conftest import model_of, spec_error
@@ -333,3 +336,179 @@ def test_issue_8_theorems_do_not_range_over_bounded_sequences():
 def test_coalescing_needs_an_option_and_a_value_of_its_type(expr, message):
     d = spec_error(f"var o: int? = none\nvar n: int = 0\naction A:\n    require ({expr}) == 3\n    n = 1\n")
     assert (d.code, d.message) == ("E102", message)
+
+
+# Soundness issue, item 5: whether an expression reads the state has one answer (ir.reads_state),
+# which looks through `def` calls, recursive ones included. The type checker stopped at calls,
+# the code generator took every call for a state read: a fairness set or temporal quantifier set
+# read through a def passed the first and compiled to code reading a state it did not have
+# (`internal error: NameError: name 'v0' is not defined`).
+READS_THROUGH = {
+    "a def": "def ready() -> set[int]: q",
+    "a def calling a def": "def items() -> set[int]: q\ndef ready() -> set[int]: items() | {}",
+    "a recursive def": ("def below(n: int) -> set[int]: if n <= 0 then q else below(n - 1)\n"
+                        "def ready() -> set[int]: below(3)"),
+    "mutually recursive defs": ("def even(n: int) -> set[int]: if n <= 0 then q else odd(n - 1)\n"
+                                "def odd(n: int) -> set[int]: if n <= 0 then {} else even(n - 1)\n"
+                                "def ready() -> set[int]: even(2)"),
+}
+TAKE = """var q: set[int] = {1, 2}
+DEFS
+action Take(p in q):
+    q = q - {p}
+action Idle:
+    skip
+"""
+
+
+@pytest.mark.parametrize("defs", READS_THROUGH.values(), ids=READS_THROUGH)
+def test_soundness_5_a_fairness_set_read_through_a_def_is_e116(defs):
+    text = TAKE.replace("DEFS", defs) + "fair weak Take(p) for p in ready()\nproperty Empties: eventually q == {}\n"
+    d = spec_error(text)
+    line = text.splitlines().index("fair weak Take(p) for p in ready()") + 1
+    assert (d.code, d.span.line, d.span.column) == ("E116", line, 28)
+    assert d.message == "the set a fairness condition ranges over must be constant"
+    assert "disabled" in d.hint
+
+
+@pytest.mark.parametrize("defs", READS_THROUGH.values(), ids=READS_THROUGH)
+def test_soundness_5_a_temporal_quantifier_set_read_through_a_def_is_e116(defs):
+    text = TAKE.replace("DEFS", defs) + "property Gone: all(eventually p not in q for p in ready())\n"
+    d = spec_error(text)
+    assert (d.code, d.span.line) == ("E116", len(text.splitlines()))
+    assert "a `def` that reads them" in d.hint
+
+
+@pytest.mark.parametrize("defs", READS_THROUGH.values(), ids=READS_THROUGH)
+def test_soundness_5_a_constant_read_through_a_def_is_e117(defs):
+    d = spec_error(TAKE.replace("DEFS", defs) + "const K: set[int] = ready()\n")
+    assert (d.code, d.message) == ("E117", "constant `K` depends on state variable `q`")
+
+
+STATE_FREE = {
+    "a def": "def ready() -> set[int]: {1, 2}",
+    "a def of a constant": "const Items: set[int] = {1, 2}\ndef ready() -> set[int]: Items",
+    "a recursive def": "def upto(n: int) -> set[int]: if n <= 0 then {} else upto(n - 1) | {n}\n"
+                       "def ready() -> set[int]: upto(2)",
+}
+
+
+@pytest.mark.parametrize("defs", STATE_FREE.values(), ids=STATE_FREE)
+def test_soundness_5_a_def_that_reads_no_state_ranges_fairness_and_quantifiers(defs):
+    from tests.conftest import run
+
+    text = TAKE.replace("DEFS", defs) + ("fair weak Take(p) for p in ready()\n"
+                                         "property Empties: eventually q == {}\n"
+                                         "property Gone: all(eventually p not in q for p in ready())\n")
+    model, result = run(text, check_deadlock=False)
+    assert result.verdict.name == "OK" and result.distinct_states == 4
+    model, result = run(text.replace("fair weak Take(p) for p in ready()\n", ""), check_deadlock=False)
+    assert result.verdict.name == "LIVENESS_VIOLATED"
+
+
+def test_soundness_5_state_read_through_a_def_in_a_state_predicate_is_read_in_each_state():
+    """Inside a state predicate (here under `eventually`), a def that reads the state is an
+    ordinary expression, evaluated in each state."""
+    from tests.conftest import run
+
+    text = TAKE.replace("DEFS", READS_THROUGH["a recursive def"]) + (
+        "fair weak Take(p) for p in {1, 2}\n"
+        "property Drains: eventually all(p > 5 for p in ready())\n")
+    model, result = run(text, check_deadlock=False)
+    assert result.verdict.name == "OK"
+
+
+# Soundness issue, item 6: type checking was exponential in the nesting of expressions whose type
+# comes from the other side of a pair (`if`'s branches, `|`, `==`): each level inferred its nested
+# side again with the other's type, and so every level below it twice over. `if` nested 20 deep in
+# its `then` branch took 38-63 s; the parser allows 100 levels.
+NESTINGS = {
+    "if, nested in then": ("", "(if true then {E} else {{}})"),
+    "if, nested in else": ("", "(if true then {{}} else {E})"),
+    "if, nested in the condition": ("", "(if {E} == {{}} then {{}} else {{}})"),
+    "set operations, nested left": ("", "({E} | {{}})"),
+    "set operations, nested right": ("", "({{}} & {E})"),
+    "set difference in parentheses": ("", "(({E}) - ({{}}))"),
+    "??": ("var o: set[int]? = none\n", "(o ?? {E})"),
+    "?? in a branch": ("var o: set[int]? = none\n", "(if true then (o ?? {E}) else {{}})"),
+    "comprehension domain": ("", "{{y for x in {{1}} for y in {E}}}"),
+    "comprehension body": ("", "{{z for z in {E} if true}}"),
+    "comprehension in a branch": ("", "(if true then {{z for x in {{1}} for z in {E}}} else {{}})"),
+    "calls": ("def f(s: set[int]) -> set[int]: s\n", "f({E})"),
+    "calls in a branch": ("def f(s: set[int]) -> set[int]: s\n", "(if true then f({E}) else {{}})"),
+}
+
+
+def nested_spec(shape: str, depth: int) -> str:
+    decls, wrap = NESTINGS[shape]
+    e = "{}"
+    for _ in range(depth):
+        e = wrap.format(E=e)
+    return f"var x: int = 0\n{decls}action A:\n    x = 1 - x\ninvariant I: {e} == {{}}\n"
+
+
+def deepest(shape: str):
+    """The parsed spec with `shape` nested as deep as the parser allows (E007 beyond), its source."""
+    from checker.errors import SpecError
+    from checker.parser import parse
+    from checker.source import Source
+
+    lo, hi = 1, 100  # depth lo parses, hi does not (every level is at least one level of the tree)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            parse(Source("deep.spec", nested_spec(shape, mid)))
+            lo = mid
+        except SpecError as exc:
+            assert exc.diagnostics[0].code == "E007"
+            hi = mid
+    source = Source("deep.spec", nested_spec(shape, lo))
+    return parse(source), source, lo
+
+
+def syntax_nodes(node) -> int:
+    if isinstance(node, tuple):
+        return sum(syntax_nodes(x) for x in node)
+    if not isinstance(node, S.Node):
+        return 0
+    return 1 + sum(syntax_nodes(getattr(node, f.name)) for f in dataclasses.fields(node))
+
+
+@pytest.mark.parametrize("shape", NESTINGS)
+def test_soundness_6_type_checking_is_linear_in_the_nesting(shape, monkeypatch):
+    import time
+
+    from checker import typecheck
+
+    tree, source, depth = deepest(shape)
+    assert depth >= 20  # the deepest the parser allows: 23 to 95 levels of the shape
+    # Each node at most once per expected type it is given (none, the other side's, the context's).
+    limit = 3 * syntax_nodes(tree)
+    inferences = 0
+
+    def counted(method):
+        def infer(self, e, expected):
+            nonlocal inferences
+            inferences += 1
+            if inferences > limit:  # fail at once: 2^depth inferences would take hours
+                pytest.fail(f"more than {limit} inferences for {limit // 3} syntax nodes")
+            return method(self, e, expected)
+        return infer
+
+    for name in [n for n in vars(typecheck._Checker) if n.startswith("_e_")]:
+        monkeypatch.setattr(typecheck._Checker, name, counted(getattr(typecheck._Checker, name)))
+    start = time.perf_counter()
+    typecheck.check(tree, source)
+    assert time.perf_counter() - start < 2
+
+
+def test_soundness_6_a_binder_inferred_again_warns_once():
+    """The memo's other half: a comprehension inferred again (here with the other branch's type)
+    binds the same local and gives its W204 once, not once per inference."""
+    model = model_of("""
+        var x: int = 0
+        action A:
+            x = 1 - x
+        invariant I: (if true then {y for x in {} for y in {}} else {1}) == {}
+        """)
+    assert [w.code for w in model.warnings] == ["W204"]
