@@ -282,7 +282,7 @@ class Outcome:
 
 
 def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200_000,
-                    invariants: tuple[str, ...] | None = None) -> Outcome:
+                    invariants: tuple[str, ...] | None = None, legacy_constraints: bool = False) -> Outcome:
     """A plain BFS with TLC's semantics (invariants: None for all, else the named ones).
 
     As TLC: `generated` counts every initial state and every successor computed; a state not
@@ -291,7 +291,11 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
     constraints only decide whether it is stored (counted in `distinct`) and explored. A state
     with no successor at all is a deadlock. `depth` is the deepest level of a stored state,
     and 1 when the initial states are computed but none is stored (TLC's report).
-    Raises TooLarge past `limit` stored states."""
+    Raises TooLarge past `limit` stored states.
+
+    `legacy_constraints` is tlacheck's semantics before it followed TLC (used only to triage
+    disagreements, tests/oracle/triage.py): states failing a constraint are not checked against
+    the invariants, and the depth is 0 when no initial state is stored."""
     it = Interpreter(spec)
     checks = [p for p in spec.invariants if invariants is None or p.name in invariants]
     seen: set = set()
@@ -303,6 +307,8 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
         return all(it.ev(c.expr, s, {}) for c in spec.constraints)
 
     def violated(s):
+        if legacy_constraints and not in_model(s):
+            return None
         return next((p.name for p in checks if not it.ev(p.expr, s, {})), None)
 
     try:
@@ -316,6 +322,8 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
             if in_model(s):
                 seen.add(s)
                 frontier.append(s)
+        if legacy_constraints and not frontier:
+            depth = 0
         level = 1
         while frontier:
             nxt = []

@@ -5,8 +5,10 @@ writes into DIR (default oracle-out):
 
 - results.jsonl: one line per seed checked (the campaign is resumable: seeds already there
   are not checked again, so an interrupted run goes on where it stopped);
-- summary.json: counts per outcome, per feature (how many agreeing, disagreeing, ... specs
-  used each feature), every disagreement and bug with its seed;
+- summary.json (summary-tlc.json with --tlc): counts per outcome, per feature (how many
+  agreeing, disagreeing, ... specs used each feature), every disagreement with its seed and
+  the known bug that explains it (tests/oracle/triage.py; null: none does), every generator
+  or translator bug;
 - for every seed that did not agree: seed-N.spec (the spec; the first comment line says how
   to check it) and, when TLC took part, seed-N.tla (the translation and its cfg).
 
@@ -25,6 +27,8 @@ from pathlib import Path
 
 from tests.oracle import tlc as tlc_runner
 from tests.oracle.compare import Outcome, check_seed
+from tests.oracle.generate import generate
+from tests.oracle.triage import label
 
 INTERESTING = ("disagree", "generator-bug", "translator-bug")
 
@@ -52,7 +56,8 @@ def summarise(rows: list[dict]) -> dict:
         "outcomes": dict(sorted(outcomes.items())),
         "reasons": dict(reasons.most_common()),
         "features": {f: dict(sorted(c.items())) for f, c in sorted(features.items())},
-        "disagreements": [{"seed": r["seed"], "diffs": r["diffs"], "tlc": r.get("tlc", False)}
+        "known_bugs": dict(Counter(str(r.get("known")) for r in rows if r["status"] == "disagree").most_common()),
+        "disagreements": [{"seed": r["seed"], "known": r.get("known"), "diffs": r["diffs"], "tlc": r.get("tlc", False)}
                           for r in rows if r["status"] == "disagree"],
         "bugs": [{"seed": r["seed"], "status": r["status"], "reason": r["reason"]}
                  for r in rows if r["status"] in ("generator-bug", "translator-bug")],
@@ -79,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     with results.open("a") as fh, Pool(args.jobs) if args.jobs > 1 else _Serial() as pool:
         for i, o in enumerate(pool.imap(_check, [(s, args.tlc) for s in todo])):
             row = o.as_json() | {"tlc": args.tlc}
+            if o.status == "disagree":
+                row["known"] = label(o)
             rows.append(row)
             fh.write(json.dumps(row) + "\n")
             fh.flush()
@@ -87,13 +94,19 @@ def main(argv: list[str] | None = None) -> int:
                 (out / f"seed-{o.seed}.spec").write_text(header + "".join(f"# {d}\n" for d in o.diffs) + o.text)
                 if o.tla is not None:
                     (out / f"seed-{o.seed}.tla").write_text(o.tla)
-                print(f"seed {o.seed}: {o.status} {o.reason} {'; '.join(o.diffs)}", flush=True)
+                known = f"[{row['known']}] " if row.get("known") else ""
+                print(f"seed {o.seed}: {o.status} {known}{o.reason} {'; '.join(o.diffs)}", flush=True)
             if (i + 1) % 500 == 0:
                 print(f"... {i + 1} of {len(todo)} seeds in {time.monotonic() - start:.0f}s", flush=True)
     mine = [r for r in rows if r["seed"] in set(_seeds(args.seeds)) and r.get("tlc", False) == args.tlc]
+    for r in mine:  # rows written before triage existed
+        if r["status"] == "disagree" and "known" not in r:
+            g = generate(r["seed"])
+            r["known"] = label(Outcome(r["seed"], r["status"], diffs=r["diffs"], text=g.text,
+                                       check_deadlock=g.check_deadlock))
     summary = summarise(mine) | {"seeds": args.seeds, "tlc": args.tlc}
     (out / f"summary{'-tlc' if args.tlc else ''}.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(json.dumps({k: summary[k] for k in ("specs", "outcomes", "reasons")}, indent=1))
+    print(json.dumps({k: summary[k] for k in ("specs", "outcomes", "reasons", "known_bugs")}, indent=1))
     print(f"{len(summary['disagreements'])} disagreements; summary in {out}/summary{'-tlc' if args.tlc else ''}.json")
     return 1 if summary["disagreements"] or summary["bugs"] else 0
 

@@ -18,7 +18,8 @@ Guarantees, by construction:
   literals, `min`/`max`/`choose` range over sets with a known member, `head`/`tail`/positions
   are guarded by the length. A few percent of the specs deliberately risk one (the feature
   "intended-error"): a division by a variable, `head` of a sequence that may be empty, a
-  lookup in a partial map, or a sequence that outgrows its declared bound.
+  lookup in a partial map, or a sequence that outgrows its declared bound (`seq[T, N]`).
+- A variable declared with a range type (`var x: 0..3`) is only assigned `(...) % 4`.
 
 Not covered (see the report in the campaign's summary): `reachable` checks, variants and
 `expect`, theorems; maps with int keys or non-full domains (outside intended errors);
@@ -73,7 +74,7 @@ def base(t) -> tuple:
 def tytext(t, declared: bool = False) -> str:
     k = t[0]
     if k == "int":
-        return "int"
+        return f"{t[1]}..{t[2]}" if declared and len(t) > 3 else "int"
     if k == "bool":
         return "bool"
     if k == "sort":
@@ -81,7 +82,7 @@ def tytext(t, declared: bool = False) -> str:
     if k == "set":
         return f"set[{tytext(t[1])}]"
     if k == "seq":
-        return f"seq[{tytext(t[1])}]"
+        return f"seq[{tytext(t[1])}, {t[2]}]" if declared and len(t) > 3 else f"seq[{tytext(t[1])}]"
     if k == "map":
         return f"map[{tytext(t[1])}, {tytext(t[2])}]"
     if k == "rec":
@@ -125,7 +126,9 @@ def size(t) -> int:
 def needs_box(t) -> bool:
     """Whether a variable of type `t` could take infinitely many values without a box."""
     k = t[0]
-    if k in ("int", "seq"):
+    if k == "int":
+        return len(t) < 4  # a declared range is kept by its assignments
+    if k == "seq":
         return True
     if k == "set":
         return needs_box(t[1])
@@ -273,6 +276,13 @@ class _Gen:
             types = [BOOL]
         for name, t in zip(names, types):
             self.note_type(t)
+            if t[0] == "int" and t[1] == 0 and self.chance(0.3):
+                t = ("int", 0, t[2], "range")  # declared `0..hi`: every assignment is `% (hi + 1)`
+                self.feat("range-type")
+            elif t[0] == "seq" and self.risk_error and not self.intended_error and self.chance(0.5):
+                t = ("seq", t[1], t[2], "bounded")  # declared `seq[T, N]`: an append may outgrow it (E410)
+                self.intended_error = True
+                self.feat("bounded-seq", "intended-error")
             ctx = _Ctx(self.consts + self.vars, False, [])
             if self.chance(0.25) and t[0] in ("int", "bool", "sort", "opt"):
                 values = self.r.sample(universe(t), min(len(universe(t)), self.r.randint(1, 3)))
@@ -280,13 +290,13 @@ class _Gen:
                 self.feat("init-choice")
                 if len(values) > 1:
                     self.feat("init-several")
-            elif self.vars and self.chance(0.25):
+            elif self.vars and len(t) < 4 and self.chance(0.25):
                 init = f" = {self.expr(t, ctx, 1)}"
                 self.feat("init-reads-earlier")
             else:
                 init = f" = {self.lit(t)}"
             self.vars.append(_Name(name, t, "var"))
-            self.lines.append(f"var {name}: {tytext(t)}{init}")
+            self.lines.append(f"var {name}: {tytext(t, declared=True)}{init}")
 
     # ---------------------------------------------------------------- literals and boxes
     def lit(self, t, empty: bool = True) -> str:
@@ -883,6 +893,8 @@ class _Gen:
 
     def value(self, t, ctx: _Ctx, current: str) -> str:
         """A new value for the target `current` of type t: often a small step from its value."""
+        if t[0] == "int" and len(t) > 3:
+            return f"({self.value(t[:3], ctx, current)}) % {t[2] + 1}"
         if t[0] == "int" and self.chance(0.6):
             step = self.pick(["+ 1", "- 1", "+ 1", f"+ {self.expr(('int', 0, 2), ctx, 1)}"])
             if self.chance(0.3):
@@ -1019,7 +1031,7 @@ class _Gen:
     # ---------------------------------------------------------------- the spec
     def run(self) -> GeneratedSpec:
         self.intended_error = False
-        self.risk_error = self.chance(0.15)  # this spec may hold one statement that risks an evaluation error
+        self.risk_error = self.chance(0.3)  # this spec may hold one statement that risks an evaluation error
         self.lines.append(f"spec Oracle{self.seed}")
         self.declare_sorts()
         self.declare_vars()

@@ -1,0 +1,91 @@
+"""Which known bug explains a disagreement (the campaign's summary labels each one).
+
+Each test reproduces the bug's mechanism rather than matching text, so that a label is
+evidence, not a guess:
+
+- "fingerprint collision": only fingerprint storage (one process or two workers) differs from
+  exact storage, and two reachable states have the same CPython hash() (checker/explore.py's
+  fingerprint of a state);
+- "constraint semantics": the reference explorer agrees with tlacheck once it skips invariant
+  checks on states failing a constraint and reports depth 0 when no initial state is stored
+  (tlacheck's semantics before it followed TLC);
+- "with binders": tlacheck changes its answer, to the reference's, once every `with a in S, b in T:` of the
+  spec is written as nested `with` statements (the same meaning: T is evaluated after a is
+  chosen, before the body runs).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from checker.model import Model, build_model
+from checker.source import Source
+from tests.oracle.compare import LIMIT, Answer, Outcome, diff, run_tlacheck
+from tests.reference_explorer import reference_check
+
+_WITH = re.compile(r"^(\s*)with (.*):$")
+_BINDER = re.compile(r", (?=w\d+ in )")
+
+
+def label(o: Outcome) -> str | None:
+    """The known bug that explains the disagreement `o`, or None."""
+    model = build_model(Source(f"oracle_{o.seed}.spec", o.text))
+    tools = {t for d in o.diffs for t in re.findall(r"vs (\w+)", d)}
+    if tools and tools <= {"fingerprint", "workers2"} and _hash_collision(model):
+        return "fingerprint collision"
+    if model.spec.constraints:
+        exact = run_tlacheck(model, o.check_deadlock, tool="exact")
+        legacy = reference_check(model.spec, o.check_deadlock, LIMIT, legacy_constraints=True)
+        ref = Answer("reference", legacy.verdict, legacy.distinct, legacy.generated, legacy.depth,
+                     legacy.trace_length, legacy.invariant)
+        if diff(exact, ref) is None:
+            return "constraint semantics"
+    nested = nest_withs(o.text)
+    if nested != o.text:
+        again = build_model(Source(f"oracle_{o.seed}.spec", nested))
+        nested_answer = run_tlacheck(again, o.check_deadlock, tool="exact")
+        first = run_tlacheck(model, o.check_deadlock, tool="exact")
+        out = reference_check(model.spec, o.check_deadlock, LIMIT)
+        ref = Answer("reference", out.verdict, out.distinct, out.generated, out.depth, out.trace_length, out.invariant)
+        if diff(nested_answer, first) is not None and diff(nested_answer, ref) is None:
+            return "with binders"
+    return None
+
+
+def _hash_collision(model: Model) -> bool:
+    seen: set = set()
+    frontier = [s for s in model.init() if all(c(s) for _, c in model.constraints)]
+    seen.update(frontier)
+    while frontier and len(seen) <= LIMIT:
+        nxt = []
+        for s in frontier:
+            for act in model.actions:
+                for _, t in act(s):
+                    if t not in seen and all(c(t) for _, c in model.constraints):
+                        seen.add(t)
+                        nxt.append(t)
+        frontier = nxt
+    return max(Counter(hash(s) for s in seen).values(), default=0) > 1
+
+
+def nest_withs(text: str) -> str:
+    """`text` with every `with` of several binders written as nested `with` statements."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _WITH.match(lines[i])
+        binders = _BINDER.split(m.group(2)) if m else []
+        if len(binders) < 2:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = m.group(1)
+        out += [f"{indent}{'    ' * k}with {b}:" for k, b in enumerate(binders)]
+        j = i + 1
+        while j < len(lines) and len(lines[j]) - len(lines[j].lstrip()) > len(indent):
+            out.append("    " * (len(binders) - 1) + lines[j])
+            j += 1
+        i = j
+    return "\n".join(out) + "\n"
