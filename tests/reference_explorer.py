@@ -288,8 +288,10 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
     As TLC: `generated` counts every initial state and every successor computed; a state not
     seen before is checked against the invariants (in declaration order) when it is generated,
     initial states included, whether or not it satisfies the state constraints; the
-    constraints only decide whether it is stored (counted in `distinct`) and explored. A state
-    with no successor at all is a deadlock. `depth` is the deepest level of a stored state,
+    constraints only decide whether it is stored (counted in `distinct`) and explored. Successors
+    are checked one by one as they are computed, so that a violation in a successor is found
+    before an evaluation error in a later one (as TLC). A state with no successor at all is a
+    deadlock. `depth` is the deepest level of a stored state,
     and 1 when the initial states are computed but none is stored (TLC's report).
     Raises TooLarge past `limit` stored states.
 
@@ -328,10 +330,9 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
         while frontier:
             nxt = []
             for s in frontier:
-                succs = list(it.successors(s))
-                if not succs and check_deadlock:
-                    return Outcome("deadlock", len(seen), generated, depth, level)
-                for t in succs:
+                found = False
+                for t in it.successors(s):  # each checked as it is computed, before the next (as TLC)
+                    found = True
                     generated += 1
                     if t in seen:
                         continue
@@ -343,6 +344,8 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
                         depth = level + 1
                     if bad is not None:
                         return Outcome("invariant", len(seen), generated, depth, level + 1, bad)
+                if not found and check_deadlock:
+                    return Outcome("deadlock", len(seen), generated, depth, level)
                 if len(seen) > limit:
                     raise TooLarge(len(seen))
             level += 1

@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tlc", action="store_true", help="compare with TLC too (one JVM per spec)")
     ap.add_argument("--jobs", type=int, default=1, help="processes checking seeds in parallel (default 1)")
     ap.add_argument("--out", default="oracle-out", help="directory of the results (default oracle-out)")
+    ap.add_argument("--relabel", action="store_true",
+                    help="label every disagreement again with tests/oracle/triage.py before summarising")
     args = ap.parse_args(argv)
     if args.tlc and tlc_runner.available():
         print(f"--tlc: {tlc_runner.available()}", file=sys.stderr)
@@ -99,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
             if (i + 1) % 500 == 0:
                 print(f"... {i + 1} of {len(todo)} seeds in {time.monotonic() - start:.0f}s", flush=True)
     mine = [r for r in rows if r["seed"] in set(_seeds(args.seeds)) and r.get("tlc", False) == args.tlc]
-    for r in mine:  # rows written before triage existed
-        if r["status"] == "disagree" and "known" not in r:
+    for r in mine:  # rows written before triage existed (or all, with --relabel)
+        if r["status"] == "disagree" and ("known" not in r or args.relabel):
             g = generate(r["seed"])
             r["known"] = label(Outcome(r["seed"], r["status"], diffs=r["diffs"], text=g.text,
                                        check_deadlock=g.check_deadlock))
