@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, o in enumerate(pool.imap(_check, [(s, args.tlc) for s in todo])):
             row = o.as_json() | {"tlc": args.tlc}
             if o.status == "disagree":
-                row["known"] = label(o)
+                row["known"] = _label(o)
             rows.append(row)
             fh.write(json.dumps(row) + "\n")
             fh.flush()
@@ -104,13 +104,20 @@ def main(argv: list[str] | None = None) -> int:
     for r in mine:  # rows written before triage existed (or all, with --relabel)
         if r["status"] == "disagree" and ("known" not in r or args.relabel):
             g = generate(r["seed"])
-            r["known"] = label(Outcome(r["seed"], r["status"], diffs=r["diffs"], text=g.text,
-                                       check_deadlock=g.check_deadlock))
+            r["known"] = _label(Outcome(r["seed"], r["status"], diffs=r["diffs"], text=g.text,
+                                        check_deadlock=g.check_deadlock))
     summary = summarise(mine) | {"seeds": args.seeds, "tlc": args.tlc}
     (out / f"summary{'-tlc' if args.tlc else ''}.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps({k: summary[k] for k in ("specs", "outcomes", "reasons", "known_bugs")}, indent=1))
     print(f"{len(summary['disagreements'])} disagreements; summary in {out}/summary{'-tlc' if args.tlc else ''}.json")
     return 1 if summary["disagreements"] or summary["bugs"] else 0
+
+
+def _label(o: Outcome) -> str | None:
+    try:
+        return label(o)
+    except Exception as exc:  # noqa: BLE001 - a triage failure must not stop the campaign
+        return f"triage failed: {type(exc).__name__}: {exc}"
 
 
 class _Serial:
