@@ -8,7 +8,7 @@
   so they must agree on everything: verdict, distinct states, states generated, depth, trace
   length and the violated invariant (for an evaluation error: the verdict).
 - optionally TLC on the translation (tests/oracle/tla.py), against tlacheck with exact storage
-  and the temporal properties. For a complete run: verdict, distinct, generated and depth; for
+  and the temporal properties (its differences are prefixed "TLC: "). For a complete run: verdict, distinct, generated and depth; for
   a violation: its kind, the invariant and the trace length (counts at a violation depend on
   the order within a level and are not compared); for temporal properties: the verdict.
   When the two report different violations (two invariants failing at the same depth, an
@@ -152,8 +152,10 @@ def check_spec(g: GeneratedSpec, tlc: bool = False, inject=None) -> Outcome:
         d = diff(exact, other)
         if d is not None:
             out.diffs.append(d)
-    if tlc and not out.diffs:
+    if tlc:
+        own = len(out.diffs)
         _compare_tlc(model, g, exact, out)
+        out.diffs[own:] = [f"TLC: {d}" for d in out.diffs[own:]]
     if out.diffs:
         out.status = "disagree"
     elif out.status == "agree" and exact.verdict == "error":
