@@ -120,6 +120,8 @@ The depth of the complete state graph search is 2.
     assert tlc.parse("Error: Deadlock reached.\nState 1: <Initial predicate>\n", 11).verdict == "deadlock"
     assert tlc.parse("Semantic errors:\n\n*** Errors: 1\n", 150).verdict == "parse"
     assert tlc.parse("something else", 1).verdict == "unknown"
+    always = "Error: Invariant line 52, col 18 to line 52, col 33 of module Oracle is violated by the initial state:\n"
+    assert tlc.parse(always, 12).verdict == "temporal"
 
 
 @needs_tlc

@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                 header = f"# seed {o.seed}: {o.status} {o.reason}; check with{'' if o.check_deadlock else ' --no-deadlock'}\n"
                 (out / f"seed-{o.seed}.spec").write_text(header + "".join(f"# {d}\n" for d in o.diffs) + o.text)
                 if o.tla is not None:
-                    (out / f"seed-{o.seed}.tla").write_text(o.tla)
+                    (out / f"seed-{o.seed}.tla").write_text(
+                        o.tla + "\n(* TLC's report:\n" + o.tlc_output.replace("*)", "* )") + "\n*)\n")
                 known = f"[{row['known']}] " if row.get("known") else ""
                 print(f"seed {o.seed}: {o.status} {known}{o.reason} {'; '.join(o.diffs)}", flush=True)
             if (i + 1) % 500 == 0:

@@ -74,6 +74,7 @@ class Outcome:
     text: str = ""
     check_deadlock: bool = True
     tla: str | None = None  # the translation, when TLC took part
+    tlc_output: str = ""  # the end of TLC's report on it
 
     def as_json(self) -> dict:
         return {"seed": self.seed, "status": self.status, "reason": self.reason, "diffs": self.diffs,
@@ -178,6 +179,8 @@ def tlc_answer(model: Model, deadlock: bool, invariants: tuple[str, ...] | None 
     if out is not None and out.tla is None:
         out.tla = translation.module + "\n\\* cfg:\n" + translation.cfg
     r = tlc_runner.run(translation, deadlock)
+    if out is not None and not out.tlc_output:
+        out.tlc_output = _tlc_error(r.output, 60, "\n")
     if r.verdict in ("parse", "unknown", "timeout"):
         raise _Rejected(r.verdict, r.output)
     if r.verdict == "invariant":
@@ -267,6 +270,7 @@ def _reconcile(model: Model, dl: bool, mine: Answer, theirs: Answer, out: Outcom
                          f"TLC {theirs.verdict} {theirs.check or ''} at level {_level(theirs)}")
 
 
-def _tlc_error(output: str) -> str:
+def _tlc_error(output: str, n: int = 12, sep: str = " | ") -> str:
+    """The last `n` lines of TLC's report that say something (not its parsing progress)."""
     lines = [x for x in output.splitlines() if x.strip() and not x.startswith(("Parsing file", "Semantic processing"))]
-    return " | ".join(lines[-12:])[:1500]
+    return sep.join(lines[-n:])[:6000]

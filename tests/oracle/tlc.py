@@ -114,6 +114,9 @@ def parse(out: str, exit_code: int | None = None) -> TlcResult:
                  r"^Error: Parsing or semantic analysis failed|The configuration file|"
                  r"was not found in the|is not defined|Unknown operator", out, re.M):
         return TlcResult("parse", **base)
+    m = re.search(r"^Error: Invariant line \d+, col \d+ to line \d+, col \d+ of module \w+ is violated", out, re.M)
+    if m:  # an `always P` inside a property, which TLC checks as an invariant
+        return TlcResult("temporal", trace_length=trace or 1, **base)
     m = re.search(r"^Error: Invariant (\S+) is violated( by the initial state)?", out, re.M)
     if m:
         return TlcResult("invariant", invariant=m.group(1), trace_length=trace or (1 if m.group(2) else None),
