@@ -21,9 +21,15 @@ Guarantees, by construction:
   lookup in a partial map, or a sequence that outgrows its declared bound (`seq[T, N]`).
 - A variable declared with a range type (`var x: 0..3`) is only assigned `(...) % 4`.
 
-Not covered (see the report in the campaign's summary): `reachable` checks, variants and
-`expect`, theorems; maps with int keys or non-full domains (outside intended errors);
-sets of sets or of records as state; nested options.
+- `choose` and sequence comprehensions also range over several generators, tuples, the
+  subsets of a small set and options, so that tlacheck's canonical order on them is
+  observable (the reference explorer shares runtime.canon with tlacheck: only TLC, through
+  the translation's explicit order operators, checks it independently).
+
+Not covered: `reachable` checks, variants and `expect`, theorems (not explored); maps with int
+keys or partial domains (outside intended errors), sets of sets, of records or of maps and
+maps of maps as state; records and maps in canonical-order positions (`choose` over records);
+temporal formulas under `not`/`or` (rejected, E114); `by` actors (display only).
 """
 
 from __future__ import annotations
@@ -429,11 +435,7 @@ class _Gen:
             return f"{op}({self.expr(('set', ('int', 0, 2), []), ctx, d - 1)} | {{{self.int_lit()}}})"
         if r < 0.72:
             self.feat("choose")
-            q = self.fresh("q")
-            c = self.int_lit()
-            inner = ctx.with_name(q, ("int", 0, 2))
-            return (f"choose({q} for {q} in ({self.expr(('set', ('int', 0, 2), []), ctx, d - 1)} | {{{c}}}) "
-                    f"if {self.expr(BOOL, inner, 1)} or {q} == {c})")
+            return self.choose_int(ctx, d)
         if r < 0.80:
             return self.project(t, ctx, d)
         if r < 0.84:
@@ -444,6 +446,45 @@ class _Gen:
             sort = self.pick(self.sorts)
             return f"len(maps({sort[1]}, {{{', '.join(self.r.sample(['0', '1', '2'], self.r.randint(1, 2)))}}}))"
         return f"({sub()} + {sub()})"
+
+    def choose_int(self, ctx: _Ctx, d: int) -> str:
+        """An int picked by `choose`: from a set of ints, or (so that the canonical order of
+        bindings, tuples, sets and options is observable) from several generators, a set of
+        tuples, the subsets of a small set, or a set of options. The candidates always include
+        a value that satisfies the condition."""
+        k = self.r.random()
+        q = self.fresh("q")
+        c = self.int_lit()
+        small = ("int", 0, 2)
+        if k < 0.4:
+            inner = ctx.with_name(q, small)
+            return (f"choose({q} for {q} in ({self.expr(('set', small, []), ctx, d - 1)} | {{{c}}}) "
+                    f"if {self.expr(BOOL, inner, 1)} or {q} == {c})")
+        if k < 0.6:
+            self.feat("choose-several-generators")
+            q2, c2 = self.fresh("q"), self.int_lit(0, 2)
+            inner = ctx.with_name(q, small)
+            s2 = self.expr(("set", small, []), inner, 1)
+            inner = inner.with_name(q2, small)
+            return (f"choose({q} * 10 + {q2} for {q} in ({self.expr(('set', small, []), ctx, d - 1)} | {{{c}}}) "
+                    f"for {q2} in ({s2} | {{{c2}}}) if {self.expr(BOOL, inner, 1)} or ({q} == {c} and {q2} == {c2}))")
+        if k < 0.75:
+            self.feat("choose-over-sets", "powerset")
+            base_set = "{" + ", ".join(self.r.sample(["0", "1", "2"], self.r.randint(1, 3))) + "}"
+            inner = ctx.with_name(q, ("set", small, []))
+            v = self.fresh("q")
+            return (f"sum({v} for {v} in choose({q} for {q} in powerset({base_set}) "
+                    f"if {self.expr(BOOL, inner, 1)} or len({q}) == 0))")
+        if k < 0.88:
+            self.feat("choose-over-tuples", "generators-several")
+            a, b = self.fresh("q"), self.fresh("q")
+            inner = ctx.with_name(q, ("tup", (small, BOOL)))
+            return (f"choose((if {q}[2] then {q}[1] + 10 else {q}[1]) for {q} in "
+                    f"{{({a}, {b}) for {a} in ({self.expr(('set', small, []), ctx, 1)} | {{{c}}}) "
+                    f"for {b} in {{false, true}}}} if {self.expr(BOOL, inner, 1)} or {q} == ({c}, false))")
+        self.feat("choose-over-options", "??")
+        inner = ctx.with_name(q, ("opt", small))
+        return f"(choose({q} for {q} in {{none, 0, 1, 2}} if {self.expr(BOOL, inner, 1)} or {q} == none) ?? {c})"
 
     def project(self, t, ctx: _Ctx, d: int) -> str:
         """A value of type t read out of a container: a map entry, a record field, a tuple
@@ -636,6 +677,17 @@ class _Gen:
             self.feat("subseq")
             s = self.pick(self.refs(ctx, t) or ["[]"])
             return f"subseq({s}, 1, (if len({s}) < 1 then len({s}) else 1))" if s != "[]" else "[]"
+        if r < 0.67 and base(t[1]) == ("int",):
+            q, q2 = self.fresh("q"), self.fresh("q")
+            if self.chance(0.5):
+                self.feat("seq-comprehension", "seq-comprehension-several", "generators-several")
+                inner = ctx.with_name(q, ("int", 0, 2)).with_name(q2, ("int", 0, 2))
+                cond = f" if {self.expr(BOOL, inner, 1)}" if self.chance(0.4) else ""
+                return (f"[{q} * 3 + {q2} for {q} in {self.expr(('set', ('int', 0, 2), []), ctx, 1)} "
+                        f"for {q2} in {self.expr(('set', ('int', 0, 2), []), ctx.with_name(q, ('int', 0, 2)), 1)}{cond}]")
+            self.feat("seq-comprehension", "seq-comprehension-over-sets", "powerset")
+            base_set = "{" + ", ".join(self.r.sample(["0", "1", "2"], self.r.randint(1, 3))) + "}"
+            return f"[sum({q2} for {q2} in {q}) for {q} in powerset({base_set})]"
         if r < 0.75:
             self.feat("seq-comprehension")
             q = self.fresh("q")
