@@ -482,12 +482,15 @@ class _Gen:
             self._stmts(rest, indent + 1, "continue", args)
 
     def _with(self, st: ir.WithS, rest: list, indent: int, args: str) -> None:
+        """`with a in S, b in T:` as nested loops. Each choice starts from the values before the
+        `with`, restored in every loop: a later binder's set (T may read the state and `a`) is
+        evaluated in the state the `with` began in, not after the previous choice's statements."""
         saved, restore = self._save_restore(list(st.body) + rest, indent)
         for local, domain in st.binders:
             self.emit(indent, f"for {self._binder(local, domain)}:")
             indent += 1
-        for line in restore:
-            self.emit(indent, line)
+            for line in restore:
+                self.emit(indent, line)
         self._stmts(list(st.body) + rest, indent, "continue", args)
         for local, _ in st.binders:
             self.positions.pop(local.id, None)

@@ -6,7 +6,15 @@ deadlock (a state with no successor at all, as in TLC) is reported with a
 shortest trace too. Counts have TLC's meanings: `states_generated` counts the
 initial states and every successor computed (duplicates included, and
 successors failing a state constraint); `distinct_states` counts stored
-states; `depth` is the BFS depth with initial states at depth 1.
+states; `depth` is the BFS depth with initial states at depth 1 (and 1 when no
+state is stored, as TLC says).
+
+What is checked where, as in TLC: the invariants and the safety part of the
+temporal properties (P and `always P`: liveness.safety_checks) are checked on
+every state the search generates that it has not stored before, also on those
+that fail a state constraint, which only decides whether a state is stored and
+explored; reachable checks look at the stored states; the liveness part of the
+properties is decided on the stored graph after a complete search.
 
 Deterministic: actions run in declaration order, parameters and choices in
 canonical order, so the same model gives the same counts and the same trace.
@@ -34,9 +42,9 @@ from itertools import islice
 from typing import Callable
 
 from checker import types as T
-from checker.fingerprints import FingerprintSet, collision_probability
+from checker.fingerprints import Fingerprinter, FingerprintSet, collision_probability
 from checker.liveness import Checker as LivenessChecker
-from checker.liveness import EvaluationFailed, Graph, Stopped
+from checker.liveness import EvaluationFailed, Graph, Stopped, safety_checks
 from checker.model import Model
 from checker.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
 from checker.runtime import EVAL_FAILURES, Fault
@@ -284,9 +292,17 @@ def _selected_properties(model: Model, options: Options) -> tuple[str, ...]:
     return tuple(p.name for p in model.spec.properties if options.properties is None or p.name in options.properties)
 
 
+def _liveness_properties(model: Model, options: Options) -> tuple[str, ...]:
+    """The selected properties decided on the state graph after the search (their liveness part)."""
+    if not options.check_properties:
+        return ()
+    chosen = set(_selected_properties(model, options))
+    return tuple(p.name for p in model.spec.properties if p.name in chosen and p.has_liveness)
+
+
 def one_process_reason(model: Model, options: Options) -> str | None:
     """Why a search with `options.workers` > 1 runs in one process anyway (None: it does not)."""
-    if options.check_properties and _selected_properties(model, options):
+    if _liveness_properties(model, options):
         return "temporal properties are decided on the whole state graph, in one process"
     if options.storage != Storage.FINGERPRINT:
         return "exact storage runs in one process"
@@ -317,13 +333,17 @@ class _Explorer:
         self.progress = progress
         self.progress_every = progress_every
         self.invariants = _select(model.invariants, options.invariants)
-        self.properties = _selected_properties(model, options)
+        self.properties = _liveness_properties(model, options)  # decided on the graph after the search
+        # The safety part of the selected properties, (name, predicate) (set by run()): checked on
+        # the initial states, and on every state, after the invariants.
+        self.initially: tuple = ()
+        self.always: tuple = ()
         self.violations: list[Violation] = []
         self.states: list[tuple] = []
         self.parents: list[int] = []
         self.index: dict[tuple, int] = {}
         self.generated = 0
-        self.depth = 0
+        self.depth = 1
         self.coverage = [ActionCoverage() for _ in model.actions]
         self.start = 0.0
         self.head = 0  # index of the next state to expand
@@ -344,6 +364,7 @@ class _Explorer:
                                  self._protected())
         try:
             with self.watchdog if watched else contextlib.nullcontext():
+                self._safety_checks()
                 return self._run()
         except _Stop as stop:
             return stop.args[0]
@@ -352,6 +373,17 @@ class _Explorer:
             if distinct > left:  # a state was being expanded (not the initial states): it is left too
                 left += 1
             return self._result(Verdict.INCOMPLETE, stop_reason=stop.reason, queue_left=left)
+
+    def _safety_checks(self) -> None:
+        """Instantiate the safety part of the selected temporal properties (self.initially and
+        self.always), before the search."""
+        if not self.options.check_properties:
+            return
+        try:
+            initially, always = safety_checks(self.model, _selected_properties(self.model, self.options))
+        except EvaluationFailed as failed:
+            raise self._fault(failed.error, -1, failed.note, failed.span) from None
+        self.initially, self.always = tuple(initially), tuple(always)
 
     def _protected(self) -> list:
         """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""
@@ -413,35 +445,63 @@ class _Explorer:
                 self.index.clear()  # exact storage: not needed for the trace (the states list is)
             err = self.model.limit_error(fault, note, span)
         try:
-            trace = self.trace_to(at)
-            if unstored is not None:
-                last = (_find_step(self.model, trace.steps[-1].state, unstored) if trace.steps
-                        else Step(None, (), unstored))
-                trace = Trace(trace.steps + (last,))
+            trace = self.trace_to(at) if unstored is None else self._trace_through(at, unstored)
         except MemoryError:  # rebuilding the trace needs as much memory as its largest step: report without it
             trace = Trace(())
             err.trace_omitted = "out of memory"
         err.trace = trace
         return _Stop(self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), error=err))
 
-    def _check_invariants(self, i: int, state: tuple | None = None, invariants: tuple | None = None) -> None:
-        """Check the invariants (default: all selected ones) on stored state `i`."""
+    def _trace_through(self, at: int, unstored: tuple) -> Trace:
+        """The trace to stored state `at` (-1: none), then the step to `unstored`, a successor of
+        it (or an initial state) that was not stored."""
+        trace = self.trace_to(at)
+        last = _find_step(self.model, trace.steps[-1].state, unstored) if trace.steps else Step(None, (), unstored)
+        return Trace(trace.steps + (last,))
+
+    def _check_invariants(self, i: int, state: tuple | None = None, invariants: tuple | None = None,
+                          unstored: bool = False) -> None:
+        """Check the invariants (default: all selected ones), then the safety properties (`always
+        P`), on stored state `i`; with `unstored`, on `state`, a successor of stored state `i` (or
+        an initial state, when `i` is -1) that is not stored (it fails a state constraint)."""
         if state is None:
             state = self.states[i]
         for name, inv in self.invariants if invariants is None else invariants:
-            try:
-                ok = inv(state)
-            except EVAL_FAILURES as fault:
-                raise self._fault(fault, i, f"evaluating invariant {name}",
-                                  self.model.span_of("invariant", name)) from None
-            if not ok:
-                trace = self.trace_to(i)
-                violation = Violation("invariant", name, trace, "the invariant is false in the last state")
-                if self.options.collect:
-                    self.violations.append(violation)
-                    self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
-                    return
-                raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
+            self._check(i, state, unstored, "invariant", name, inv)
+        for name, pred in self.always:
+            self._check(i, state, unstored, "property", name, pred)
+
+    def _check_initial(self, i: int, state: tuple, unstored: bool = False) -> None:
+        """Check an initial state: the invariants and safety properties, then the properties that
+        are state predicates (true of the initial states)."""
+        self._check_invariants(i, state, unstored=unstored)
+        for name, pred in self.initially:
+            self._check(i, state, unstored, "initial property", name, pred)
+
+    _DETAILS = {"invariant": "the invariant is false in the last state",
+                "property": "a reachable state does not satisfy it",
+                "initial property": "an initial state does not satisfy the property"}
+
+    def _check(self, i: int, state: tuple, unstored: bool, kind: str, name: str, pred) -> None:
+        """One check of _check_invariants: a violation ends the run (in collect mode, it is kept and
+        the check is dropped); so does an evaluation error."""
+        what = "invariant" if kind == "invariant" else "property"
+        try:
+            ok = pred(state)
+        except EVAL_FAILURES as fault:
+            raise self._fault(fault, i, f"evaluating {what} {name}", self.model.span_of(what, name),
+                              state if unstored else None) from None
+        if ok:
+            return
+        trace = self._trace_through(i, state) if unstored else self.trace_to(i)
+        violation = Violation(what, name, trace, self._DETAILS[kind])
+        if self.options.collect:
+            self.violations.append(violation)
+            self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
+            self.always = tuple((n, f) for n, f in self.always if n != name)
+            self.initially = tuple((n, f) for n, f in self.initially if n != name)
+            return
+        raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
 
     def _deadlock(self, parent: int) -> Violation:
         return Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
@@ -464,11 +524,13 @@ class _Explorer:
         try:
             for state in model.init():
                 self.generated += 1
-                if state in self.index or not self._in_model(state, -1):
+                if state in self.index:
+                    continue
+                if not self._in_model(state, -1):
+                    self._check_initial(-1, state, unstored=True)
                     continue
                 i = self._add(state, -1)
-                self.depth = 1
-                self._check_invariants(i)
+                self._check_initial(i, state)
         except EVAL_FAILURES as fault:
             raise self._fault(fault, -1, "computing the initial states", self.model.span_of("initial")) from None
         actions = list(enumerate(model.actions))
@@ -508,6 +570,10 @@ class _Explorer:
                         if succ in index:
                             continue
                         if constraints and not self._in_model(succ, parent):
+                            self.generated += n
+                            total += n
+                            n = 0
+                            self._check_invariants(parent, succ, unstored=True)
                             continue
                         self.generated += n
                         total += n
@@ -573,8 +639,7 @@ class _Explorer:
                 checker = LivenessChecker(self.model, self.graph, self.states, self.parents, self.depths,
                                           stop=self._liveness_stop())
                 for v in checker.check(self.properties, stop_at_first=not self.options.collect):
-                    kind = "property" if v.kind == "safety" else "liveness"
-                    found.append(Violation(kind, v.name, v.trace, v.detail))
+                    found.append(Violation("liveness", v.name, v.trace, v.detail))
             except EvaluationFailed as failed:  # a spec expression of a property or a fairness condition
                 checker = None  # its tables are not needed for the trace
                 raise self._fault(failed.error, failed.state, failed.note, failed.span) from None
@@ -740,6 +805,7 @@ class _FingerprintExplorer(_Explorer):
     def __init__(self, model: Model, options: Options, progress, progress_every: float):
         super().__init__(model, options, progress, progress_every)
         self.seen = FingerprintSet()
+        self.fingerprint = Fingerprinter(model.var_types)
         self.parents = array("i")
         self.ordinals = array("H")
         self.expanded = 0
@@ -765,6 +831,7 @@ class _FingerprintExplorer(_Explorer):
 
     def _action_plan(self) -> list:
         """Per action: (index, list function, generator, coverage, invariants to check on its
+        successors, whether there is anything to check on them, the fingerprints of its
         successors). An invariant reading no variable the action may assign holds in every
         successor, because it held in the expanded state (in collect mode every invariant is
         checked)."""
@@ -775,36 +842,48 @@ class _FingerprintExplorer(_Explorer):
             if not self.options.collect:
                 writes = model.action_writes[ai]
                 invs = tuple((n, f) for n, f in self.invariants if model.invariant_reads[n] & writes)
-            plan.append((ai, model.next_states[ai], act, self.coverage[ai], invs))
+            checked = invs is None or bool(invs) or bool(self.always)
+            plan.append((ai, model.next_states[ai], act, self.coverage[ai], invs, checked,
+                         self.fingerprint.for_action(model.action_writes[ai])))
         return plan
 
-    def _initial_states(self) -> list[tuple]:
-        """Store and check the initial states; returns the stored ones, in index order."""
+    def _initial_states(self) -> tuple[list[tuple], list[int]]:
+        """Store and check the initial states; returns the stored ones, in index order, and their
+        fingerprints."""
         seen = self.seen
         stored = []
+        fps = []
         try:
             for k, state in enumerate(self.model.init()):
                 self.generated += 1
-                fp = hash(state) or 1
+                fp = self.fingerprint(state)
                 slot = seen.find(fp)
-                if slot >= 0 or not self._in_model(state, -1):
+                if slot >= 0:
+                    continue
+                if not self._in_model(state, -1):
+                    self._check_initial(-1, state, unstored=True)
                     continue
                 seen.put(fp, ~slot)
                 i = self._store(state, -1, k)
                 if seen.count > seen.limit:
                     seen.grow()
                 stored.append(state)
-                self.depth = 1
-                self._check_invariants(i, state)
+                fps.append(fp)
+                self._check_initial(i, state)
         except EVAL_FAILURES as fault:
             raise self._fault(fault, -1, "computing the initial states", self.model.span_of("initial")) from None
-        return stored
+        return stored, fps
 
     def _run(self) -> Result:
         model = self.model
         opts = self.options
         seen = self.seen
-        queue: deque[tuple] = deque(self._initial_states())
+        initial, initial_fps = self._initial_states()
+        queue: deque[tuple] = deque(initial)
+        # The fingerprints of the queued states, from `head` on (a successor's is computed from its
+        # parent's): 8 bytes each, compacted as the queue advances.
+        queued = array("q", initial_fps)
+        head = 0
         plan = self._action_plan()
         shared = _Pools(model)
         pools, share = shared.pools, shared.share
@@ -826,21 +905,29 @@ class _FingerprintExplorer(_Explorer):
             if opts.max_depth is not None and level >= opts.max_depth:
                 return self._result(Verdict.INCOMPLETE, stop_reason="max_depth", queue_left=self._counts()[1])
             state = pop()
+            pfp = queued[head]
+            head += 1
+            if head >= 0x10000 and head * 2 >= len(queued):
+                del queued[:head]
+                head = 0
             parent += 1
             self.expanded = parent + 1
             ordinal = 0  # successors of `state` before the current action
             counted = 0  # successors of `state` already added to self.generated
-            for ai, nexts, act, cov, invs in plan:
+            for ai, nexts, act, cov, invs, checked, fingerprints in plan:
                 fault = None
                 try:
                     succs = nexts(state)
                 except EVAL_FAILURES as first:
                     succs, fault = _until_fault(act, state, first)
+                try:
+                    fps = fingerprints(pfp, state, succs) if succs else ()
+                except MemoryError as exc:  # hashing a value the action computed: the action's E411
+                    succs, fps, fault = (), (), exc
                 k = ordinal - 1  # ordinal of succ
                 try:
-                    for succ in succs:
+                    for succ, fp in zip(succs, fps):
                         k += 1
-                        fp = hash(succ) or 1
                         j = fp & mask
                         x = table[j]
                         while x:
@@ -855,6 +942,10 @@ class _FingerprintExplorer(_Explorer):
                                 self.generated += done - counted
                                 counted = done
                                 if not self._in_model(succ, parent):
+                                    if checked:
+                                        self.generated += k + 1 - counted
+                                        counted = k + 1
+                                        self._check_invariants(parent, succ, invs, unstored=True)
                                     continue
                             self.generated += k + 1 - counted
                             counted = k + 1
@@ -874,9 +965,10 @@ class _FingerprintExplorer(_Explorer):
                                     values[q] = pools[q].setdefault(v, v)
                                 succ = tuple(values)
                             append(succ)
+                            queued.append(fp)
                             self.depth = level + 1
                             cov.distinct += 1
-                            if invs is None or invs:
+                            if checked:
                                 self._check_invariants(i, succ, invs)
                 except (StepInterrupted, _Stop):  # in a constraint or an invariant: count what the summary counts
                     if counted > ordinal:

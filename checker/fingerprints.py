@@ -1,13 +1,47 @@
 """64-bit state fingerprints and a compact set of them.
 
-A state's fingerprint is the builtin `hash()` of the state tuple (0 is mapped
-to 1, the table's empty marker). It is the same in every process whatever
-PYTHONHASHSEED is, because states hold only ints, bools, tuples, frozensets
-and runtime.NONE (no str or bytes, whose hashes are salted; and not None,
-hashed by address in CPython 3.11). Distinct states share a fingerprint with
-probability about 2^-64 per pair; `collision_probability` is TLC's
-"optimistic" estimate of the chance that this happened anywhere in a run.
+The fingerprint (one owner: `Fingerprinter`; every store and `--workers` use it)
+-----------------------------------------------------------------------------
+A state is a tuple with one value per variable. Each variable's value v in
+slot i is hashed on its own:
 
+    H(i, v) = BLAKE2b(encode(v), digest_size=8, salt=i, person="tlacheck.fp.v1")
+
+read as a signed 64-bit int, where `encode` is an injective, canonical byte
+encoding of the value (equal values, and only they, encode alike: sets are
+sorted, the `Keys` tuples of maps and `none` are replaced by plain forms; see
+`_canonical`). The state's fingerprint is the XOR of its slots' hashes (0 is
+mapped to 1, the table's empty marker):
+
+    fp(s) = H(0, s[0]) ^ H(1, s[1]) ^ ... ^ H(n-1, s[n-1])
+
+Why it is a fingerprint (docs/reliability.md, "The fingerprint"): treat
+BLAKE2b truncated to 64 bits as a random function, as its design intends.
+Two distinct states differ in a non-empty set D of slots; their fingerprints
+are equal only if the XOR over D of H(i, s[i]) ^ H(i, t[i]) is 0, and each
+term is the XOR of two independent uniform 64-bit values (distinct inputs:
+same salt, different encodings), so the chance is 2^-64 per pair, whatever
+the values' structure. The salt keeps slots apart: swapping two variables'
+values changes the fingerprint. This is what `collision_probability`
+assumes. CPython's `hash()` is not used for fingerprints: `hash(-1) ==
+hash(-2)`, ints hash modulo 2^61 - 1, and a frozenset's hash is an XOR of its
+elements' shuffled hashes, so distinct states collide systematically.
+
+Speed. BLAKE2b costs about a microsecond, so each slot's hashes are memoised
+in a dict keyed by the value itself (a dict compares keys by equality: the
+memo cannot confuse two values). A successor differs from its parent only in
+the slots its action writes, so the explorers compute fp(succ) from the
+parent's per-slot hashes and the written slots alone (`ActionFingerprint`):
+fp(succ) = fp(parent) ^ H(parent's written values) ^ H(succ's written values).
+Memos are bounded (`_MEMO_LIMIT` values per slot, emptied when full).
+
+The results are the same in every process and Python version: the encoding
+is defined here (marshal format version 2 over ints, bools, None, bytes and
+tuples, which has not changed since Python 2.5; tests/test_fingerprints.py
+pins the hashes of sample values), and BLAKE2b is a standard.
+
+The table
+---------
 FingerprintSet is an open-addressing table in an array('q'): linear probing,
 at most half full, 8 bytes a slot, so 16 to 32 bytes per fingerprint instead
 of the ~100 a Python set of ints takes. The explorer inlines the probe loop
@@ -24,21 +58,205 @@ were found earlier in the same level), so those are found at the first probe:
 
 from __future__ import annotations
 
+import marshal
 from array import array
+from functools import reduce
+from hashlib import blake2b
+from operator import itemgetter, xor
+from typing import Callable, Sequence
+
+from checker import types as T
+from checker.runtime import NONE
+
+_PERSON = b"tlacheck.fp.v1"  # BLAKE2b personalisation: a new encoding gets a new one
+_MEMO_LIMIT = 1 << 16  # values per slot memo; a full memo is emptied and fills again
+# Values whose encoding is longer are hashed each time instead: memoising them would keep large
+# values alive (and a lookup compares the whole value, about what hashing it again costs).
+_MEMO_BYTES = 1 << 12
 
 
-def fingerprint(state: tuple) -> int:
-    return hash(state) or 1
+def _dumps(tree) -> bytes:
+    return marshal.dumps(tree, 2)
+
+
+# ------------------------------------------------------------------ the canonical encoding
+
+Tree = object  # ints, bools, None, bytes and tuples of these: what marshal version 2 writes
+
+
+def _canonical(t: T.Type) -> Callable[[object], Tree] | None:
+    """A function from the values of type `t` to canonical trees (equal trees exactly for equal
+    values), or None when every value of `t` is a canonical tree already (ints, bools, enum
+    members and model values, and sequences, tuples and records of them).
+
+    Sets become the tuple of their elements in sorted order (natural order where it is total,
+    else the order of the elements' encodings); `none` becomes None; a map (keys, values)
+    becomes plain tuples (its keys tuple may be runtime.keys_tuple's subclass, which marshal
+    refuses)."""
+    if isinstance(t, (T.BoolT, T.IntT, T.SortT)):
+        return None
+    if isinstance(t, T.OptionT):
+        inner = _canonical(t.inner)
+        if inner is None:
+            return lambda v: None if v is NONE else v
+        return lambda v: None if v is NONE else inner(v)
+    if isinstance(t, T.SetT):
+        element = _canonical(t.element)
+        if element is None and T.naturally_ordered(t.element):
+            return lambda v: tuple(sorted(v))
+        if element is None:  # pragma: no cover - every non-natural type has a canonical function
+            return lambda v: tuple(sorted(map(_dumps, v)))
+        return lambda v: tuple(sorted(map(_dumps, map(element, v))))
+    if isinstance(t, T.SeqT):
+        element = _canonical(t.element)
+        return None if element is None else (lambda v: tuple(map(element, v)))
+    if isinstance(t, (T.TupleT, T.RecordT)):
+        parts = [_canonical(p) for p in (t.elements if isinstance(t, T.TupleT) else [f for _, f in t.fields])]
+        if all(p is None for p in parts):
+            return None
+        fns = [(lambda x: x) if p is None else p for p in parts]
+        return lambda v: tuple(f(x) for f, x in zip(fns, v))
+    if isinstance(t, T.MapT):
+        key, value = _canonical(t.key), _canonical(t.value)
+        keys = tuple if key is None else (lambda ks: tuple(map(key, ks)))
+        values = (lambda vs: vs) if value is None else (lambda vs: tuple(map(value, vs)))
+        return lambda v: (keys(v[0]), values(v[1]))
+    return _any_tree  # AnyT: the element type of an empty literal
+
+
+def _any_tree(v) -> Tree:
+    """The canonical tree of a value of unknown type (every value is tagged by its Python type)."""
+    if v is NONE:
+        return None
+    if isinstance(v, frozenset):
+        return tuple(sorted(_dumps(_any_tree(x)) for x in v))
+    if isinstance(v, tuple):
+        return tuple(map(_any_tree, v))
+    return v
+
+
+def encode(v, t: T.Type) -> bytes:
+    """The canonical encoding of value `v` of type `t` (what H hashes)."""
+    canonical = _canonical(t)
+    return _dumps(v if canonical is None else canonical(v))
+
+
+def slot_hash(slot: int, data: bytes) -> int:
+    """H for the encoding `data` of a value in slot `slot`: a signed 64-bit int."""
+    digest = blake2b(data, digest_size=8, salt=slot.to_bytes(16, "little"), person=_PERSON).digest()
+    return int.from_bytes(digest, "little", signed=True)
+
+
+_CHUNK = 1 << 12  # elements of a long tuple encoded at a time
+
+
+def _large(tree) -> bool:
+    """Whether `tree` is a tuple long enough (or holding one, as a map's pair does) to be encoded
+    in chunks: encoding a value at once would take about as much memory again as the value."""
+    return type(tree) is tuple and (len(tree) > _CHUNK or any(type(x) is tuple and len(x) > _CHUNK for x in tree))
+
+
+def _pieces(tree):
+    """marshal.dumps(tree, 2), in pieces of about _CHUNK elements: version 2 writes a tuple as "("
+    and its length (4 bytes, little-endian), then its elements one after another."""
+    yield b"(" + len(tree).to_bytes(4, "little")
+    if len(tree) > _CHUNK:
+        for i in range(0, len(tree), _CHUNK):
+            yield marshal.dumps(tree[i:i + _CHUNK], 2)[5:]
+    else:
+        for x in tree:
+            if type(x) is tuple and len(x) > _CHUNK:
+                yield from _pieces(x)
+            else:
+                yield marshal.dumps(x, 2)
+
+
+class _SlotMemo(dict):
+    """Value -> H(slot, value) for one slot, computed on first use (dict.__getitem__ calls
+    __missing__). Bounded: emptied when it holds _MEMO_LIMIT values; values whose encoding is
+    longer than _MEMO_BYTES are not kept."""
+
+    __slots__ = ("salt", "canonical")
+
+    def __init__(self, slot: int, t: T.Type):
+        super().__init__()
+        self.salt = slot.to_bytes(16, "little")
+        self.canonical = _canonical(t)
+
+    def __missing__(self, v) -> int:
+        canonical = self.canonical
+        tree = v if canonical is None else canonical(v)
+        if _large(tree):
+            hasher = blake2b(digest_size=8, salt=self.salt, person=_PERSON)
+            for piece in _pieces(tree):
+                hasher.update(piece)
+            return int.from_bytes(hasher.digest(), "little", signed=True)
+        data = marshal.dumps(tree, 2)
+        h = int.from_bytes(blake2b(data, digest_size=8, salt=self.salt, person=_PERSON).digest(), "little",
+                           signed=True)
+        if len(data) <= _MEMO_BYTES:
+            if len(self) >= _MEMO_LIMIT:
+                self.clear()
+            self[v] = h
+        return h
+
+
+_getitem = dict.__getitem__
+
+
+class Fingerprinter:
+    """The fingerprint function of one model's states (see the module docstring). Pure: the memos
+    only cache H. Each process builds its own; all give the same fingerprints."""
+
+    def __init__(self, var_types: Sequence[T.Type]):
+        self.memos = tuple(_SlotMemo(i, t) for i, t in enumerate(var_types))
+
+    def __call__(self, state: tuple) -> int:
+        return reduce(xor, map(_getitem, self.memos, state), 0) or 1
+
+    def raw(self, state: tuple) -> int:
+        """The XOR of the state's per-slot hashes (its fingerprint, unless that is 0)."""
+        return reduce(xor, map(_getitem, self.memos, state), 0)
+
+    def for_action(self, writes: frozenset) -> Callable[[int, tuple, list], list[int]]:
+        """`successors(fp, state, succs)`: the fingerprints of `succs`, successors of `state`
+        (fingerprint `fp`) by an action that may assign only the slots in `writes` (codegen's
+        analysis: the other slots hold `state`'s values). Only the written slots are hashed:
+        fp(succ) = fp(state) ^ H(state's written values) ^ H(succ's written values)."""
+        raw_of = self.raw
+        slots = tuple(sorted(writes))
+        if not slots:
+            return lambda fp, state, succs: [fp] * len(succs)
+        if len(slots) == 1:
+            i = slots[0]
+            memo = self.memos[i]
+            value = itemgetter(i)
+            hashes = memo.__getitem__
+
+            def successors(fp: int, state: tuple, succs: list) -> list[int]:
+                base = (fp if fp != 1 else raw_of(state)) ^ memo[state[i]]
+                return [(base ^ h) or 1 for h in map(hashes, map(value, succs))]
+
+            return successors
+        chosen = tuple(self.memos[i] for i in slots)
+        written = itemgetter(*slots)
+
+        def successors(fp: int, state: tuple, succs: list) -> list[int]:
+            base = reduce(xor, map(_getitem, chosen, written(state)), fp if fp != 1 else raw_of(state))
+            return [reduce(xor, map(_getitem, chosen, values), base) or 1 for values in map(written, succs)]
+
+        return successors
 
 
 def collision_probability(distinct: int, generated: int) -> float:
     """TLC's optimistic estimate: each of the `generated - distinct` lookups that found a
-    stored state could have matched one of `distinct` fingerprints by chance."""
+    stored state could have matched one of `distinct` fingerprints by chance (2^-64 each:
+    the module docstring says why that holds for this fingerprint)."""
     return distinct * max(generated - distinct, 0) / 2.0 ** 64
 
 
 class FingerprintSet:
-    """A set of non-zero 64-bit ints (signed, as hash() returns them)."""
+    """A set of non-zero signed 64-bit ints (Fingerprinter's values)."""
 
     __slots__ = ("table", "mask", "count", "limit")
 

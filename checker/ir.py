@@ -333,6 +333,21 @@ class Property:
     formula: Formula
     span: Span
 
+    @property
+    def has_liveness(self) -> bool:
+        """Whether the formula says more than `P` and `always P` about state predicates P (it has
+        an `eventually` or a `leads_to`): that part is decided on the whole state graph."""
+        def temporal(f: Formula) -> bool:
+            if isinstance(f, TUnary):
+                return f.op == "eventually" or temporal(f.operand)
+            if isinstance(f, TBinary):
+                return f.op == "leads_to" or temporal(f.left) or temporal(f.right)
+            if isinstance(f, TQuant):
+                return temporal(f.body)
+            return False
+
+        return temporal(self.formula)
+
 
 @dataclass(frozen=True)
 class FairTarget:

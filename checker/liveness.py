@@ -10,12 +10,20 @@ in which the system stutters forever).
 Supported properties are conjunctions (including `all(... for x in S)` over
 constant sets) of these forms, where P and Q are state predicates:
 
-    always P                        a safety property: a finite trace to a ¬P state
+    P                               true of the initial states      (safety)
+    always P                        true of every reachable state   (safety)
     eventually P                    a fair lasso all of whose states satisfy ¬P
     always eventually P             a fair lasso whose cycle never satisfies P
     eventually always P             a fair lasso whose cycle visits a ¬P state
     P leads_to Q                    a state with P ∧ ¬Q, then a fair lasso in ¬Q
     always (P implies eventually Q) the same as P leads_to Q
+
+The two safety forms are not decided here: `safety_checks` gives them to the
+explorer, which checks them during the search on every state it generates, as
+TLC checks such properties (and invariants), also on states that fail a state
+constraint; a violation is a shortest finite trace. The other forms are the
+liveness part (ir.Property.has_liveness says whether a property has one), decided here
+after a complete search.
 
 Fairness (TLA+'s WF/SF on ⟨A⟩_vars): a condition is *enabled* in a state when
 a matching action instance has a successor different from the state, and
@@ -127,8 +135,7 @@ class _Leaf:
 @dataclass(frozen=True)
 class LivenessViolation:
     name: str
-    trace: Trace
-    kind: str  # "safety" for `always P`, else "liveness"
+    trace: Trace  # a lasso
     detail: str
 
 
@@ -161,6 +168,27 @@ def _state_formula(model, f: ir.Formula, env: dict):
             return lambda s: a(s) or b(s)
         return lambda s: (not a(s)) or b(s)
     return None
+
+
+SAFETY = ("initially", "always")  # the leaf kinds the explorer checks during the search
+
+
+def safety_checks(model, names) -> tuple[list[tuple[str, object]], list[tuple[str, object]]]:
+    """The safety leaves of the named properties, instantiated: (initially, always), each a list
+    of (property name, predicate on a state). Raises SpecError E114 for an unsupported formula
+    and EvaluationFailed (state -1) when a quantifier's domain fails to evaluate."""
+    initially: list = []
+    always: list = []
+    for prop in model.spec.properties:
+        if prop.name not in names:
+            continue
+        try:
+            for leaf in leaves(model, prop):
+                if leaf.kind in SAFETY:
+                    (initially if leaf.kind == "initially" else always).append((prop.name, leaf.p))
+        except EVAL_FAILURES as exc:  # the domain of an `all(... for x in S)`
+            raise EvaluationFailed(exc, -1, f"evaluating property {prop.name}", prop.span) from None
+    return initially, always
 
 
 def leaves(model, prop: ir.Property) -> list[_Leaf]:
@@ -540,13 +568,16 @@ class Checker:
         self.decided: list[str] = []  # properties found to hold or violated so far, by `check`
 
     def check(self, names=None, stop_at_first: bool = True) -> list[LivenessViolation]:
-        """The violated properties (each with one counterexample), in declaration order."""
+        """The properties whose liveness part is violated (each with one counterexample), in
+        declaration order. Their safety leaves were checked during the search (`safety_checks`)."""
         out = []
         for prop in self.model.spec.properties:
             if names is not None and prop.name not in names:
                 continue
             try:
                 for leaf in leaves(self.model, prop):
+                    if leaf.kind in SAFETY:
+                        continue
                     self.watch.poll()
                     found = self._check_leaf(prop.name, leaf)
                     if found is not None:
@@ -573,18 +604,6 @@ class Checker:
     def _check_leaf(self, name: str, leaf: _Leaf) -> LivenessViolation | None:
         n = len(self.states)
         everything = set(range(n))
-        if leaf.kind == "initially":
-            bad = next((s for s in self.initial if not self._holds(leaf.p, s)), None)
-            if bad is None:
-                return None
-            return LivenessViolation(name, self._trace([], bad, None), "safety",
-                                     "an initial state does not satisfy the property")
-        if leaf.kind == "always":
-            bad = next((s for s in range(n) if not self._holds(leaf.p, s)), None)
-            if bad is None:
-                return None
-            return LivenessViolation(name, self._tree_trace(bad), "safety",
-                                     "a reachable state does not satisfy it")
         if leaf.kind == "eventually":
             allowed = {s for s in range(n) if not self._holds(leaf.p, s)}
             seeds = [(s, 0) for s in self.initial if s in allowed]
@@ -634,7 +653,7 @@ class Checker:
         else:
             loop = self._cycle(cycle, entry)
             trace = self._trace(prefix, entry, loop)
-        return LivenessViolation(name, trace, "liveness", detail)
+        return LivenessViolation(name, trace, detail)
 
     def _prefix(self, entry: int, prev, from_tree: bool) -> list[tuple[int, int]]:
         """(state, edge) steps from an initial state to `entry`."""
@@ -683,9 +702,6 @@ class Checker:
         if here != entry:
             steps += _path_within(self.graph, here, lambda x: x == entry, comp, self.watch)
         return steps
-
-    def _tree_trace(self, s: int) -> Trace:
-        return self._trace(self._tree_path(s), s, None)
 
     def _step(self, e: int) -> Step:
         g = self.graph

@@ -96,7 +96,7 @@ from operator import not_
 
 from checker.explore import Options, Progress, _FingerprintExplorer, _MemoryWatch, _nth_step, _Pools, \
     _until_fault, limit_reached, resident_mb
-from checker.fingerprints import collision_probability
+from checker.fingerprints import Fingerprinter, collision_probability
 from checker.model import Model
 from checker.result import Result, Verdict
 from checker.runtime import EVAL_FAILURES
@@ -107,6 +107,7 @@ _ORDINAL_MASK = (1 << _ORDINAL_BITS) - 1
 
 # Event kinds. At one key, a constraint is checked first, then reachable checks, then invariants.
 _CONSTRAINT_FAULT, _REACHABLE_FAULT, _INVARIANT, _ACTION_FAULT, _DEADLOCK = range(5)
+_UNSTORED = "unstored"  # an _INVARIANT event's detail: at a successor that failed a constraint
 
 _FLIP = bytes([1, 0]) + bytes(254)  # bytes.translate table: 0 <-> 1
 _MIN_SLOTS = 1 << 16  # the shared table's smallest size
@@ -232,7 +233,7 @@ class Coordinator(_FingerprintExplorer):
         return collision_probability(self._counts()[0], self.generated)
 
     def _run(self) -> Result:
-        initial = self._initial_states()
+        initial, _ = self._initial_states()  # the workers fingerprint their share again
         self.distinct = self.seen.count
         if not initial:
             return self._finish()
@@ -241,13 +242,14 @@ class Coordinator(_FingerprintExplorer):
         self.seen = None  # the shared table replaces it
         self.ordinals = array("I", self.ordinals)  # 4 bytes here: no check for a wide ordinal
         ctx = multiprocessing.get_context("fork")
-        invariant_names = tuple(n for n, _ in self.invariants)
+        # (name, predicate, kind): the selected invariants, then the safety properties (inherited: forked)
+        checks = tuple((n, f, "invariant") for n, f in self.invariants) + tuple((n, f, "property") for n, f in self.always)
         try:
             for w in range(self.workers):
                 mine, theirs = ctx.Pipe()
                 proc = ctx.Process(target=_worker_main,
                                    args=(theirs, self.model, self.table, self.halt, self.options.check_deadlock,
-                                         invariant_names, self.live_counts, w),
+                                         checks, self.live_counts, w),
                                    daemon=True)
                 proc.start()
                 theirs.close()
@@ -746,6 +748,14 @@ class Coordinator(_FingerprintExplorer):
             except EVAL_FAILURES as fault:
                 raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
             raise AssertionError("the action did not fail again")  # pragma: no cover
+        if kind == _INVARIANT and detail == _UNSTORED:  # one process counts it, checks it, stores nothing
+            self._emulate(reports, all_keys, level, parent, key, action)
+            self.generated += ordinal + 1
+            self._cover(action, ordinal + 1 - before)
+            succ = _nth_step(model, self._state(parent), ordinal).state
+            self._out_of_memory(memory, parent, succ)
+            self._check_invariants(parent, succ, unstored=True)
+            raise AssertionError("the event did not happen again")  # pragma: no cover
         if kind == _CONSTRAINT_FAULT:
             self._emulate(reports, all_keys, level, parent, key, action)
             # One process adds a successor to the count when it stores a state or finishes an action.
@@ -792,7 +802,7 @@ class _Stopped(Exception):
 
 
 def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
-                 invariant_names: tuple, live: mmap.mmap, w: int) -> None:
+                 checks: tuple, live: mmap.mmap, w: int) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
@@ -803,7 +813,7 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
                         protected=[_Worker._hold.__code__])
     try:
         with watchdog:
-            _Worker(conn, model, table, halt, check_deadlock, invariant_names,
+            _Worker(conn, model, table, halt, check_deadlock, checks,
                     memoryview(live).cast("q")[_LIVE * w:_LIVE * (w + 1)]).serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
@@ -821,7 +831,7 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
 
 class _Worker:
     def __init__(self, conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
-                 invariant_names: tuple, live: memoryview):
+                 checks: tuple, live: memoryview):
         self.conn = conn
         self.live = live  # its shared counters: step, expanded, candidates, generated in this expansion
         self.step = 0  # the number of the step it is in (the coordinator's count)
@@ -829,13 +839,15 @@ class _Worker:
         self.table = table
         self.halt = halt
         self.check_deadlock = check_deadlock
-        self.invariants = tuple((name, f) for name, f in model.invariants if name in invariant_names)
+        self.checks = checks  # (name, predicate, kind) in the order one process checks them
         # The candidates share equal values, as one process's queue does (explore._Pools): only the
         # values an action writes go through the pools, since the others are its parent's.
         self.pools = _Pools(model)
         self.stored = 0  # candidates so far, for the pools' review
+        self.fingerprint = Fingerprinter(model.var_types)
         self._replan()
         self.frontier: list[tuple] = []  # the states it holds, in order
+        self.frontier_fps: list[int] = []  # and their fingerprints
         self.first = 0  # the global index of the first
         # This level's candidates: their fingerprints, with those of the successors rejected by a
         # constraint, as a set; their fingerprints and states in key order.
@@ -845,14 +857,16 @@ class _Worker:
 
     def _replan(self) -> None:
         """Per action: its index, successor function, generator (to find a fault), the invariants
-        it may break and the slots of the values it writes that go through a pool."""
+        it may break, the slots of the values it writes that go through a pool and the
+        fingerprints of its successors."""
         model, pools = self.model, self.pools
         self.plan = []
         for ai, nexts in enumerate(model.next_states):
             writes = model.action_writes[ai]
-            invs = tuple((name, f) for name, f in self.invariants if model.invariant_reads[name] & writes)
+            invs = tuple((name, f, kind) for name, f, kind in self.checks
+                         if kind != "invariant" or model.invariant_reads[name] & writes)
             interned = tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
-            self.plan.append((ai, nexts, model.actions[ai], invs, interned))
+            self.plan.append((ai, nexts, model.actions[ai], invs, interned, self.fingerprint.for_action(writes)))
 
     def serve(self) -> None:
         conn = self.conn
@@ -863,6 +877,7 @@ class _Worker:
                 return
             if op == "init":
                 self.first, self.frontier = msg[1:]
+                self.frontier_fps = list(map(self.fingerprint, self.frontier))
             elif op == "step":
                 conn.send(("stepped",) + self._step(*msg[1:]))
             elif op == "lookup":
@@ -887,7 +902,7 @@ class _Worker:
         try:
             expansion = self._expand(pending)
         except StepInterrupted:  # the coordinator halted the search in the middle of a step
-            self.frontier = []
+            self.frontier = self.frontier_fps = []
             expansion = {"halted": True}
         return expansion, held, cpu + time.process_time() - start
 
@@ -944,11 +959,15 @@ class _Worker:
         shared = self.pools
         pools = shared.pools
         frontier, self.frontier = self.frontier, []
+        frontier_fps, self.frontier_fps = self.frontier_fps, []
         frontier.reverse()  # expanded from the end: each state is freed once expanded
+        frontier_fps.reverse()
         pop = frontier.pop
+        pop_fp = frontier_fps.pop
         g = self.first - 1
         while frontier:
             state = pop()
+            pfp = pop_fp()
             g += 1
             if not g & every:
                 if halt[0]:  # the coordinator stops the search: drop the level
@@ -960,15 +979,18 @@ class _Worker:
             base = g << _ORDINAL_BITS
             k = base - 1  # the key of the successor
             parents.append(g)
-            for ai, nexts, act, invs, interned in self.plan:
+            for ai, nexts, act, invs, interned, fingerprints in self.plan:
                 fault = None
                 try:
                     succs = nexts(state)
                 except EVAL_FAILURES as first:
                     succs, fault = _until_fault(act, state, first)
-                for succ in succs:
+                try:
+                    fps_of = fingerprints(pfp, state, succs) if succs else ()
+                except MemoryError as exc:  # as in one process: the action's E411
+                    succs, fps_of, fault = (), (), exc
+                for succ, fp in zip(succs, fps_of):
                     k += 1
-                    fp = hash(succ) or 1
                     if fp in recent:
                         continue
                     j = fp & mask
@@ -991,7 +1013,10 @@ class _Worker:
                                 event = (k, _CONSTRAINT_FAULT, None)
                                 self._place(placed, event, exc, "constraint", name)
                                 break
-                            if not ok:
+                            if not ok:  # not stored, but checked as one process checks it
+                                if invs and self._fails(invs, succ, (k, _INVARIANT, _UNSTORED), placed):
+                                    event = (k, _INVARIANT, _UNSTORED)
+                                    break
                                 continue
                         if interned:  # as _FingerprintExplorer._run interns, inline: a call per state costs
                             values = [*succ]
@@ -1016,16 +1041,8 @@ class _Worker:
                                     resolved = True
                             if resolved:  # a check is decided by its first witness or evaluation error
                                 reach = [(n, p) for n, p in reach if n not in witnesses and n not in faults]
-                        for name, inv in invs:
-                            try:
-                                ok = inv(succ)
-                            except EVAL_FAILURES as exc:
-                                ok = False
-                                self._place(placed, (k, _INVARIANT, None), exc, "invariant", name)
-                            if not ok:
-                                event = (k, _INVARIANT, None)
-                                break
-                        if event is not None:
+                        if invs and self._fails(invs, succ, (k, _INVARIANT, None), placed):
+                            event = (k, _INVARIANT, None)
                             break
                 c = len(succs)
                 counts.append(c)
@@ -1052,6 +1069,18 @@ class _Worker:
                 "enabled": enabled, "generated": generated, "witnesses": witnesses, "faults": faults,
                 "events": events, "placed": placed}
 
+    def _fails(self, checks: tuple, state: tuple, event: tuple, placed: dict) -> bool:
+        """Whether one of `checks` (name, predicate, kind) is false or fails to evaluate in `state`;
+        `event` is the event that makes, where a MemoryError is placed (_place)."""
+        for name, pred, kind in checks:
+            try:
+                if not pred(state):
+                    return True
+            except EVAL_FAILURES as exc:
+                self._place(placed, event, exc, kind, name)
+                return True
+        return False
+
     def _lookup(self, others: dict) -> tuple:
         """For each other worker's candidates, 1 for each this worker found too."""
         recent = self.recent
@@ -1073,27 +1102,34 @@ class _Worker:
             position = dict(zip(compress(fps, here), compress(range(len(fps)), here)))
         states.append(None)  # position -1: a state handed over by another worker, still to arrive
         frontier = []
+        frontier_fps = []  # their fingerprints (those of states handed over: computed on arrival)
         awaited = {}  # worker handing states over -> their positions in the frontier
         for segment in plan["segments"]:
             if segment[0] == "own":
                 mine = own[segment[1]:segment[2]]
+                frontier_fps.extend(map(fps.__getitem__, mine))
             else:
                 if segment[0] == "copy":
                     mine = array("q", map(position.get, segment[2], repeat(-1)))
+                    frontier_fps.extend(segment[2])
                 else:
                     mine = array("q", [-1]) * segment[2]
+                    frontier_fps.extend(mine)
                 if -1 in mine:
                     g = len(frontier)
                     awaited[segment[1]] = compress(range(g, g + len(mine)), map((-1).__eq__, mine))
             frontier.extend(map(states.__getitem__, mine))
         del states, own, fps
         canonical = self.model.canonical_keys
+        fingerprint = self.fingerprint
         for _ in awaited:
             sender, data = self._expect("incoming")
             for i, state in zip(awaited[sender], map(canonical, pickle.loads(data))):
                 frontier[i] = state
+                frontier_fps[i] = fingerprint(state)
         self.first = plan["first"]
         self.frontier = frontier
+        self.frontier_fps = frontier_fps
 
     def _place(self, placed: dict, event: tuple, exc: BaseException, kind: str, name) -> None:
         """Record in `placed` the note and position of `exc` if it is a MemoryError, found here

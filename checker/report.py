@@ -77,6 +77,8 @@ def trace_omitted(result: Result) -> str | None:
 
 def _headline(result: Result) -> str:
     v = result.violation
+    if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "property":
+        return f"Error: property {v.name} is violated: {v.message}."
     if result.verdict == Verdict.INVARIANT_VIOLATED:
         return f"Error: invariant {v.name} is violated."
     if result.verdict == Verdict.DEADLOCK:
@@ -87,8 +89,6 @@ def _headline(result: Result) -> str:
         return f"{where}error[{err.code}]: {err.message}" if err is not None else "Error."
     if result.verdict == Verdict.LIVENESS_VIOLATED:
         return f"Error: temporal property {v.name} is violated: {v.message}."
-    if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "property":
-        return f"Error: property {v.name} is violated: {v.message}."
     if result.verdict == Verdict.UNREACHABLE:
         return f"Error: reachable check {v.name} failed: no reachable state satisfies it."
     if result.verdict == Verdict.INCOMPLETE and result.undecided:

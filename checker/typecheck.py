@@ -137,7 +137,7 @@ class _Checker:
             if slot not in self.reads:
                 self.warnings.add("W201", f"variable `{var.name}` is never read", var.span,
                                   "remove it, or use it in a guard, an invariant or an expression")
-        if properties and constraints:
+        if constraints and any(p.has_liveness for p in properties):
             self.warnings.add("W203", "temporal properties are checked on the state space cut by "
                               f"constraint `{constraints[0].name}`", constraints[0].span,
                               "behaviours that leave the constrained states are not considered (as in TLC): "

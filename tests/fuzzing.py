@@ -17,6 +17,9 @@ Three kinds of input:
   every spec-like string in tests/*.py) with lines deleted, duplicated, swapped or moved,
   truncated, indented wrongly, tokens inserted or replaced, huge literals, deep nesting, very
   long lines, CRLF, a byte-order mark, bytes that are not UTF-8 and NUL characters.
+
+`check_storages_agree` checks an input that was explored again in fingerprint and in exact
+storage: both must report the same verdict, counts, coverage and trace.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import json
 import io
 import os
 import re
@@ -171,6 +175,37 @@ def check_spec(data: bytes, cwd: Path, extra: tuple[str, ...] = (), name: str = 
     after = sorted(p.name for p in cwd.iterdir())
     assert after == before, f"`check` without --render or --itf wrote files: {sorted(set(after) - set(before))}"
     return outcome
+
+
+EXPLORED = frozenset({0, 5, 11, 12, 13})  # the exits of a run that reached exploration
+# What a run's JSON must say alike in both storages (not the time, nor the collision estimate).
+_COMPARED = ("verdict", "distinct_states", "states_generated", "depth", "queue_left", "stop_reason", "coverage",
+             "violation", "error", "witnesses", "undecided")
+
+
+def check_storages_agree(data: bytes, cwd: Path, extra: tuple[str, ...] = (), name: str = "fuzz.spec") -> str:
+    """Check `data` (already written to cwd/name by check_spec, and explored) again with --json in
+    fingerprint and in exact storage, and fail unless both say the same. Returns what was found:
+    "agree", or why nothing was compared (a run stopped by --time-limit stops at a different state
+    in each storage)."""
+    runs = [run_cli(["check", name, "--json", *CHECK_FLAGS, *extra, "--storage", storage], cwd)
+            for storage in ("fingerprint", "exact")]
+    if any(r.code not in EXPLORED for r in runs):
+        assert runs[0].code == runs[1].code, _storage_context(data, extra, runs)
+        return f"not explored (exit {runs[0].code})"
+    fp, exact = (json.loads(r.stdout) for r in runs)
+    if "time_limit" in (fp.get("stop_reason"), exact.get("stop_reason")):
+        return "time limit"
+    assert runs[0].code == runs[1].code and all(fp.get(k) == exact.get(k) for k in _COMPARED), \
+        _storage_context(data, extra, runs, [k for k in _COMPARED if fp.get(k) != exact.get(k)])
+    return "agree"
+
+
+def _storage_context(data: bytes, extra: tuple[str, ...], runs: list, keys=()) -> str:
+    shown = data.decode("utf-8", errors="backslashreplace")[:3000]
+    return (f"fingerprint and exact storage disagree{' on ' + ', '.join(keys) if keys else ''}"
+            f" (exits {runs[0].code} and {runs[1].code}; extra flags {list(extra)})\n--- input ---\n{shown}"
+            f"\n--- fingerprint ---\n{runs[0].stdout[-2000:]}\n--- exact ---\n{runs[1].stdout[-2000:]}")
 
 
 # Failures the fuzzer found that are not fixed yet (docs/reliability.md, "Open findings"). They are

@@ -1,19 +1,136 @@
-"""fingerprints.py and fingerprint storage: the same results as exact storage (issue 7)."""
+"""fingerprints.py and fingerprint storage: a real 64-bit fingerprint (soundness issue, item 1)
+with the same results as exact storage (issue 7)."""
 
+import itertools
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
+from checker import types as T
 from checker.cli import read_source
 from checker.explore import Options, Storage, explore
-from checker.fingerprints import FingerprintSet, collision_probability, fingerprint
+from checker.fingerprints import Fingerprinter, FingerprintSet, collision_probability, encode, slot_hash
 from checker.model import build_model
+from checker.runtime import NONE, keys_tuple
 from tests.conftest import ROOT, SPECS, model_of, spec_runs
+
+INT, BOOL = T.INT, T.BOOL
+INTS = range(-2**16, 2**16 + 1)
+
+
+def distinct_fingerprints(var_types, states) -> bool:
+    """Whether the fingerprints of `states` (distinct values of the given slot types) are distinct."""
+    fingerprint = Fingerprinter(var_types)
+    states = list(states)
+    assert len(set(states)) == len(states)
+    return len({fingerprint(s) for s in states}) == len(states)
+
+
+def test_cpythons_hash_fails_these_checks():
+    # What the tests below guard against: hash(-1) == hash(-2), ints modulo 2^61 - 1.
+    assert len({hash((i,)) for i in INTS}) < len(INTS)
+    assert hash((5,)) == hash((5 + 2**61 - 1,))
+
+
+@pytest.mark.parametrize("name, var_type, wrap", [
+    ("alone", INT, lambda i: i),
+    ("in a tuple", T.TupleT((INT, BOOL)), lambda i: (i, i % 3 == 0)),
+    ("in a set", T.SetT(INT), lambda i: frozenset({i})),
+    ("in a map", T.MapT(INT, INT), lambda i: ((0,), (i,))),
+    ("as a map key", T.MapT(INT, BOOL), lambda i: ((i,), (True,))),
+    ("in a record", T.RecordT((("a", INT), ("b", T.SeqT(INT)))), lambda i: (i, (i, -i))),
+    ("in an option", T.OptionT(INT), lambda i: i),
+])
+def test_every_int_near_zero_has_its_own_fingerprint(name, var_type, wrap):
+    assert distinct_fingerprints([var_type], [(wrap(i),) for i in INTS]), name
+
+
+def test_ints_apart_by_cpythons_hash_modulus_differ():
+    big = 2**61 - 1
+    states = [(i,) for i in range(-1000, 1000)] + [(i + big,) for i in range(-1000, 1000)] \
+        + [(i - big,) for i in range(-1000, 1000)] + [(i * big,) for i in range(2, 50)] + [(2**64 + i,) for i in range(50)]
+    assert distinct_fingerprints([INT], states)
+
+
+def test_sets_of_the_same_size_differ():
+    pairs = [(frozenset(c),) for c in itertools.combinations(range(600), 2)]
+    triples = [(frozenset(c),) for c in itertools.combinations(range(-50, 50), 3)]
+    assert distinct_fingerprints([T.SetT(INT)], pairs)
+    assert distinct_fingerprints([T.SetT(INT)], triples)
+    nested = [(frozenset(frozenset(x) for x in c),) for c in itertools.combinations(
+        [s for n in range(3) for s in itertools.combinations(range(-3, 4), n)], 2)]
+    assert distinct_fingerprints([T.SetT(T.SetT(INT))], nested)
+
+
+def test_nested_options_and_mixed_structures_differ():
+    inner = T.RecordT((("k", T.OptionT(INT)), ("s", T.SetT(T.OptionT(BOOL)))))
+    values = [NONE] + [(k, frozenset(s)) for k in [NONE, -2, -1, 0, 1, 2**61 - 2]
+                       for n in range(3) for s in itertools.combinations([NONE, False, True], n)]
+    t = T.OptionT(inner)
+    assert distinct_fingerprints([t, t], itertools.product(values, values))
+    seqs = T.SeqT(T.OptionT(T.SeqT(INT)))
+    seq_values = [()] + [tuple(x) for n in range(1, 4) for x in itertools.product([NONE, (), (-1,), (-2,), (-1, -2)], repeat=n)]
+    assert distinct_fingerprints([seqs], [(v,) for v in seq_values])
+
+
+def test_slots_are_kept_apart():
+    # XOR of per-slot hashes: without the slot in the hash, swapping two values would not change it.
+    assert distinct_fingerprints([INT, INT], [(a, b) for a in range(-60, 60) for b in range(-60, 60)])
+
+
+def test_equal_values_give_equal_fingerprints_whatever_their_form():
+    t = T.MapT(INT, T.SetT(INT))
+    fingerprint = Fingerprinter([t])
+    keys = tuple(range(10))
+    a = ((keys, tuple(frozenset(range(k)) for k in keys)),)
+    b = ((keys_tuple(keys), tuple(frozenset(reversed(range(k))) | frozenset() for k in keys)),)
+    assert type(b[0][0]) is not tuple and a == b
+    assert fingerprint(a) == fingerprint(b)
+    big = frozenset(range(-500, 500))
+    rebuilt = frozenset(x for x in range(499, -501, -1))
+    assert Fingerprinter([T.SetT(INT)])((big,)) == Fingerprinter([T.SetT(INT)])((rebuilt,))
+
+
+def test_the_encoding_and_hash_are_pinned():
+    # Fingerprints must be the same in every process and Python version: these values were computed
+    # once; a change of the encoding (or of marshal's version 2 format) must bump fingerprints._PERSON.
+    assert encode(-1, INT) == b"i\xff\xff\xff\xff"
+    assert encode(frozenset({3, -1}), T.SetT(INT)) == b"(\x02\x00\x00\x00i\xff\xff\xff\xffi\x03\x00\x00\x00"
+    assert encode(NONE, T.OptionT(INT)) == b"N"
+    assert slot_hash(0, encode(-1, INT)) == PINNED_MINUS_ONE
+    assert Fingerprinter([INT, T.SetT(INT)])((-1, frozenset({1, 2}))) == PINNED_STATE
+
+
+PINNED_MINUS_ONE = -2443553722717717235
+PINNED_STATE = 2523800740595754114
+
+
+@pytest.mark.parametrize("var_type, value", [
+    (T.SeqT(INT), tuple(range(-5000, 5000))),
+    (T.SetT(INT), frozenset(range(-5000, 5000))),
+    (T.MapT(INT, T.OptionT(INT)), (tuple(range(10000)), tuple(NONE if i % 3 else i for i in range(10000)))),
+    (T.RecordT((("a", T.SeqT(T.SeqT(INT))), ("b", BOOL))), (tuple((i, -i) for i in range(9000)), True)),
+])
+def test_large_values_are_hashed_in_pieces_as_if_at_once(var_type, value):
+    from checker.fingerprints import _large, _MEMO_BYTES
+
+    fingerprint = Fingerprinter([var_type])
+    assert fingerprint.raw((value,)) == slot_hash(0, encode(value, var_type))
+    assert len(encode(value, var_type)) > _MEMO_BYTES and not fingerprint.memos[0]  # not kept
+    tree = value if var_type == T.SeqT(INT) else None
+    assert tree is None or _large(tree)
+
+
+def test_zero_is_never_a_fingerprint(monkeypatch):
+    fingerprint = Fingerprinter([INT])
+    monkeypatch.setitem(fingerprint.memos[0], 7, 0)
+    assert fingerprint((7,)) == 1
 
 
 def test_fingerprint_set_grows_and_keeps_every_member():
+    fingerprint = Fingerprinter([INT, INT, T.SetT(INT)])
     fps = FingerprintSet(log2_slots=3)
     values = [fingerprint((i, -i, frozenset({i % 7}))) for i in range(5000)]
     assert all(fps.add(v) for v in values)
@@ -32,14 +149,6 @@ def test_the_newest_fingerprint_takes_its_home_slot():
     assert sorted(x for x in fps.table if x) == clash and all(v in fps for v in clash)
 
 
-def test_zero_is_never_a_fingerprint():
-    class Zero(tuple):
-        def __hash__(self):
-            return 0
-
-    assert fingerprint(Zero()) == 1
-
-
 def test_collision_probability_is_tlcs_optimistic_estimate():
     # TLC prints 3.9E-8 for TwoPhase with 7 resource managers.
     assert f"{collision_probability(296_448, 2_744_706):.1e}" == "3.9e-08"
@@ -48,14 +157,50 @@ def test_collision_probability_is_tlcs_optimistic_estimate():
 def test_fingerprints_do_not_depend_on_the_hash_seed():
     code = textwrap.dedent("""
         from checker.cli import read_source
+        from checker.fingerprints import Fingerprinter
         from checker.model import build_model
         m = build_model(read_source("specs/notify_race.spec"))
+        f = Fingerprinter(m.var_types)
         s = next(m.init())
-        print([hash(t) for act in m.actions for _, t in act(s)], hash(s))
+        print([f(t) for act in m.actions for _, t in act(s)], f(s))
         """)
     outputs = {subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                               env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout for seed in ("0", "1", "4242")}
     assert len(outputs) == 1 and outputs.pop().strip()
+
+
+def reachable(model, limit: int):
+    """Up to `limit` reachable states of `model`, breadth-first (no constraint, no check)."""
+    states = list(dict.fromkeys(model.init()))
+    seen = set(states)
+    for state in states:
+        if len(states) >= limit:
+            break
+        for nexts in model.next_states:
+            for succ in nexts(state):
+                if succ not in seen:
+                    seen.add(succ)
+                    states.append(succ)
+    return states[:limit]
+
+
+@pytest.mark.parametrize("spec, variant", spec_runs())
+def test_successor_fingerprints_from_the_written_slots_are_the_whole_fingerprints(spec, variant):
+    # The explorers hash only the slots an action may write (codegen's analysis): check the
+    # analysis (every other slot keeps its value) and the incremental fingerprints on every spec.
+    model = build_model(read_source(str(SPECS / spec)), None, variant)
+    fingerprint = Fingerprinter(model.var_types)
+    plans = [(nexts, writes, fingerprint.for_action(writes))
+             for nexts, writes in zip(model.next_states, model.action_writes)]
+    for state in reachable(model, 400):
+        for nexts, writes, successors in plans:
+            try:
+                succs = nexts(state)
+            except Exception:  # an evaluation error: the explorers stop there
+                continue
+            for succ in succs:
+                assert all(succ[i] == state[i] for i in range(len(state)) if i not in writes)
+            assert successors(fingerprint(state), state, succs) == list(map(fingerprint, succs))
 
 
 def summary(r):

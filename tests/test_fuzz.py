@@ -3,7 +3,8 @@
 Whatever the input, `tlacheck check FILE --quiet --max-states 2000 --time-limit 2` must end
 with an exit code in {0, 2, 3, 4, 5, 11, 12, 13}, print no traceback and no "internal
 error", print for exit 3 or 4 a first error line `file:line:col: error[CODE]: ...`, write no
-file, and finish within 30 s.
+file, and finish within 30 s. An input that reaches exploration is checked again with --json in
+fingerprint and in exact storage, which must agree (verdict, counts, coverage, trace).
 tests/fuzzing.py holds the three kinds of input (token soup, grammar-shaped specs, mutations
 of every spec in specs/, docs/ and tests/) and the harness, which runs each case in a forked
 copy of this process.
@@ -33,8 +34,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from checker.parser import MAX_NESTING
-from tests.fuzzing import (ALLOWED_EXITS, CASE_SECONDS, SpecGen, check_outcome, check_spec, corpus,
-                           grammar_specs, known_open, mutated, token_soup)
+from tests.fuzzing import (ALLOWED_EXITS, CASE_SECONDS, EXPLORED, SpecGen, check_outcome, check_spec,
+                           check_storages_agree, corpus, grammar_specs, known_open, mutated, token_soup)
 
 CAMPAIGN = int(os.environ.get("TLACHECK_FUZZ_EXAMPLES", "0"))
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
@@ -75,6 +76,9 @@ def run_case(kind: str, data: bytes, workdir, extra: tuple[str, ...] = ()) -> No
     event(stage)
     if not stage.startswith("known open"):
         check_outcome(outcome, data, extra)
+        if outcome.code in EXPLORED:  # fingerprint against exact storage (soundness issue, item 4)
+            compared = check_storages_agree(data, workdir, extra)
+            TALLY[(kind, f"storages: {compared}")] += 1
 
 
 # ---------------------------------------------------------------- the three kinds of input
@@ -201,3 +205,17 @@ def test_allowed_exits_match_the_documented_ones():
     # 1, an internal error, is never allowed; 6, an output that could not be written, comes from
     # the disk, not from the spec: the harness writes nowhere that fills
     assert documented - ALLOWED_EXITS == {1, 6}
+
+
+def test_the_storage_comparison_fails_on_a_broken_fingerprint(workdir, monkeypatch):
+    """Soundness issue, item 4: the comparison that every explored fuzz input goes through can
+    fail. A fingerprint that collides for every state (forked runs inherit the patch) merges all
+    states, which exact storage does not."""
+    from checker import fingerprints
+
+    data = b"var x: 0..5 = 0\naction Inc:\n    require x < 5\n    x = x + 1\n"
+    assert check_spec(data, workdir).code == 11
+    assert check_storages_agree(data, workdir) == "agree"
+    monkeypatch.setattr(fingerprints._SlotMemo, "__missing__", lambda self, v: 7)
+    with pytest.raises(AssertionError, match="fingerprint and exact storage disagree"):
+        check_storages_agree(data, workdir)
