@@ -4,9 +4,10 @@ Each test reproduces the bug's mechanism rather than matching text, so that a la
 evidence, not a guess:
 
 - "fingerprint collision": only fingerprint storage (one process or two workers) differs from
-  exact storage, and two reachable states have the same CPython hash() (checker/explore.py's
-  fingerprint of a state); "... with a state failing a constraint (workers)": only the workers
-  differ, and a stored state shares its hash() with a generated state that fails a constraint;
+  exact storage, and two reachable states have the same fingerprint (checker.fingerprints's,
+  or CPython's hash() before it existed); "... with a state failing a constraint (workers)":
+  only the workers differ, and a stored state shares its fingerprint with a generated state
+  that fails a constraint;
 - "constraint semantics": the reference explorer agrees with tlacheck once it skips invariant
   checks on states failing a constraint and reports depth 0 when no initial state is stored
   (tlacheck's semantics before it followed TLC);
@@ -63,7 +64,7 @@ def label(o: Outcome) -> str | None:
 
 def _hash_collision(model: Model) -> str | None:
     """Whether two of the states a plain BFS generates (up to an evaluation error) share a
-    hash(): None, "stored" (two stored states), or "constraint" (a stored state and one that
+    fingerprint: None, "stored" (two stored states), or "constraint" (a stored state and one that
     fails a constraint: harmless in one process, but the workers remember the fingerprints of
     rejected successors and skip a stored state that shares one)."""
     stored: set = set()
@@ -89,10 +90,21 @@ def _hash_collision(model: Model) -> str | None:
             frontier = nxt
     except EVAL_FAILURES:
         pass
-    if max(Counter(hash(s) for s in stored).values(), default=0) > 1:
+    fp = _fingerprint(model)
+    if max(Counter(map(fp, stored)).values(), default=0) > 1:
         return "stored"
-    hashes = {hash(s) for s in stored}
-    return "constraint" if any(hash(s) in hashes for s in rejected) else None
+    hashes = set(map(fp, stored))
+    return "constraint" if any(fp(s) in hashes for s in rejected) else None
+
+
+def _fingerprint(model: Model):
+    """The explorers' fingerprint function: checker.fingerprints.Fingerprinter where it exists,
+    else CPython's hash() (the fingerprint before the soundness fixes)."""
+    try:
+        from checker.fingerprints import Fingerprinter
+    except ImportError:
+        return hash
+    return Fingerprinter(model.var_types)
 
 
 def nest_withs(text: str) -> str:
