@@ -185,8 +185,9 @@ def tlc_answer(model: Model, deadlock: bool, invariants: tuple[str, ...] | None 
         raise _Rejected(r.verdict, r.output)
     if r.verdict == "invariant":
         name = translation.invariants.get(r.invariant)
-        if name is None and r.invariant.startswith("Prop_"):  # TLC checks `always P` as an invariant
-            return Answer("tlc", "temporal", r.distinct, r.generated, r.depth, r.trace_length, r.invariant[5:])
+        if name is None:  # TLC checks `always P` as an invariant, named Prop_X, or P's text
+            prop = r.invariant[5:] if r.invariant.startswith("Prop_") else None
+            return Answer("tlc", "temporal", r.distinct, r.generated, r.depth, r.trace_length, prop)
         return Answer("tlc", "invariant", r.distinct, r.generated, r.depth, r.trace_length, name)
     if r.verdict == "temporal":
         return Answer("tlc", "temporal", r.distinct, r.generated, r.depth)
