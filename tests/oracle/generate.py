@@ -296,8 +296,11 @@ class _Gen:
                 self.feat("init-choice")
                 if len(values) > 1:
                     self.feat("init-several")
-            elif self.vars and len(t) < 4 and self.chance(0.25):
-                init = f" = {self.expr(t, ctx, 1)}"
+            elif self.vars and len(t) < 4 and self.chance(0.25) and (t[0] == "int" or not needs_box(t)):
+                value = self.expr(t, ctx, 1)
+                if t[0] == "int":  # inside the box, so that the initial state is explored
+                    value = f"({value}) % {t[2] - t[1] + 1} + {self.num(t[1])}"
+                init = f" = {value}"
                 self.feat("init-reads-earlier")
             else:
                 init = f" = {self.lit(t)}"
@@ -372,6 +375,8 @@ class _Gen:
         """A random expression of type t (static type base(t)), depth at most d."""
         k = t[0]
         refs = self.refs(ctx, t)
+        if refs and self.chance(0.35):  # names (state variables above all) keep conditions state-dependent
+            return self.pick(refs)
         if d <= 0 or self.chance(0.25):
             if refs and self.chance(0.7):
                 return self.pick(refs)
@@ -552,14 +557,16 @@ class _Gen:
             return f"({sub()} {op} {sub()})"
         if r < 0.42:
             i = ("int", 0, 2)
-            return f"({self.expr(i, ctx, d - 1)} {self.pick(['<', '<=', '>', '>=', '==', '!='])} {self.expr(i, ctx, d - 1)})"
+            right = self.int_lit(-1, 3) if self.chance(0.5) else self.expr(i, ctx, d - 1)
+            return f"({self.expr(i, ctx, d - 1)} {self.pick(['<', '<=', '>', '>=', '==', '!='])} {right})"
         if r < 0.54:
             et = self.pick([self.pick(self.sorts), ("int", 0, 2), BOOL] + [n.type for n in ctx.names])
             self.feat("equality")
             left = self.expr(et, ctx, d - 1)
             if et[0] == "opt":  # `none == v` needs an option on the other side: a name of that type
                 left = self.pick(self.refs(ctx, et) or [self.lit(et[1])])
-            return f"({left} {self.pick(['==', '!='])} {self.expr(et, ctx, d - 1)})"
+            right = self.lit_expr(et) if self.chance(0.5) else self.expr(et, ctx, d - 1)
+            return f"({left} {self.pick(['==', '!='])} {right})"
         if r < 0.64:
             elem = self.elem_type()
             self.feat("in")
@@ -789,8 +796,7 @@ class _Gen:
                 m = self.pick(maps)
                 q = self.fresh("q")
                 self.feat("binder-reads-state", "set-comprehension")
-                inner = ctx.with_name(q, m.type[1])
-                return f"{{{q} for {q} in domain({m.name}) if {self.expr(BOOL, inner, 1)}}}", m.type[1]
+                return f"{{{q} for {q} in domain({m.name}) if {m.name}[{q}] != {self.lit(m.type[2])}}}", m.type[1]
         if r < 0.75:
             sort = self.pick(self.sorts)
             return sort[1], sort
@@ -803,7 +809,7 @@ class _Gen:
 
     def declare_actions(self, box_mode: str) -> None:
         self.actions: list[tuple[str, list[tuple[str, tuple, bool]]]] = []
-        for _ in range(self.r.randint(1, 4)):
+        for _ in range(self.r.randint(2, 5)):
             name = self.fresh("A")
             ctx = self.state_ctx()
             params = []
@@ -830,6 +836,36 @@ class _Gen:
             self.lines.append(head + ":")
             self.lines += ["    " + line for line in body]
             self.actions.append((name, [(p, pt, const) for p, _, pt, const in params]))
+
+    def step_action(self, v: _Name) -> list[str] | None:
+        """A small action that moves one variable through its box (a counter, a toggle, a set
+        growing and shrinking, a queue): random actions alone reach few states."""
+        t = v.type
+        n = v.name
+        name = self.fresh("Step")
+        if t[0] == "int":
+            hi = t[2]
+            if len(t) > 3:
+                return [f"action {name}:", f"    {n} = ({n} + 1) % {hi + 1}"]
+            return [f"action {name}:", f"    either:", f"        require {n} < {self.num(hi)}", f"        {n} = {n} + 1",
+                    "    or:", f"        require {n} > {self.num(t[1])}", f"        {n} = {n} - 1"]
+        if t[0] == "bool":
+            return [f"action {name}:", f"    {n} = not {n}"]
+        if t[0] == "sort":
+            return [f"action {name}(target in {t[1]} - {{{n}}}):", f"    {n} = target"]
+        if t[0] == "set":
+            members = t[2] or universe(t[1])
+            return [f"action {name}(e in {{{', '.join(members)}}}):",
+                    f"    if e in {n}:", f"        {n} = {n} - {{e}}", "    else:", f"        {n} = {n} | {{e}}"]
+        if t[0] == "seq":
+            values = universe(t[1])
+            return [f"action {name}:", "    either:", f"        require len({n}) < {t[2]}",
+                    f"        with e in {{{', '.join(values)}}}:", f"            {n} = append({n}, e)",
+                    "    or:", f"        require {n} != []", f"        {n} = tail({n})"]
+        if t[0] == "map" and t[2][0] in ("int", "bool", "sort"):
+            values = universe(t[2])
+            return [f"action {name}(k in {t[1][1]}, e in {{{', '.join(values)}}}):", f"    {n}[k] = e"]
+        return None
 
     def block(self, ctx: _Ctx, d: int, top: bool = False) -> list[str]:
         """The lines of a block of statements (unindented), 1 to 3 statements (more at the top)."""
@@ -902,11 +938,23 @@ class _Gen:
         return out
 
     def guard(self, ctx: _Ctx) -> str:
-        ints = [v for v in self.vars if v.type[0] == "int"]
-        if ints and self.chance(0.4):
-            v = self.pick(ints)
-            return f"{v.name} {self.pick(['<', '>', '!=', '<='])} {self.num(self.r.randint(v.type[1], v.type[2]))}"
-        return self.expr(BOOL, ctx, 2)
+        """A condition that holds in some states and not in others, most of the time (a random
+        condition is often constant, and a false one disables the action everywhere)."""
+        if self.chance(0.3):
+            return self.expr(BOOL, ctx, 2)
+        v = self.pick(self.vars)
+        t = v.type
+        if t[0] == "int":
+            return f"{v.name} {self.pick(['<', '>', '!=', '<=', '>='])} {self.num(self.r.randint(t[1], t[2]))}"
+        if t[0] == "bool":
+            return self.pick([v.name, f"not {v.name}"])
+        if t[0] == "set":
+            return f"{self.pick(t[2] or universe(t[1]))} {self.pick(['in', 'not in'])} {v.name}"
+        if t[0] == "seq":
+            return f"len({v.name}) {self.pick(['<', '>'])} {self.r.randint(0, t[2])}"
+        if t[0] in ("sort", "opt"):
+            return f"{v.name} {self.pick(['==', '!='])} {self.lit(t)}"
+        return self.expr(BOOL, ctx, 1)
 
     def risky(self, ctx: _Ctx) -> str:
         """A statement that may fail with an evaluation error in some reachable state."""
@@ -944,23 +992,26 @@ class _Gen:
         return [f"{v.name} = {self.value(t, ctx, v.name)}"]
 
     def value(self, t, ctx: _Ctx, current: str) -> str:
-        """A new value for the target `current` of type t: often a small step from its value."""
+        """A new value for the target `current` of type t: mostly a small step from its value
+        (so that the state space has some depth), sometimes any value."""
         if t[0] == "int" and len(t) > 3:
             return f"({self.value(t[:3], ctx, current)}) % {t[2] + 1}"
-        if t[0] == "int" and self.chance(0.6):
+        if t[0] == "sort" and self.chance(0.6):
+            return self.pick(list(t[2]))
+        if t[0] == "int" and self.chance(0.8):
             step = self.pick(["+ 1", "- 1", "+ 1", f"+ {self.expr(('int', 0, 2), ctx, 1)}"])
             if self.chance(0.3):
                 self.feat("div-mod")
                 return f"({current} {step}) % {t[2] + 1}"
             return f"{current} {step}"
-        if t[0] == "bool" and self.chance(0.5):
+        if t[0] == "bool" and self.chance(0.6):
             self.feat("not")
             return f"not {current}"
-        if t[0] == "set" and self.chance(0.5):
+        if t[0] == "set" and self.chance(0.7):
             op = self.pick(["|", "-"])
             self.feat("union" if op == "|" else "difference")
             return f"{current} {op} {{{self.expr(t[1], ctx, 1)}}}"
-        if t[0] == "seq" and self.chance(0.5):
+        if t[0] == "seq" and self.chance(0.7):
             if self.chance(0.5):
                 self.feat("append")
                 return f"append({current}, {self.expr(t[1], ctx, 1)})"
@@ -971,14 +1022,14 @@ class _Gen:
     # ---------------------------------------------------------------- checks
     def declare_invariants(self, box_mode: str) -> None:
         ctx = self.state_ctx()
-        for _ in range(self.r.randint(0, 3)):
+        for _ in range(self.pick([0, 1, 1, 2, 2, 3])):
             name = self.fresh("Inv")
             r = self.r.random()
-            if r < 0.35:
+            if r < 0.5:
                 self.feat("invariant-target")
-                vs = self.r.sample(self.vars, self.r.randint(1, min(2, len(self.vars))))
+                vs = self.r.sample(self.vars, min(2, len(self.vars)))
                 body = "not (" + " and ".join(f"{v.name} == {self.lit(v.type)}" for v in vs) + ")"
-            elif r < 0.5:
+            elif r < 0.75:
                 tests = [self.box(v.type, v.name) for v in self.vars]
                 tests = [x for x in tests if x is not None]
                 if not tests:
@@ -1091,6 +1142,11 @@ class _Gen:
         boxed = [v for v in self.vars if needs_box(v.type)]
         box_mode = self.pick(["require", "require", "constraint"]) if boxed else "none"
         self.declare_actions(box_mode)
+        for v in [v for v in self.vars if self.chance(0.6)]:
+            lines = self.step_action(v)
+            if lines is not None:
+                self.feat("step-action")
+                self.lines += lines
         if box_mode == "constraint":
             tests = [self.box(v.type, v.name) for v in boxed]
             self.lines.append(f"constraint Box: {' and '.join(x for x in tests if x is not None)}")
