@@ -86,10 +86,24 @@ FINDINGS = {
             x = x + 1
         constraint C: x <= 2
         """, True),
+
+
+    # found by the oracle after the fixes (open): with --workers 2, 6 distinct states (TLC: 4).
+    # The initial map's key tuple (0, 1) of enum members is interned as the equal (False, True)
+    # of the hoisted {false, true}; equal states then encode, so fingerprint, differently in
+    # each worker's memo.
+    "bool_and_int_keys_are_equal_but_encode_apart": ("""
+        enum Level { low, high }
+        var x: map[Level, bool] = {low -> true, high -> true}
+        action Set(k in Level, e in {false, true}):
+            x[k] = e
+        """, True),
 }
+OPEN = {"bool_and_int_keys_are_equal_but_encode_apart"}
 
 
-@pytest.mark.parametrize("name", sorted(FINDINGS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="open finding"))
+                                  if n in OPEN else n for n in sorted(FINDINGS)])
 def test_finding_agrees_now(name):
     text, deadlock = FINDINGS[name]
     spec = GeneratedSpec(0, textwrap.dedent(text).lstrip(), deadlock, frozenset())

@@ -7,7 +7,8 @@ evidence, not a guess:
   exact storage, and two reachable states have the same fingerprint (checker.fingerprints's,
   or CPython's hash() before it existed); "... with a state failing a constraint (workers)":
   only the workers differ, and a stored state shares its fingerprint with a generated state
-  that fails a constraint;
+  that fails a constraint; "equal states with different fingerprints (workers ...)": only the
+  workers differ, and two equal states (==) have different fingerprints (`equal_states_apart`);
 - "constraint semantics": the reference explorer agrees with tlacheck once it skips invariant
   checks on states failing a constraint and reports depth 0 when no initial state is stored
   (tlacheck's semantics before it followed TLC);
@@ -43,6 +44,8 @@ def label(o: Outcome) -> str | None:
             return "fingerprint collision"
         if collision == "constraint" and tools == {"workers2"}:
             return "fingerprint collision with a state failing a constraint (workers)"
+        if collision == "encoding" and tools == {"workers2"}:
+            return "equal states with different fingerprints (workers: bool/int interning)"
     if "reference" in tools and model.spec.constraints:
         exact = run_tlacheck(model, o.check_deadlock, tool="exact")
         legacy = reference_check(model.spec, o.check_deadlock, LIMIT, legacy_constraints=True)
@@ -93,8 +96,32 @@ def _hash_collision(model: Model) -> str | None:
     fp = _fingerprint(model)
     if max(Counter(map(fp, stored)).values(), default=0) > 1:
         return "stored"
+    if equal_states_apart(model, stored):
+        return "encoding"
     hashes = set(map(fp, stored))
     return "constraint" if any(fp(s) in hashes for s in rejected) else None
+
+
+def equal_states_apart(model: Model, states) -> bool:
+    """Whether a state has an equal state (Python ==) among the successors of `states` whose
+    fingerprint, computed afresh, differs: True == 1 and False == 0 in Python, so the interning
+    dictionaries can give a value the equal form of another type, which encodes differently.
+    One process's memo of per-slot hashes (keyed by value) hides it; each worker has its own."""
+    try:
+        from checker.fingerprints import Fingerprinter
+    except ImportError:
+        return False
+    by_value = {s: s for s in states}
+    try:
+        for s in states:
+            for act in model.actions:
+                for _, t in act(s):
+                    u = by_value.get(t)
+                    if u is not None and Fingerprinter(model.var_types)(t) != Fingerprinter(model.var_types)(u):
+                        return True
+    except EVAL_FAILURES:
+        pass
+    return False
 
 
 def _fingerprint(model: Model):
