@@ -114,6 +114,7 @@ class _Gen:
         self.constant: dict[int, bool] = {}  # id(expr) -> reads no state, no bound name, cannot fault
         self.keyed = _keyed_locals(spec)  # ids of locals used as map keys
         self.into = None  # while generating an n{i} function: the name of its result list
+        self.fps: tuple | None = None  # and then: (list of fingerprints, base name, slots assigned)
         self.positions: dict[int, tuple[str, str]] = {}  # bound local id -> (position name, domain name)
         self.canonical: set[tuple[str, str]] = set()  # (map name, domain name): keys known to be the domain
         # In an action: where its prologue ends, the variables assigned so far in emission order,
@@ -314,22 +315,32 @@ class _Gen:
     # ---------------------------------------------------------------- actions
     def _action(self, index: int, action: ir.Action, into: str | None = None) -> None:
         """`a{index}(s)`, a generator of (args, next state); or, with `into` (a fresh name for
-        the list), `n{index}(s)`: the list of next states in the same order, for the explorer's
-        hot loop (no generator switch, no argument tuples)."""
+        the list), `n{index}(s, fp, M)`: the lists of next states in the same order and of their
+        fingerprints, for the explorers' hot loop (no generator switch, no argument tuples).
+
+        `fp` is the XOR of `s`'s per-slot hashes (fingerprints.Fingerprinter.raw) and `M` the
+        fingerprinter's per-slot memos of H: a successor's fingerprint is `fp` with the hashes of
+        the slots the action may assign replaced (fingerprints.py, "Speed"), computed inline:
+        two dict lookups per such slot, the parent's once per call (`base`, when the first
+        successor is found)."""
         self.into = into
         self.at = action.span
-        self.emit(0, f"def {'n' if into else 'a'}{index}(s):")
+        assigned = _assigned_slots(action.body)
+        self.emit(0, f"def {'n' if into else 'a'}{index}{'(s, fp, M)' if into else '(s)'}:")
         if into:
+            self.fps = (self.fresh(), self.fresh(), tuple(sorted(assigned)))
             self.emit(1, f"{into} = []")
+            self.emit(1, f"{self.fps[0]} = []")
+            if assigned:
+                self.emit(1, f"{self.fps[1]} = None")
         self._unpack(1, range(len(self.spec.variables)))
         self.prologue, self.dirty, self.once = len(self.out), set(), {}
         indent = 1
-        assigned = _assigned_slots(action.body)
         body, guards = self._hoist_guards(action, assigned)
         for cond in guards[-1]:
             self.at = cond.span
             self.emit(indent, f"if not {self.ex(cond)}:")
-            self.emit(indent + 1, "return " + into if into else "return")
+            self.emit(indent + 1, self._return())
         if action.params:
             self.prologue, self.loops = len(self.out), True
         for k, (local, domain) in enumerate(action.params):
@@ -345,16 +356,16 @@ class _Gen:
                 self.at = cond.span
                 self.emit(indent, f"if not {self.ex(cond)}:")
                 self.emit(indent + 1, "continue")
-        abort = "continue" if action.params else ("return " + into if into else "return")
+        abort = "continue" if action.params else self._return()
         args = "(" + "".join(f"l{l.id}, " for l, _ in action.params) + ")"
         if action.params:
             for slot in sorted(assigned):  # every parameter value starts from the unchanged state
                 self.emit(indent, f"v{slot} = s[{slot}]")
         self._stmts(body, indent, abort, args)
         if into:
-            self.emit(1, f"return {into}")
+            self.emit(1, self._return())
         self.emit(0, "")
-        self.into = None
+        self.into = self.fps = None
         self.prologue, self.loops = None, False
         for local, _ in action.params:
             self.positions.pop(local.id, None)
@@ -382,11 +393,22 @@ class _Gen:
             body.pop(0)
         return body, guards
 
+    def _return(self) -> str:
+        """How an action function ends: the n form returns its two lists."""
+        return f"return {self.into}, {self.fps[0]}" if self.into else "return"
+
     def _finish(self, indent: int, args: str) -> None:
-        if self.into:
-            self.emit(indent, f"{self.into}.append({self._state_tuple()})")
-        else:
+        if not self.into:
             self.emit(indent, f"yield {args}, {self._state_tuple()}")
+            return
+        self.emit(indent, f"{self.into}.append({self._state_tuple()})")
+        fps, base, slots = self.fps
+        if not slots:
+            self.emit(indent, f"{fps}.append(fp or 1)")
+            return
+        self.emit(indent, f"if {base} is None:")
+        self.emit(indent + 1, f"{base} = fp" + "".join(f" ^ M[{i}][s[{i}]]" for i in slots))
+        self.emit(indent, f"{fps}.append(({base}" + "".join(f" ^ M[{i}][v{i}]" for i in slots) + ") or 1)")
 
     def _stmts(self, stmts: list, indent: int, abort: str, args: str) -> None:
         for i, st in enumerate(stmts):

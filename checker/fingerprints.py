@@ -62,7 +62,7 @@ import marshal
 from array import array
 from functools import reduce
 from hashlib import blake2b
-from operator import itemgetter, xor
+from operator import xor
 from typing import Callable, Sequence
 
 from checker import types as T
@@ -217,35 +217,6 @@ class Fingerprinter:
     def raw(self, state: tuple) -> int:
         """The XOR of the state's per-slot hashes (its fingerprint, unless that is 0)."""
         return reduce(xor, map(_getitem, self.memos, state), 0)
-
-    def for_action(self, writes: frozenset) -> Callable[[int, tuple, list], list[int]]:
-        """`successors(fp, state, succs)`: the fingerprints of `succs`, successors of `state`
-        (fingerprint `fp`) by an action that may assign only the slots in `writes` (codegen's
-        analysis: the other slots hold `state`'s values). Only the written slots are hashed:
-        fp(succ) = fp(state) ^ H(state's written values) ^ H(succ's written values)."""
-        raw_of = self.raw
-        slots = tuple(sorted(writes))
-        if not slots:
-            return lambda fp, state, succs: [fp] * len(succs)
-        if len(slots) == 1:
-            i = slots[0]
-            memo = self.memos[i]
-            value = itemgetter(i)
-            hashes = memo.__getitem__
-
-            def successors(fp: int, state: tuple, succs: list) -> list[int]:
-                base = (fp if fp != 1 else raw_of(state)) ^ memo[state[i]]
-                return [(base ^ h) or 1 for h in map(hashes, map(value, succs))]
-
-            return successors
-        chosen = tuple(self.memos[i] for i in slots)
-        written = itemgetter(*slots)
-
-        def successors(fp: int, state: tuple, succs: list) -> list[int]:
-            base = reduce(xor, map(_getitem, chosen, written(state)), fp if fp != 1 else raw_of(state))
-            return [reduce(xor, map(_getitem, chosen, values), base) or 1 for values in map(written, succs)]
-
-        return successors
 
 
 def collision_probability(distinct: int, generated: int) -> float:
