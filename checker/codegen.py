@@ -114,7 +114,10 @@ class _Gen:
         self.constant: dict[int, bool] = {}  # id(expr) -> reads no state, no bound name, cannot fault
         self.keyed = _keyed_locals(spec)  # ids of locals used as map keys
         self.into = None  # while generating an n{i} function: the name of its result list
-        self.fps: tuple | None = None  # and then: (list of fingerprints, base name, slots assigned)
+        # And then: (the list of fingerprints, the name of their base, the slots the action may
+        # assign that are not maps); self.deltas: map slot -> the name of its hash's change so far.
+        self.fps: tuple | None = None
+        self.deltas: dict[int, str] = {}
         self.positions: dict[int, tuple[str, str]] = {}  # bound local id -> (position name, domain name)
         self.canonical: set[tuple[str, str]] = set()  # (map name, domain name): keys known to be the domain
         # In an action: where its prologue ends, the variables assigned so far in emission order,
@@ -318,21 +321,27 @@ class _Gen:
         the list), `n{index}(s, fp, M)`: the lists of next states in the same order and of their
         fingerprints, for the explorers' hot loop (no generator switch, no argument tuples).
 
-        `fp` is the XOR of `s`'s per-slot hashes (fingerprints.Fingerprinter.raw) and `M` the
-        fingerprinter's per-slot memos of H: a successor's fingerprint is `fp` with the hashes of
-        the slots the action may assign replaced (fingerprints.py, "Speed"), computed inline:
-        two dict lookups per such slot, the parent's once per call (`base`, when the first
-        successor is found)."""
+        `fp` is the XOR of `s`'s per-slot hashes (fingerprints.Fingerprinter.raw), `M` and `E`
+        the fingerprinter's memos of H per slot and of the entries of map slots: a successor's
+        fingerprint is `fp` with the hashes of the slots the action may assign replaced
+        (fingerprints.py, "Speed"), computed inline: two dict lookups per such slot, the
+        parent's once per call (`base`, when the first successor is found). A map slot's hash
+        is updated entry by entry where the action assigns entries by position (self.deltas:
+        the change so far, None once the map is assigned otherwise, which looks it up whole)."""
         self.into = into
         self.at = action.span
         assigned = _assigned_slots(action.body)
-        self.emit(0, f"def {'n' if into else 'a'}{index}{'(s, fp, M)' if into else '(s)'}:")
+        self.emit(0, f"def {'n' if into else 'a'}{index}{'(s, fp, M, E)' if into else '(s)'}:")
         if into:
-            self.fps = (self.fresh(), self.fresh(), tuple(sorted(assigned)))
+            maps = [i for i in sorted(assigned) if isinstance(self.spec.variables[i].type, T.MapT)]
+            self.deltas = {i: self.fresh() for i in maps}
+            self.fps = (self.fresh(), self.fresh(), tuple(i for i in sorted(assigned) if i not in self.deltas))
             self.emit(1, f"{into} = []")
             self.emit(1, f"{self.fps[0]} = []")
-            if assigned:
+            if self.fps[2]:
                 self.emit(1, f"{self.fps[1]} = None")
+            for d in self.deltas.values():
+                self.emit(1, f"{d} = 0")
         self._unpack(1, range(len(self.spec.variables)))
         self.prologue, self.dirty, self.once = len(self.out), set(), {}
         indent = 1
@@ -347,8 +356,7 @@ class _Gen:
             if k and ir.reads_state(domain, self.function_reads):
                 # The body of the previous combination has run: a later parameter's set
                 # must read the unchanged state, not that combination's next state.
-                for slot in sorted(assigned):
-                    self.emit(indent, f"v{slot} = s[{slot}]")
+                self._reset(indent, assigned)
             self.at = domain.span
             self.emit(indent, f"for {self._binder(local, domain)}:")
             indent += 1
@@ -359,13 +367,13 @@ class _Gen:
         abort = "continue" if action.params else self._return()
         args = "(" + "".join(f"l{l.id}, " for l, _ in action.params) + ")"
         if action.params:
-            for slot in sorted(assigned):  # every parameter value starts from the unchanged state
-                self.emit(indent, f"v{slot} = s[{slot}]")
+            self._reset(indent, assigned)  # every parameter value starts from the unchanged state
         self._stmts(body, indent, abort, args)
         if into:
             self.emit(1, self._return())
         self.emit(0, "")
         self.into = self.fps = None
+        self.deltas = {}
         self.prologue, self.loops = None, False
         for local, _ in action.params:
             self.positions.pop(local.id, None)
@@ -393,6 +401,13 @@ class _Gen:
             body.pop(0)
         return body, guards
 
+    def _reset(self, indent: int, slots) -> None:
+        """The assigned slots back to the state's values (and their hashes' changes to none)."""
+        for slot in sorted(slots):
+            self.emit(indent, f"v{slot} = s[{slot}]")
+            if slot in self.deltas:
+                self.emit(indent, f"{self.deltas[slot]} = 0")
+
     def _return(self) -> str:
         """How an action function ends: the n form returns its two lists."""
         return f"return {self.into}, {self.fps[0]}" if self.into else "return"
@@ -403,12 +418,12 @@ class _Gen:
             return
         self.emit(indent, f"{self.into}.append({self._state_tuple()})")
         fps, base, slots = self.fps
-        if not slots:
-            self.emit(indent, f"{fps}.append(fp or 1)")
-            return
-        self.emit(indent, f"if {base} is None:")
-        self.emit(indent + 1, f"{base} = fp" + "".join(f" ^ M[{i}][s[{i}]]" for i in slots))
-        self.emit(indent, f"{fps}.append(({base}" + "".join(f" ^ M[{i}][v{i}]" for i in slots) + ") or 1)")
+        if slots:
+            self.emit(indent, f"if {base} is None:")
+            self.emit(indent + 1, f"{base} = fp" + "".join(f" ^ M[{i}][s[{i}]]" for i in slots))
+        terms = [base if slots else "fp"] + [f"M[{i}][v{i}]" for i in slots]
+        terms += [f"({d} if {d} is not None else M[{i}][s[{i}]] ^ M[{i}][v{i}])" for i, d in self.deltas.items()]
+        self.emit(indent, f"{fps}.append(({' ^ '.join(terms)}) or 1)" if len(terms) > 1 else f"{fps}.append(fp or 1)")
 
     def _stmts(self, stmts: list, indent: int, abort: str, args: str) -> None:
         for i, st in enumerate(stmts):
@@ -482,7 +497,8 @@ class _Gen:
         slots = sorted(_assigned_slots(rest_stmts))
         if not slots:
             return "", []
-        names = ", ".join(f"v{s}" for s in slots) + ("," if len(slots) == 1 else "")
+        names = [f"v{s}" for s in slots] + [self.deltas[s] for s in slots if s in self.deltas]
+        names = ", ".join(names) + ("," if len(names) == 1 else "")
         saved = self.fresh()
         self.emit(indent, f"{saved} = ({names})")
         return saved, [f"{names} = {saved}"]
@@ -523,8 +539,11 @@ class _Gen:
         and two concatenations (flags_16: 10% of the search's time)."""
         current, steps = f"v{st.slot}", st.steps
         fast = self._position(steps[0].index, current) if steps and steps[0].kind == "map" else None
+        delta = self.deltas.get(st.slot)
         if fast is None:
             self.emit(indent, f"{current} = {self._update(current, steps, st.value)}")
+            if delta is not None:  # its hash: looked up whole in the fingerprint
+                self.emit(indent, f"{delta} = None")
             self.dirty.add(current)
             return
         pos, dom = fast
@@ -538,9 +557,15 @@ class _Gen:
         self.emit(indent, f"if {self._keys_are(current, dom)}:")
         self.emit(indent + 1, f"{values} = [*{old}]")
         self.emit(indent + 1, f"{values}[{pos}] = {inner}")
+        if delta is not None:  # one entry changed: its hash's change (`old` may read `current`: first)
+            key = self.ex(steps[0].index)
+            self.emit(indent + 1, f"if {delta} is not None:")
+            self.emit(indent + 2, f"{delta} ^= E[{st.slot}][({key}, {old}[{pos}])] ^ E[{st.slot}][({key}, {values}[{pos}])]")
         self.emit(indent + 1, f"{current} = ({dom}, tuple({values}))")
         self.emit(indent, "else:")
         self.emit(indent + 1, f"{current} = {self._update_by_key(current, steps[0], steps[1:], st.value)}")
+        if delta is not None:
+            self.emit(indent + 1, f"{delta} = None")
         self.dirty.add(current)
 
     def _keys_are(self, m: str, dom: str) -> str:

@@ -881,7 +881,7 @@ class _FingerprintExplorer(_Explorer):
         opts = self.options
         seen = self.seen
         fingerprint = self.fingerprint
-        memos, raw_of = fingerprint.memos, fingerprint.raw
+        memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
         initial, initial_fps = self._initial_states()
         queue: deque[tuple] = deque(initial)
         # The fingerprints of the queued states, from `head` on (a successor's is computed from its
@@ -923,7 +923,7 @@ class _FingerprintExplorer(_Explorer):
             for ai, nexts, act, cov, invs, checked in plan:
                 fault = None
                 try:
-                    succs, fps = nexts(state, raw, memos)
+                    succs, fps = nexts(state, raw, memos, entries)
                 except EVAL_FAILURES as first:
                     succs, fps, fault = _until_fault(act, state, first, fingerprint)
                 k = ordinal - 1  # ordinal of succ

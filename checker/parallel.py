@@ -958,7 +958,7 @@ class _Worker:
         shared = self.pools
         pools = shared.pools
         fingerprint = self.fingerprint
-        memos, raw_of = fingerprint.memos, fingerprint.raw
+        memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
         frontier, self.frontier = self.frontier, []
         frontier_fps, self.frontier_fps = self.frontier_fps, []
         frontier.reverse()  # expanded from the end: each state is freed once expanded
@@ -984,7 +984,7 @@ class _Worker:
             for ai, nexts, act, invs, interned in self.plan:
                 fault = None
                 try:
-                    succs, fps_of = nexts(state, raw, memos)
+                    succs, fps_of = nexts(state, raw, memos, entries)
                 except EVAL_FAILURES as first:
                     succs, fps_of, fault = _until_fault(act, state, first, fingerprint)
                 for succ, fp in zip(succs, fps_of):

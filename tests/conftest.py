@@ -39,7 +39,7 @@ def next_states(model, action: int, state: tuple) -> list[tuple]:
     from checker.fingerprints import Fingerprinter
 
     fingerprint = Fingerprinter(model.var_types)
-    return model.next_states[action](state, fingerprint.raw(state), fingerprint.memos)[0]
+    return model.next_states[action](state, fingerprint.raw(state), fingerprint.memos, fingerprint.entries)[0]
 
 
 def run(text: str, overrides: dict | None = None, **options):

@@ -25,7 +25,7 @@ ALLOWED_NAMES = (set(keyword.kwlist) | set(codegen.RUNTIME_NAMES)
                  | {"s", "init", "_constants", "len", "frozenset", "sorted", "all", "any", "sum", "range",
                     "min", "max", "tuple", "enumerate",
                     "append", "get",  # list.append in n{i}, dict.get on the interned map keys
-                    "fp", "M"})  # n{i}'s parameters: the state's fingerprint, the fingerprinter's memos
+                    "fp", "M", "E"})  # n{i}'s parameters: a state's fingerprint, the fingerprinter's memos
 
 
 def assert_clean(source: str) -> None:

@@ -1,7 +1,9 @@
 """fingerprints.py and fingerprint storage: a real 64-bit fingerprint (soundness issue, item 1)
 with the same results as exact storage (issue 7)."""
 
+import functools
 import itertools
+import operator
 import subprocess
 import sys
 import textwrap
@@ -110,17 +112,34 @@ PINNED_STATE = 2523800740595754114
 @pytest.mark.parametrize("var_type, value", [
     (T.SeqT(INT), tuple(range(-5000, 5000))),
     (T.SetT(INT), frozenset(range(-5000, 5000))),
-    (T.MapT(INT, T.OptionT(INT)), (tuple(range(10000)), tuple(NONE if i % 3 else i for i in range(10000)))),
     (T.RecordT((("a", T.SeqT(T.SeqT(INT))), ("b", BOOL))), (tuple((i, -i) for i in range(9000)), True)),
+    (T.MapT(INT, T.SeqT(INT)), ((1, 2), (tuple(range(9000)), ()))),
 ])
 def test_large_values_are_hashed_in_pieces_as_if_at_once(var_type, value):
     from checker.fingerprints import _large, _MEMO_BYTES
 
     fingerprint = Fingerprinter([var_type])
-    assert fingerprint.raw((value,)) == slot_hash(0, encode(value, var_type))
-    assert len(encode(value, var_type)) > _MEMO_BYTES and not fingerprint.memos[0]  # not kept
-    tree = value if var_type == T.SeqT(INT) else None
-    assert tree is None or _large(tree)
+    if isinstance(var_type, T.MapT):  # entry by entry
+        entry = T.TupleT((var_type.key, var_type.value))
+        expected = functools.reduce(operator.xor, (slot_hash(0, encode(e, entry)) for e in zip(*value)))
+        assert fingerprint.raw((value,)) == expected
+        assert _large((value[0][0], value[1][0])) and len(fingerprint.entries[0]) == 1  # the small one is kept
+    else:
+        assert fingerprint.raw((value,)) == slot_hash(0, encode(value, var_type))
+        assert len(encode(value, var_type)) > _MEMO_BYTES and not fingerprint.memos[0]  # not kept
+
+
+def test_a_map_is_hashed_as_the_set_of_its_entries():
+    t = T.MapT(INT, T.SetT(INT))
+    fingerprint = Fingerprinter([t, t])
+    entry = T.TupleT((INT, T.SetT(INT)))
+    m = ((1, 2, 3), (frozenset(), frozenset({-1}), frozenset({2, 1})))
+    one = functools.reduce(operator.xor, (slot_hash(1, encode(e, entry)) for e in zip(*m)))
+    assert fingerprint.raw((((), ()), m)) == one
+    # maps as sets of entries: states differing in how entries are spread over two maps differ
+    maps = [tuple(zip(*c)) if c else ((), ()) for n in range(4) for c in itertools.combinations(
+        [(k, frozenset(v)) for k in range(3) for v in ((), (k,))], n) if len({k for k, _ in c}) == n]
+    assert distinct_fingerprints([t, t], itertools.product(maps, maps))
 
 
 def test_zero_is_never_a_fingerprint(monkeypatch):
@@ -193,7 +212,7 @@ def test_successor_fingerprints_from_the_written_slots_are_the_whole_fingerprint
     for state in reachable(model, 400):
         for nexts, writes in zip(model.next_states, model.action_writes):
             try:
-                succs, fps = nexts(state, fingerprint.raw(state), fingerprint.memos)
+                succs, fps = nexts(state, fingerprint.raw(state), fingerprint.memos, fingerprint.entries)
             except Exception:  # an evaluation error: the explorers stop there
                 continue
             for succ in succs:
@@ -253,7 +272,7 @@ def test_list_and_generator_forms_of_actions_agree():
     for state in frontier:
         fingerprint = Fingerprinter(model.var_types)
         for act, nexts in zip(model.actions, model.next_states):
-            succs, fps = nexts(state, fingerprint.raw(state), fingerprint.memos)
+            succs, fps = nexts(state, fingerprint.raw(state), fingerprint.memos, fingerprint.entries)
             assert succs == [t for _, t in act(state)] and fps == list(map(fingerprint, succs))
 
 
