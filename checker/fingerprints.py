@@ -181,6 +181,23 @@ def _pieces(tree):
                 yield marshal.dumps(x, 2)
 
 
+def _remember(memo: dict, key, tree) -> int:
+    """H of the canonical tree `tree` under `memo`'s salt, kept in `memo` under `key` unless its
+    encoding is longer than _MEMO_BYTES (a full memo is emptied first)."""
+    if _large(tree):
+        hasher = blake2b(digest_size=8, salt=memo.salt, person=_PERSON)
+        for piece in _pieces(tree):
+            hasher.update(piece)
+        return int.from_bytes(hasher.digest(), "little", signed=True)
+    data = marshal.dumps(tree, 2)
+    h = int.from_bytes(blake2b(data, digest_size=8, salt=memo.salt, person=_PERSON).digest(), "little", signed=True)
+    if len(data) <= _MEMO_BYTES:
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        memo[key] = h
+    return h
+
+
 class _SlotMemo(dict):
     """Value -> H(slot, value) for one slot, computed on first use (dict.__getitem__ calls
     __missing__). Bounded: emptied when it holds _MEMO_LIMIT values; values whose encoding is
@@ -195,20 +212,7 @@ class _SlotMemo(dict):
 
     def __missing__(self, v) -> int:
         canonical = self.canonical
-        tree = v if canonical is None else canonical(v)
-        if _large(tree):
-            hasher = blake2b(digest_size=8, salt=self.salt, person=_PERSON)
-            for piece in _pieces(tree):
-                hasher.update(piece)
-            return int.from_bytes(hasher.digest(), "little", signed=True)
-        data = marshal.dumps(tree, 2)
-        h = int.from_bytes(blake2b(data, digest_size=8, salt=self.salt, person=_PERSON).digest(), "little",
-                           signed=True)
-        if len(data) <= _MEMO_BYTES:
-            if len(self) >= _MEMO_LIMIT:
-                self.clear()
-            self[v] = h
-        return h
+        return _remember(self, v, v if canonical is None else canonical(v))
 
 
 class _EntryMemo(dict):
@@ -224,20 +228,7 @@ class _EntryMemo(dict):
 
     def __missing__(self, entry: tuple) -> int:
         k, v = entry
-        tree = (k if self.key is None else self.key(k), v if self.value is None else self.value(v))
-        if _large(tree):
-            hasher = blake2b(digest_size=8, salt=self.salt, person=_PERSON)
-            for piece in _pieces(tree):
-                hasher.update(piece)
-            return int.from_bytes(hasher.digest(), "little", signed=True)
-        data = marshal.dumps(tree, 2)
-        h = int.from_bytes(blake2b(data, digest_size=8, salt=self.salt, person=_PERSON).digest(), "little",
-                           signed=True)
-        if len(data) <= _MEMO_BYTES:
-            if len(self) >= _MEMO_LIMIT:
-                self.clear()
-            self[entry] = h
-        return h
+        return _remember(self, entry, (k if self.key is None else self.key(k), v if self.value is None else self.value(v)))
 
 
 _MAP_ENTRIES = 256  # larger maps are not kept in a _MapMemo (their entries are)
