@@ -110,7 +110,12 @@ class _Gen:
         self.hoisted: dict[str, str] = {}  # generated code -> name
         self.hoisted_lines: list[str] = []
         self.hoisted_at: list = []  # the span each hoisted line was generated for
-        self.domain_names: set[str] = set()  # hoisted canonical domains (tuples)
+        self.domain_names: dict[str, T.Type] = {}  # hoisted canonical domains (tuples): their element type
+        # Per key type, the table interning map key tuples: the hoisted domains of that type. One
+        # per type, because equal tuples of different types (False, True) and (0, 1) must not be
+        # interned as one another: equal values of different Python types encode (and so
+        # fingerprint) differently.
+        self.keys_tables: dict[T.Type, str] = {}
         self.constant: dict[int, bool] = {}  # id(expr) -> reads no state, no bound name, cannot fault
         self.keyed = _keyed_locals(spec)  # ids of locals used as map keys
         self.into = None  # while generating an n{i} function: the name of its result list
@@ -152,8 +157,7 @@ class _Gen:
     # ---------------------------------------------------------------- module
     def run(self) -> Generated:
         spec = self.spec
-        keys_table = self.keys_table = self.fresh()  # interns map key tuples: the hoisted domains
-        self.emit(0, f"{keys_table} = {{}}")
+        tables_at = len(self.out)  # the keys tables are defined here, once all are known
         self.emit(0, "")
         self.emit(0, "def _constants():")
         header = len(self.out)
@@ -188,12 +192,16 @@ class _Gen:
         fairness = [self._fairness(i, f) for i, f in enumerate(spec.fairness)]
         hoisted = list(self.hoisted.values())
         tail = [f"    {line}" for line in self.hoisted_lines]
-        tail += [f"    {keys_table}[{d}] = {d}" for d in sorted(self.domain_names, key=lambda n: int(n[1:]))]
+        tail += [f"    {self._keys_table(t)}[{d}] = {d}"
+                 for d, t in sorted(self.domain_names.items(), key=lambda item: int(item[0][1:]))]
         self.out[constants_end:constants_end] = tail
         self.spans[constants_end:constants_end] = self.hoisted_at + [None] * (len(tail) - len(self.hoisted_at))
         if names or hoisted:
             self.out.insert(header, "    global " + ", ".join(names + hoisted))
             self.spans.insert(header, None)
+        tables = [f"{name} = {{}}" for name in self.keys_tables.values()]
+        self.out[tables_at:tables_at] = tables
+        self.spans[tables_at:tables_at] = [None] * len(tables)
         action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
         invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
         return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads],
@@ -307,7 +315,8 @@ class _Gen:
         else:
             self._unpack(1, range(len(self.spec.variables)))
             for i in slots:
-                self.emit(1, f"v{i} = ({self.keys_table}.get(v{i}[0], v{i}[0]), v{i}[1])")
+                table = self._keys_table(self.spec.variables[i].type.key)
+                self.emit(1, f"v{i} = ({table}.get(v{i}[0], v{i}[0]), v{i}[1])")
             self.emit(1, f"return {self._state_tuple()}")
         self.emit(0, "")
 
@@ -628,13 +637,20 @@ class _Gen:
         return f"{setter}({current}, {key}, {self.ex(value)}, {w})"
 
     # ---------------------------------------------------------------- expressions
+    def _keys_table(self, key: T.Type) -> str:
+        """The name of the table interning key tuples of maps with keys of type `key`."""
+        name = self.keys_tables.get(key)
+        if name is None:
+            name = self.keys_tables[key] = self.fresh()
+        return name
+
     def domain(self, e: ir.Expr) -> str:
         """A set expression, iterated in canonical order (a hoisted tuple when it is constant)."""
         assert isinstance(e.type, T.SetT)
         order = "sorted" if T.naturally_ordered(e.type.element) else "_canon"
         if self.hoisting and self._is_constant(e):
             name = self._hoist(lambda: f"_keys_tuple(tuple({order}({self._ex(e)})))")
-            self.domain_names.add(name)
+            self.domain_names[name] = e.type.element
             return name
         if isinstance(e, ir.Prim) and e.op == "range":  # in order already, and not built
             lo, hi = (self.ex(a) for a in e.args)
@@ -795,7 +811,8 @@ class _Gen:
         if e.kind == "map":
             pairs = ", ".join(f"({items[i]}, {items[i + 1]})" for i in range(0, len(items), 2))
             w = self.where(e.span, "mkmap", e.type)
-            return f"_mkmap(({pairs}{',' if pairs else ''}), {T.naturally_ordered(e.type.key)}, {w}, {self.keys_table})"
+            return (f"_mkmap(({pairs}{',' if pairs else ''}), {T.naturally_ordered(e.type.key)}, {w}, "
+                    f"{self._keys_table(e.type.key)})")
         raise AssertionError(e.kind)  # pragma: no cover
 
     def _comp(self, e: ir.Comp) -> str:
@@ -831,7 +848,7 @@ class _Gen:
         if e.kind == "map":
             w = self.where(e.span, "mkmap", e.type)
             natural = T.naturally_ordered(e.type.key)
-            return f"_mkmap((({self.ex(e.key)}, {body}) {gen}), {natural}, {w}, {self.keys_table})"
+            return f"_mkmap((({self.ex(e.key)}, {body}) {gen}), {natural}, {w}, {self._keys_table(e.type.key)})"
         if e.kind == "seq":
             return f"tuple({body} {gen})"
         if e.kind == "choose":

@@ -624,7 +624,7 @@ class _Explorer:
         when it fails a constraint)."""
         graph.succ.append(self.index.get(succ, -1))
         graph.action.append(action)
-        graph.args_id.append(graph.intern(args))
+        graph.args_id.append(graph.intern(action, args))
 
     def _finish(self) -> Result:
         """The search is complete: reachable checks, then temporal properties."""
