@@ -110,10 +110,19 @@ class _Gen:
         self.hoisted: dict[str, str] = {}  # generated code -> name
         self.hoisted_lines: list[str] = []
         self.hoisted_at: list = []  # the span each hoisted line was generated for
-        self.domain_names: set[str] = set()  # hoisted canonical domains (tuples)
+        self.domain_names: dict[str, T.Type] = {}  # hoisted canonical domains (tuples): their element type
+        # Per key type, the table interning map key tuples: the hoisted domains of that type. One
+        # per type, because equal tuples of different types (False, True) and (0, 1) must not be
+        # interned as one another: equal values of different Python types encode (and so
+        # fingerprint) differently.
+        self.keys_tables: dict[T.Type, str] = {}
         self.constant: dict[int, bool] = {}  # id(expr) -> reads no state, no bound name, cannot fault
         self.keyed = _keyed_locals(spec)  # ids of locals used as map keys
         self.into = None  # while generating an n{i} function: the name of its result list
+        # And then: (the list of fingerprints, the name of their base, the slots the action may
+        # assign that are not maps); self.deltas: map slot -> the name of its hash's change so far.
+        self.fps: tuple | None = None
+        self.deltas: dict[int, str] = {}
         self.positions: dict[int, tuple[str, str]] = {}  # bound local id -> (position name, domain name)
         self.canonical: set[tuple[str, str]] = set()  # (map name, domain name): keys known to be the domain
         # In an action: where its prologue ends, the variables assigned so far in emission order,
@@ -148,8 +157,7 @@ class _Gen:
     # ---------------------------------------------------------------- module
     def run(self) -> Generated:
         spec = self.spec
-        keys_table = self.keys_table = self.fresh()  # interns map key tuples: the hoisted domains
-        self.emit(0, f"{keys_table} = {{}}")
+        tables_at = len(self.out)  # the keys tables are defined here, once all are known
         self.emit(0, "")
         self.emit(0, "def _constants():")
         header = len(self.out)
@@ -184,12 +192,16 @@ class _Gen:
         fairness = [self._fairness(i, f) for i, f in enumerate(spec.fairness)]
         hoisted = list(self.hoisted.values())
         tail = [f"    {line}" for line in self.hoisted_lines]
-        tail += [f"    {keys_table}[{d}] = {d}" for d in sorted(self.domain_names, key=lambda n: int(n[1:]))]
+        tail += [f"    {self._keys_table(t)}[{d}] = {d}"
+                 for d, t in sorted(self.domain_names.items(), key=lambda item: int(item[0][1:]))]
         self.out[constants_end:constants_end] = tail
         self.spans[constants_end:constants_end] = self.hoisted_at + [None] * (len(tail) - len(self.hoisted_at))
         if names or hoisted:
             self.out.insert(header, "    global " + ", ".join(names + hoisted))
             self.spans.insert(header, None)
+        tables = [f"{name} = {{}}" for name in self.keys_tables.values()]
+        self.out[tables_at:tables_at] = tables
+        self.spans[tables_at:tables_at] = [None] * len(tables)
         action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
         invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
         return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads],
@@ -303,7 +315,8 @@ class _Gen:
         else:
             self._unpack(1, range(len(self.spec.variables)))
             for i in slots:
-                self.emit(1, f"v{i} = ({self.keys_table}.get(v{i}[0], v{i}[0]), v{i}[1])")
+                table = self._keys_table(self.spec.variables[i].type.key)
+                self.emit(1, f"v{i} = ({table}.get(v{i}[0], v{i}[0]), v{i}[1])")
             self.emit(1, f"return {self._state_tuple()}")
         self.emit(0, "")
 
@@ -314,30 +327,45 @@ class _Gen:
     # ---------------------------------------------------------------- actions
     def _action(self, index: int, action: ir.Action, into: str | None = None) -> None:
         """`a{index}(s)`, a generator of (args, next state); or, with `into` (a fresh name for
-        the list), `n{index}(s)`: the list of next states in the same order, for the explorer's
-        hot loop (no generator switch, no argument tuples)."""
+        the list), `n{index}(s, fp, M)`: the lists of next states in the same order and of their
+        fingerprints, for the explorers' hot loop (no generator switch, no argument tuples).
+
+        `fp` is the XOR of `s`'s per-slot hashes (fingerprints.Fingerprinter.raw), `M` and `E`
+        the fingerprinter's memos of H per slot and of the entries of map slots: a successor's
+        fingerprint is `fp` with the hashes of the slots the action may assign replaced
+        (fingerprints.py, "Speed"), computed inline: two dict lookups per such slot, the
+        parent's once per call (`base`, when the first successor is found). A map slot's hash
+        is updated entry by entry where the action assigns entries by position (self.deltas:
+        the change so far, None once the map is assigned otherwise, which looks it up whole)."""
         self.into = into
         self.at = action.span
-        self.emit(0, f"def {'n' if into else 'a'}{index}(s):")
+        assigned = _assigned_slots(action.body)
+        self.emit(0, f"def {'n' if into else 'a'}{index}{'(s, fp, M, E)' if into else '(s)'}:")
         if into:
+            maps = [i for i in sorted(assigned) if isinstance(self.spec.variables[i].type, T.MapT)]
+            self.deltas = {i: self.fresh() for i in maps}
+            self.fps = (self.fresh(), self.fresh(), tuple(i for i in sorted(assigned) if i not in self.deltas))
             self.emit(1, f"{into} = []")
+            self.emit(1, f"{self.fps[0]} = []")
+            if self.fps[2]:
+                self.emit(1, f"{self.fps[1]} = None")
+            for d in self.deltas.values():
+                self.emit(1, f"{d} = 0")
         self._unpack(1, range(len(self.spec.variables)))
         self.prologue, self.dirty, self.once = len(self.out), set(), {}
         indent = 1
-        assigned = _assigned_slots(action.body)
         body, guards = self._hoist_guards(action, assigned)
         for cond in guards[-1]:
             self.at = cond.span
             self.emit(indent, f"if not {self.ex(cond)}:")
-            self.emit(indent + 1, "return " + into if into else "return")
+            self.emit(indent + 1, self._return())
         if action.params:
             self.prologue, self.loops = len(self.out), True
         for k, (local, domain) in enumerate(action.params):
             if k and ir.reads_state(domain, self.function_reads):
                 # The body of the previous combination has run: a later parameter's set
                 # must read the unchanged state, not that combination's next state.
-                for slot in sorted(assigned):
-                    self.emit(indent, f"v{slot} = s[{slot}]")
+                self._reset(indent, assigned)
             self.at = domain.span
             self.emit(indent, f"for {self._binder(local, domain)}:")
             indent += 1
@@ -345,16 +373,16 @@ class _Gen:
                 self.at = cond.span
                 self.emit(indent, f"if not {self.ex(cond)}:")
                 self.emit(indent + 1, "continue")
-        abort = "continue" if action.params else ("return " + into if into else "return")
+        abort = "continue" if action.params else self._return()
         args = "(" + "".join(f"l{l.id}, " for l, _ in action.params) + ")"
         if action.params:
-            for slot in sorted(assigned):  # every parameter value starts from the unchanged state
-                self.emit(indent, f"v{slot} = s[{slot}]")
+            self._reset(indent, assigned)  # every parameter value starts from the unchanged state
         self._stmts(body, indent, abort, args)
         if into:
-            self.emit(1, f"return {into}")
+            self.emit(1, self._return())
         self.emit(0, "")
-        self.into = None
+        self.into = self.fps = None
+        self.deltas = {}
         self.prologue, self.loops = None, False
         for local, _ in action.params:
             self.positions.pop(local.id, None)
@@ -382,11 +410,29 @@ class _Gen:
             body.pop(0)
         return body, guards
 
+    def _reset(self, indent: int, slots) -> None:
+        """The assigned slots back to the state's values (and their hashes' changes to none)."""
+        for slot in sorted(slots):
+            self.emit(indent, f"v{slot} = s[{slot}]")
+            if slot in self.deltas:
+                self.emit(indent, f"{self.deltas[slot]} = 0")
+
+    def _return(self) -> str:
+        """How an action function ends: the n form returns its two lists."""
+        return f"return {self.into}, {self.fps[0]}" if self.into else "return"
+
     def _finish(self, indent: int, args: str) -> None:
-        if self.into:
-            self.emit(indent, f"{self.into}.append({self._state_tuple()})")
-        else:
+        if not self.into:
             self.emit(indent, f"yield {args}, {self._state_tuple()}")
+            return
+        self.emit(indent, f"{self.into}.append({self._state_tuple()})")
+        fps, base, slots = self.fps
+        if slots:
+            self.emit(indent, f"if {base} is None:")
+            self.emit(indent + 1, f"{base} = fp" + "".join(f" ^ M[{i}][s[{i}]]" for i in slots))
+        terms = [base if slots else "fp"] + [f"M[{i}][v{i}]" for i in slots]
+        terms += [f"({d} if {d} is not None else M[{i}][s[{i}]] ^ M[{i}][v{i}])" for i, d in self.deltas.items()]
+        self.emit(indent, f"{fps}.append(({' ^ '.join(terms)}) or 1)" if len(terms) > 1 else f"{fps}.append(fp or 1)")
 
     def _stmts(self, stmts: list, indent: int, abort: str, args: str) -> None:
         for i, st in enumerate(stmts):
@@ -460,7 +506,8 @@ class _Gen:
         slots = sorted(_assigned_slots(rest_stmts))
         if not slots:
             return "", []
-        names = ", ".join(f"v{s}" for s in slots) + ("," if len(slots) == 1 else "")
+        names = [f"v{s}" for s in slots] + [self.deltas[s] for s in slots if s in self.deltas]
+        names = ", ".join(names) + ("," if len(names) == 1 else "")
         saved = self.fresh()
         self.emit(indent, f"{saved} = ({names})")
         return saved, [f"{names} = {saved}"]
@@ -501,8 +548,11 @@ class _Gen:
         and two concatenations (flags_16: 10% of the search's time)."""
         current, steps = f"v{st.slot}", st.steps
         fast = self._position(steps[0].index, current) if steps and steps[0].kind == "map" else None
+        delta = self.deltas.get(st.slot)
         if fast is None:
             self.emit(indent, f"{current} = {self._update(current, steps, st.value)}")
+            if delta is not None:  # its hash: looked up whole in the fingerprint
+                self.emit(indent, f"{delta} = None")
             self.dirty.add(current)
             return
         pos, dom = fast
@@ -516,9 +566,15 @@ class _Gen:
         self.emit(indent, f"if {self._keys_are(current, dom)}:")
         self.emit(indent + 1, f"{values} = [*{old}]")
         self.emit(indent + 1, f"{values}[{pos}] = {inner}")
+        if delta is not None:  # one entry changed: its hash's change (`old` may read `current`: first)
+            key = self.ex(steps[0].index)
+            self.emit(indent + 1, f"if {delta} is not None:")
+            self.emit(indent + 2, f"{delta} ^= E[{st.slot}][({key}, {old}[{pos}])] ^ E[{st.slot}][({key}, {values}[{pos}])]")
         self.emit(indent + 1, f"{current} = ({dom}, tuple({values}))")
         self.emit(indent, "else:")
         self.emit(indent + 1, f"{current} = {self._update_by_key(current, steps[0], steps[1:], st.value)}")
+        if delta is not None:
+            self.emit(indent + 1, f"{delta} = None")
         self.dirty.add(current)
 
     def _keys_are(self, m: str, dom: str) -> str:
@@ -581,13 +637,20 @@ class _Gen:
         return f"{setter}({current}, {key}, {self.ex(value)}, {w})"
 
     # ---------------------------------------------------------------- expressions
+    def _keys_table(self, key: T.Type) -> str:
+        """The name of the table interning key tuples of maps with keys of type `key`."""
+        name = self.keys_tables.get(key)
+        if name is None:
+            name = self.keys_tables[key] = self.fresh()
+        return name
+
     def domain(self, e: ir.Expr) -> str:
         """A set expression, iterated in canonical order (a hoisted tuple when it is constant)."""
         assert isinstance(e.type, T.SetT)
         order = "sorted" if T.naturally_ordered(e.type.element) else "_canon"
         if self.hoisting and self._is_constant(e):
             name = self._hoist(lambda: f"_keys_tuple(tuple({order}({self._ex(e)})))")
-            self.domain_names.add(name)
+            self.domain_names[name] = e.type.element
             return name
         if isinstance(e, ir.Prim) and e.op == "range":  # in order already, and not built
             lo, hi = (self.ex(a) for a in e.args)
@@ -748,7 +811,8 @@ class _Gen:
         if e.kind == "map":
             pairs = ", ".join(f"({items[i]}, {items[i + 1]})" for i in range(0, len(items), 2))
             w = self.where(e.span, "mkmap", e.type)
-            return f"_mkmap(({pairs}{',' if pairs else ''}), {T.naturally_ordered(e.type.key)}, {w}, {self.keys_table})"
+            return (f"_mkmap(({pairs}{',' if pairs else ''}), {T.naturally_ordered(e.type.key)}, {w}, "
+                    f"{self._keys_table(e.type.key)})")
         raise AssertionError(e.kind)  # pragma: no cover
 
     def _comp(self, e: ir.Comp) -> str:
@@ -784,7 +848,7 @@ class _Gen:
         if e.kind == "map":
             w = self.where(e.span, "mkmap", e.type)
             natural = T.naturally_ordered(e.type.key)
-            return f"_mkmap((({self.ex(e.key)}, {body}) {gen}), {natural}, {w}, {self.keys_table})"
+            return f"_mkmap((({self.ex(e.key)}, {body}) {gen}), {natural}, {w}, {self._keys_table(e.type.key)})"
         if e.kind == "seq":
             return f"tuple({body} {gen})"
         if e.kind == "choose":

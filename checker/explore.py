@@ -624,7 +624,7 @@ class _Explorer:
         when it fails a constraint)."""
         graph.succ.append(self.index.get(succ, -1))
         graph.action.append(action)
-        graph.args_id.append(graph.intern(args))
+        graph.args_id.append(graph.intern(action, args))
 
     def _finish(self) -> Result:
         """The search is complete: reachable checks, then temporal properties."""
@@ -711,21 +711,25 @@ def _find_step(model: Model, state: tuple, succ: tuple) -> Step:
     raise AssertionError("no action leads to the stored successor")  # pragma: no cover
 
 
-def _until_fault(act, state: tuple, first: BaseException | None = None) -> tuple[list, BaseException]:
+def _until_fault(act, state: tuple, first: BaseException, fingerprint: Fingerprinter) -> tuple[list, list, BaseException]:
     """The successors an action's generator yields before the evaluation error that its list
-    form raised (`first`; the explorer processes those first, as the generator path would). A
-    MemoryError need not happen again: then every successor, and `first`, its frames cleared."""
-    if first is not None:
-        _drop_frames(first)
+    form raised (`first`; the explorer processes those first, as the generator path would), their
+    fingerprints, and the error. A MemoryError need not happen again: then every successor, and
+    `first`, its frames cleared (also when hashing the successors runs out of memory: then none)."""
+    _drop_frames(first)
     succs = []
     try:
         for _, t in act(state):
             succs.append(t)
     except EVAL_FAILURES as fault:
-        return succs, fault
-    if isinstance(first, MemoryError):
-        return succs, first
-    raise AssertionError("the list and generator forms of an action disagree")  # pragma: no cover
+        first = fault
+    else:
+        if not isinstance(first, MemoryError):
+            raise AssertionError("the list and generator forms of an action disagree")  # pragma: no cover
+    try:
+        return succs, list(map(fingerprint, succs)), first
+    except MemoryError as exc:  # hashing a value the action computed: the action's E411
+        return [], [], exc
 
 
 def _drop_frames(exc: BaseException) -> None:
@@ -831,8 +835,7 @@ class _FingerprintExplorer(_Explorer):
 
     def _action_plan(self) -> list:
         """Per action: (index, list function, generator, coverage, invariants to check on its
-        successors, whether there is anything to check on them, the fingerprints of its
-        successors). An invariant reading no variable the action may assign holds in every
+        successors, whether there is anything to check on them). An invariant reading no variable the action may assign holds in every
         successor, because it held in the expanded state (in collect mode every invariant is
         checked)."""
         model = self.model
@@ -843,8 +846,7 @@ class _FingerprintExplorer(_Explorer):
                 writes = model.action_writes[ai]
                 invs = tuple((n, f) for n, f in self.invariants if model.invariant_reads[n] & writes)
             checked = invs is None or bool(invs) or bool(self.always)
-            plan.append((ai, model.next_states[ai], act, self.coverage[ai], invs, checked,
-                         self.fingerprint.for_action(model.action_writes[ai])))
+            plan.append((ai, model.next_states[ai], act, self.coverage[ai], invs, checked))
         return plan
 
     def _initial_states(self) -> tuple[list[tuple], list[int]]:
@@ -878,6 +880,8 @@ class _FingerprintExplorer(_Explorer):
         model = self.model
         opts = self.options
         seen = self.seen
+        fingerprint = self.fingerprint
+        memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
         initial, initial_fps = self._initial_states()
         queue: deque[tuple] = deque(initial)
         # The fingerprints of the queued states, from `head` on (a successor's is computed from its
@@ -905,7 +909,9 @@ class _FingerprintExplorer(_Explorer):
             if opts.max_depth is not None and level >= opts.max_depth:
                 return self._result(Verdict.INCOMPLETE, stop_reason="max_depth", queue_left=self._counts()[1])
             state = pop()
-            pfp = queued[head]
+            raw = queued[head]  # its fingerprint; the XOR of its slots' hashes unless that is 0
+            if raw == 1:
+                raw = raw_of(state)
             head += 1
             if head >= 0x10000 and head * 2 >= len(queued):
                 del queued[:head]
@@ -914,16 +920,12 @@ class _FingerprintExplorer(_Explorer):
             self.expanded = parent + 1
             ordinal = 0  # successors of `state` before the current action
             counted = 0  # successors of `state` already added to self.generated
-            for ai, nexts, act, cov, invs, checked, fingerprints in plan:
+            for ai, nexts, act, cov, invs, checked in plan:
                 fault = None
                 try:
-                    succs = nexts(state)
+                    succs, fps = nexts(state, raw, memos, entries)
                 except EVAL_FAILURES as first:
-                    succs, fault = _until_fault(act, state, first)
-                try:
-                    fps = fingerprints(pfp, state, succs) if succs else ()
-                except MemoryError as exc:  # hashing a value the action computed: the action's E411
-                    succs, fps, fault = (), (), exc
+                    succs, fps, fault = _until_fault(act, state, first, fingerprint)
                 k = ordinal - 1  # ordinal of succ
                 try:
                     for succ, fp in zip(succs, fps):

@@ -10,18 +10,24 @@ slot i is hashed on its own:
 read as a signed 64-bit int, where `encode` is an injective, canonical byte
 encoding of the value (equal values, and only they, encode alike: sets are
 sorted, the `Keys` tuples of maps and `none` are replaced by plain forms; see
-`_canonical`). The state's fingerprint is the XOR of its slots' hashes (0 is
-mapped to 1, the table's empty marker):
+`_canonical`). A variable of map type is hashed entry by entry instead:
+H(i, m) is the XOR over its entries (k, v) of E(i, k, v), the same BLAKE2b of
+the encoding of the pair (k, v). The state's fingerprint is the XOR of its
+slots' hashes (0 is mapped to 1, the table's empty marker):
 
     fp(s) = H(0, s[0]) ^ H(1, s[1]) ^ ... ^ H(n-1, s[n-1])
 
+so it is the XOR of the hashes of the state's *facts*: (slot, value) for each
+variable, (slot, key, value) for each entry of a map variable.
+
 Why it is a fingerprint (docs/reliability.md, "The fingerprint"): treat
 BLAKE2b truncated to 64 bits as a random function, as its design intends.
-Two distinct states differ in a non-empty set D of slots; their fingerprints
-are equal only if the XOR over D of H(i, s[i]) ^ H(i, t[i]) is 0, and each
-term is the XOR of two independent uniform 64-bit values (distinct inputs:
-same salt, different encodings), so the chance is 2^-64 per pair, whatever
-the values' structure. The salt keeps slots apart: swapping two variables'
+Two distinct states differ in a non-empty set D of facts (the facts of one
+state are a set: one per variable and per key), and their fingerprints are
+equal only if the XOR over D of the facts' hashes is 0: an XOR of independent
+uniform 64-bit values (distinct facts are distinct inputs, or the same input
+under different salts), so the chance is 2^-64 per pair, whatever the
+values' structure. The salt keeps slots apart: swapping two variables'
 values changes the fingerprint. This is what `collision_probability`
 assumes. CPython's `hash()` is not used for fingerprints: `hash(-1) ==
 hash(-2)`, ints hash modulo 2^61 - 1, and a frozenset's hash is an XOR of its
@@ -30,10 +36,14 @@ elements' shuffled hashes, so distinct states collide systematically.
 Speed. BLAKE2b costs about a microsecond, so each slot's hashes are memoised
 in a dict keyed by the value itself (a dict compares keys by equality: the
 memo cannot confuse two values). A successor differs from its parent only in
-the slots its action writes, so the explorers compute fp(succ) from the
-parent's per-slot hashes and the written slots alone (`ActionFingerprint`):
-fp(succ) = fp(parent) ^ H(parent's written values) ^ H(succ's written values).
-Memos are bounded (`_MEMO_LIMIT` values per slot, emptied when full).
+the slots its action may assign (codegen's analysis), so the generated
+successor functions (`n{i}(s, fp, M, E)`, codegen._Gen._action) compute
+fp(succ) = fp(s) ^ H(s's assigned values) ^ H(succ's assigned values)
+inline, from these memos: two dict lookups per assigned slot, no call. When
+an action assigns entries of a map (`m[k] = v`), the map's hash changes by
+E(i, k, old) ^ E(i, k, new) per entry, which the generated code accumulates as
+it assigns (entry memos `E`): a large map is not hashed again for a change of
+one entry. Memos are bounded (`_MEMO_LIMIT` values per slot, emptied when full).
 
 The results are the same in every process and Python version: the encoding
 is defined here (marshal format version 2 over ints, bools, None, bytes and
@@ -62,7 +72,7 @@ import marshal
 from array import array
 from functools import reduce
 from hashlib import blake2b
-from operator import itemgetter, xor
+from operator import xor
 from typing import Callable, Sequence
 
 from checker import types as T
@@ -171,6 +181,23 @@ def _pieces(tree):
                 yield marshal.dumps(x, 2)
 
 
+def _remember(memo: dict, key, tree) -> int:
+    """H of the canonical tree `tree` under `memo`'s salt, kept in `memo` under `key` unless its
+    encoding is longer than _MEMO_BYTES (a full memo is emptied first)."""
+    if _large(tree):
+        hasher = blake2b(digest_size=8, salt=memo.salt, person=_PERSON)
+        for piece in _pieces(tree):
+            hasher.update(piece)
+        return int.from_bytes(hasher.digest(), "little", signed=True)
+    data = marshal.dumps(tree, 2)
+    h = int.from_bytes(blake2b(data, digest_size=8, salt=memo.salt, person=_PERSON).digest(), "little", signed=True)
+    if len(data) <= _MEMO_BYTES:
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        memo[key] = h
+    return h
+
+
 class _SlotMemo(dict):
     """Value -> H(slot, value) for one slot, computed on first use (dict.__getitem__ calls
     __missing__). Bounded: emptied when it holds _MEMO_LIMIT values; values whose encoding is
@@ -185,19 +212,45 @@ class _SlotMemo(dict):
 
     def __missing__(self, v) -> int:
         canonical = self.canonical
-        tree = v if canonical is None else canonical(v)
-        if _large(tree):
-            hasher = blake2b(digest_size=8, salt=self.salt, person=_PERSON)
-            for piece in _pieces(tree):
-                hasher.update(piece)
-            return int.from_bytes(hasher.digest(), "little", signed=True)
-        data = marshal.dumps(tree, 2)
-        h = int.from_bytes(blake2b(data, digest_size=8, salt=self.salt, person=_PERSON).digest(), "little",
-                           signed=True)
-        if len(data) <= _MEMO_BYTES:
+        return _remember(self, v, v if canonical is None else canonical(v))
+
+
+class _EntryMemo(dict):
+    """(key, value) -> E(slot, key, value), the hash of one entry of a map in a slot of map type:
+    as _SlotMemo, over the encoding of the pair."""
+
+    __slots__ = ("salt", "key", "value")
+
+    def __init__(self, slot: int, t: T.MapT):
+        super().__init__()
+        self.salt = slot.to_bytes(16, "little")
+        self.key, self.value = _canonical(t.key), _canonical(t.value)
+
+    def __missing__(self, entry: tuple) -> int:
+        k, v = entry
+        return _remember(self, entry, (k if self.key is None else self.key(k), v if self.value is None else self.value(v)))
+
+
+_MAP_ENTRIES = 256  # larger maps are not kept in a _MapMemo (their entries are)
+
+
+class _MapMemo(dict):
+    """Map value -> H(slot, map): the XOR of its entries' hashes (an _EntryMemo's), computed on
+    first use."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: _EntryMemo):
+        super().__init__()
+        self.entries = entries
+
+    def __missing__(self, m) -> int:
+        keys, values = m
+        h = reduce(xor, map(self.entries.__getitem__, zip(keys, values)), 0)
+        if len(keys) <= _MAP_ENTRIES:
             if len(self) >= _MEMO_LIMIT:
                 self.clear()
-            self[v] = h
+            self[m] = h
         return h
 
 
@@ -206,10 +259,16 @@ _getitem = dict.__getitem__
 
 class Fingerprinter:
     """The fingerprint function of one model's states (see the module docstring). Pure: the memos
-    only cache H. Each process builds its own; all give the same fingerprints."""
+    only cache H. Each process builds its own; all give the same fingerprints.
+
+    `memos[i]`: value -> H(i, value) for slot i; `entries[i]`: for a slot of map type, (key,
+    value) -> the hash of that entry (None for other slots), with which the generated code
+    updates a map's hash when it assigns one entry."""
 
     def __init__(self, var_types: Sequence[T.Type]):
-        self.memos = tuple(_SlotMemo(i, t) for i, t in enumerate(var_types))
+        self.entries = tuple(_EntryMemo(i, t) if isinstance(t, T.MapT) else None for i, t in enumerate(var_types))
+        self.memos = tuple(_SlotMemo(i, t) if e is None else _MapMemo(e)
+                           for i, (t, e) in enumerate(zip(var_types, self.entries)))
 
     def __call__(self, state: tuple) -> int:
         return reduce(xor, map(_getitem, self.memos, state), 0) or 1
@@ -217,35 +276,6 @@ class Fingerprinter:
     def raw(self, state: tuple) -> int:
         """The XOR of the state's per-slot hashes (its fingerprint, unless that is 0)."""
         return reduce(xor, map(_getitem, self.memos, state), 0)
-
-    def for_action(self, writes: frozenset) -> Callable[[int, tuple, list], list[int]]:
-        """`successors(fp, state, succs)`: the fingerprints of `succs`, successors of `state`
-        (fingerprint `fp`) by an action that may assign only the slots in `writes` (codegen's
-        analysis: the other slots hold `state`'s values). Only the written slots are hashed:
-        fp(succ) = fp(state) ^ H(state's written values) ^ H(succ's written values)."""
-        raw_of = self.raw
-        slots = tuple(sorted(writes))
-        if not slots:
-            return lambda fp, state, succs: [fp] * len(succs)
-        if len(slots) == 1:
-            i = slots[0]
-            memo = self.memos[i]
-            value = itemgetter(i)
-            hashes = memo.__getitem__
-
-            def successors(fp: int, state: tuple, succs: list) -> list[int]:
-                base = (fp if fp != 1 else raw_of(state)) ^ memo[state[i]]
-                return [(base ^ h) or 1 for h in map(hashes, map(value, succs))]
-
-            return successors
-        chosen = tuple(self.memos[i] for i in slots)
-        written = itemgetter(*slots)
-
-        def successors(fp: int, state: tuple, succs: list) -> list[int]:
-            base = reduce(xor, map(_getitem, chosen, written(state)), fp if fp != 1 else raw_of(state))
-            return [reduce(xor, map(_getitem, chosen, values), base) or 1 for values in map(written, succs)]
-
-        return successors
 
 
 def collision_probability(distinct: int, generated: int) -> float:

@@ -109,12 +109,15 @@ class Graph:
     args: list = field(default_factory=list)  # interned argument tuples
     args_index: dict = field(default_factory=dict)
 
-    def intern(self, args: tuple) -> int:
-        i = self.args_index.get(args)
+    def intern(self, action: int, args: tuple) -> int:
+        """The index of `args` (of action number `action`) in `args`. Interned per action: equal
+        arguments of two actions may be values of different types, (False,) and (0,)."""
+        key = (action, args)
+        i = self.args_index.get(key)
         if i is None:
             i = len(self.args)
             self.args.append(args)
-            self.args_index[args] = i
+            self.args_index[key] = i
         return i
 
     def edges(self, s: int) -> range:

@@ -857,8 +857,7 @@ class _Worker:
 
     def _replan(self) -> None:
         """Per action: its index, successor function, generator (to find a fault), the invariants
-        it may break, the slots of the values it writes that go through a pool and the
-        fingerprints of its successors."""
+        it may break and the slots of the values it writes that go through a pool."""
         model, pools = self.model, self.pools
         self.plan = []
         for ai, nexts in enumerate(model.next_states):
@@ -866,7 +865,7 @@ class _Worker:
             invs = tuple((name, f, kind) for name, f, kind in self.checks
                          if kind != "invariant" or model.invariant_reads[name] & writes)
             interned = tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
-            self.plan.append((ai, nexts, model.actions[ai], invs, interned, self.fingerprint.for_action(writes)))
+            self.plan.append((ai, nexts, model.actions[ai], invs, interned))
 
     def serve(self) -> None:
         conn = self.conn
@@ -958,6 +957,8 @@ class _Worker:
         live[0] = step
         shared = self.pools
         pools = shared.pools
+        fingerprint = self.fingerprint
+        memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
         frontier, self.frontier = self.frontier, []
         frontier_fps, self.frontier_fps = self.frontier_fps, []
         frontier.reverse()  # expanded from the end: each state is freed once expanded
@@ -979,16 +980,13 @@ class _Worker:
             base = g << _ORDINAL_BITS
             k = base - 1  # the key of the successor
             parents.append(g)
-            for ai, nexts, act, invs, interned, fingerprints in self.plan:
+            raw = pfp if pfp != 1 else raw_of(state)  # the XOR of its slots' hashes (fingerprints.py)
+            for ai, nexts, act, invs, interned in self.plan:
                 fault = None
                 try:
-                    succs = nexts(state)
+                    succs, fps_of = nexts(state, raw, memos, entries)
                 except EVAL_FAILURES as first:
-                    succs, fault = _until_fault(act, state, first)
-                try:
-                    fps_of = fingerprints(pfp, state, succs) if succs else ()
-                except MemoryError as exc:  # as in one process: the action's E411
-                    succs, fps_of, fault = (), (), exc
+                    succs, fps_of, fault = _until_fault(act, state, first, fingerprint)
                 for succ, fp in zip(succs, fps_of):
                     k += 1
                     if fp in recent:

@@ -33,6 +33,15 @@ def model_of(text: str, overrides: dict | None = None, name: str = "test.spec"):
     return build_model(Source(name, textwrap.dedent(text).lstrip("\n")), overrides)
 
 
+def next_states(model, action: int, state: tuple) -> list[tuple]:
+    """The successors of `state` by action number `action`, from its list form `n{i}` (which also
+    fingerprints them, with a fingerprinter of its own here)."""
+    from checker.fingerprints import Fingerprinter
+
+    fingerprint = Fingerprinter(model.var_types)
+    return model.next_states[action](state, fingerprint.raw(state), fingerprint.memos, fingerprint.entries)[0]
+
+
 def run(text: str, overrides: dict | None = None, **options):
     model = model_of(text, overrides)
     return model, explore(model, Options(**options))

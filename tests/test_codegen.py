@@ -18,13 +18,14 @@ from checker import codegen
 from checker.cli import main, read_source
 from checker.errors import UsageError
 from checker.model import build_model
-from tests.conftest import SPECS, model_of, run
+from tests.conftest import SPECS, model_of, next_states, run
 
 GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|n|t|inv|con|reach|tp|td|fb)\d+|fa\d+_\d+)$")
 ALLOWED_NAMES = (set(keyword.kwlist) | set(codegen.RUNTIME_NAMES)
                  | {"s", "init", "_constants", "len", "frozenset", "sorted", "all", "any", "sum", "range",
                     "min", "max", "tuple", "enumerate",
-                    "append", "get"})  # list.append in n{i}, dict.get on the interned map keys
+                    "append", "get",  # list.append in n{i}, dict.get on the interned map keys
+                    "fp", "M", "E"})  # n{i}'s parameters: a state's fingerprint, the fingerprinter's memos
 
 
 def assert_clean(source: str) -> None:
@@ -166,7 +167,7 @@ def test_expressions_independent_of_the_parameters_are_computed_before_the_loops
     # z's update reads nothing the action assigned before it: once per state, before the loop.
     # y's reads x, assigned just before: once per parameter value.
     assert head.count("% 7") == 1 and loop.count("% 7") == 1
-    assert model.next_states[0](next(model.init())) == [(0, 1, 1), (1, 2, 1), (2, 3, 1)]
+    assert next_states(model, 0, next(model.init())) == [(0, 1, 1), (1, 2, 1), (2, 3, 1)]
 
 
 def test_an_expression_that_may_fail_is_not_computed_before_the_guards():

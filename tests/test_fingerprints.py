@@ -1,7 +1,9 @@
 """fingerprints.py and fingerprint storage: a real 64-bit fingerprint (soundness issue, item 1)
 with the same results as exact storage (issue 7)."""
 
+import functools
 import itertools
+import operator
 import subprocess
 import sys
 import textwrap
@@ -110,17 +112,34 @@ PINNED_STATE = 2523800740595754114
 @pytest.mark.parametrize("var_type, value", [
     (T.SeqT(INT), tuple(range(-5000, 5000))),
     (T.SetT(INT), frozenset(range(-5000, 5000))),
-    (T.MapT(INT, T.OptionT(INT)), (tuple(range(10000)), tuple(NONE if i % 3 else i for i in range(10000)))),
     (T.RecordT((("a", T.SeqT(T.SeqT(INT))), ("b", BOOL))), (tuple((i, -i) for i in range(9000)), True)),
+    (T.MapT(INT, T.SeqT(INT)), ((1, 2), (tuple(range(9000)), ()))),
 ])
 def test_large_values_are_hashed_in_pieces_as_if_at_once(var_type, value):
     from checker.fingerprints import _large, _MEMO_BYTES
 
     fingerprint = Fingerprinter([var_type])
-    assert fingerprint.raw((value,)) == slot_hash(0, encode(value, var_type))
-    assert len(encode(value, var_type)) > _MEMO_BYTES and not fingerprint.memos[0]  # not kept
-    tree = value if var_type == T.SeqT(INT) else None
-    assert tree is None or _large(tree)
+    if isinstance(var_type, T.MapT):  # entry by entry
+        entry = T.TupleT((var_type.key, var_type.value))
+        expected = functools.reduce(operator.xor, (slot_hash(0, encode(e, entry)) for e in zip(*value)))
+        assert fingerprint.raw((value,)) == expected
+        assert _large((value[0][0], value[1][0])) and len(fingerprint.entries[0]) == 1  # the small one is kept
+    else:
+        assert fingerprint.raw((value,)) == slot_hash(0, encode(value, var_type))
+        assert len(encode(value, var_type)) > _MEMO_BYTES and not fingerprint.memos[0]  # not kept
+
+
+def test_a_map_is_hashed_as_the_set_of_its_entries():
+    t = T.MapT(INT, T.SetT(INT))
+    fingerprint = Fingerprinter([t, t])
+    entry = T.TupleT((INT, T.SetT(INT)))
+    m = ((1, 2, 3), (frozenset(), frozenset({-1}), frozenset({2, 1})))
+    one = functools.reduce(operator.xor, (slot_hash(1, encode(e, entry)) for e in zip(*m)))
+    assert fingerprint.raw((((), ()), m)) == one
+    # maps as sets of entries: states differing in how entries are spread over two maps differ
+    maps = [tuple(zip(*c)) if c else ((), ()) for n in range(4) for c in itertools.combinations(
+        [(k, frozenset(v)) for k in range(3) for v in ((), (k,))], n) if len({k for k, _ in c}) == n]
+    assert distinct_fingerprints([t, t], itertools.product(maps, maps))
 
 
 def test_zero_is_never_a_fingerprint(monkeypatch):
@@ -176,8 +195,8 @@ def reachable(model, limit: int):
     for state in states:
         if len(states) >= limit:
             break
-        for nexts in model.next_states:
-            for succ in nexts(state):
+        for act in model.actions:
+            for _, succ in act(state):
                 if succ not in seen:
                     seen.add(succ)
                     states.append(succ)
@@ -186,21 +205,19 @@ def reachable(model, limit: int):
 
 @pytest.mark.parametrize("spec, variant", spec_runs())
 def test_successor_fingerprints_from_the_written_slots_are_the_whole_fingerprints(spec, variant):
-    # The explorers hash only the slots an action may write (codegen's analysis): check the
-    # analysis (every other slot keeps its value) and the incremental fingerprints on every spec.
+    # The generated successor functions hash only the slots an action may assign (codegen's
+    # analysis): check the analysis (every other slot keeps its value) and their fingerprints.
     model = build_model(read_source(str(SPECS / spec)), None, variant)
     fingerprint = Fingerprinter(model.var_types)
-    plans = [(nexts, writes, fingerprint.for_action(writes))
-             for nexts, writes in zip(model.next_states, model.action_writes)]
     for state in reachable(model, 400):
-        for nexts, writes, successors in plans:
+        for nexts, writes in zip(model.next_states, model.action_writes):
             try:
-                succs = nexts(state)
+                succs, fps = nexts(state, fingerprint.raw(state), fingerprint.memos, fingerprint.entries)
             except Exception:  # an evaluation error: the explorers stop there
                 continue
             for succ in succs:
                 assert all(succ[i] == state[i] for i in range(len(state)) if i not in writes)
-            assert successors(fingerprint(state), state, succs) == list(map(fingerprint, succs))
+            assert fps == list(map(fingerprint, succs))
 
 
 def summary(r):
@@ -253,8 +270,10 @@ def test_list_and_generator_forms_of_actions_agree():
     model = build_model(read_source(str(SPECS / "classic" / "ewd840.spec")))
     frontier = list(model.init())[:50]
     for state in frontier:
+        fingerprint = Fingerprinter(model.var_types)
         for act, nexts in zip(model.actions, model.next_states):
-            assert nexts(state) == [t for _, t in act(state)]
+            succs, fps = nexts(state, fingerprint.raw(state), fingerprint.memos, fingerprint.entries)
+            assert succs == [t for _, t in act(state)] and fps == list(map(fingerprint, succs))
 
 
 def test_queued_values_are_shared_and_pools_stay_bounded():
@@ -317,3 +336,36 @@ def test_giving_up_a_pool_changes_no_result(monkeypatch):
     fp, exact = (explore(model, Options(storage=s)) for s in (Storage.FINGERPRINT, Storage.EXACT))
     assert summary(fp) == summary(exact) and given_up == [()]  # and `shared`'s pool (an int) with it
     assert (fp.distinct_states, fp.states_generated) == (2 ** 10 * 7, 2 ** 10 * 7 * 10 + 1)
+
+
+def well_represented(v, t: T.Type) -> bool:
+    """Whether value `v` of type `t` uses exactly the run-time representation of runtime.py: bools
+    only where `t` says bool, ints (never bools) for ints, enum members and model values. Equal
+    values of two Python types (True == 1) encode, so fingerprint, differently."""
+    if isinstance(t, T.BoolT):
+        return type(v) is bool
+    if isinstance(t, (T.IntT, T.SortT)):
+        return type(v) is int
+    if isinstance(t, T.OptionT):
+        return v is NONE or well_represented(v, t.inner)
+    if isinstance(t, (T.SetT, T.SeqT)):
+        return isinstance(v, frozenset if isinstance(t, T.SetT) else tuple) and \
+            all(well_represented(x, t.element) for x in v)
+    if isinstance(t, T.MapT):
+        return all(well_represented(k, t.key) for k in v[0]) and all(well_represented(x, t.value) for x in v[1])
+    if isinstance(t, (T.TupleT, T.RecordT)):
+        parts = t.elements if isinstance(t, T.TupleT) else [f for _, f in t.fields]
+        return len(v) == len(parts) and all(map(well_represented, v, parts))
+    return isinstance(t, T.AnyT)
+
+
+def test_the_representation_check_sees_a_bool_for_an_int():
+    assert well_represented(((0, 1), (True, False)), T.MapT(T.INT, T.BOOL))
+    assert not well_represented(((False, True), (True, False)), T.MapT(T.INT, T.BOOL))
+
+
+@pytest.mark.parametrize("spec, variant", spec_runs())
+def test_every_reachable_state_is_well_represented(spec, variant):
+    model = build_model(read_source(str(SPECS / spec)), None, variant)
+    for state in reachable(model, 400):
+        assert all(map(well_represented, state, model.var_types)), state

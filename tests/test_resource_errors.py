@@ -15,9 +15,12 @@ import json
 import pytest
 
 from checker import cli
+from checker import types as T
 from checker.explore import Storage, _until_fault
+from checker.fingerprints import Fingerprinter
+from checker.runtime import Fault
 from checker.result import Verdict
-from tests.conftest import GROW, model_of, run
+from tests.conftest import GROW, model_of, next_states, run
 from tests.fuzzing import ALLOWED_EXITS, LOCATED_ERROR, check_outcome, run_cli
 
 STORAGES = [Storage.FINGERPRINT, Storage.EXACT]
@@ -116,9 +119,9 @@ def test_issue_8_limit_error_clears_the_frames_it_was_raised_through(small_range
     model = model_of(GROW)
     state = next(model.init())
     for _ in range(2):
-        state = model.next_states[0](state)[0]
+        state = next_states(model, 0, state)[0]
     try:
-        model.next_states[0](state)
+        next_states(model, 0, state)
     except MemoryError as exc:
         err = model.limit_error(exc, "computing action Grow")
         assert exc.__traceback__ is None
@@ -132,11 +135,12 @@ def test_issue_8_a_memory_error_need_not_happen_again_when_the_successors_are_li
         yield (), (1,)
         yield (), (2,)
 
+    fingerprint = Fingerprinter([T.INT])
     first = MemoryError()
-    succs, fault = _until_fault(act, (0,), first)
-    assert succs == [(1,), (2,)] and fault is first
+    succs, fps, fault = _until_fault(act, (0,), first, fingerprint)
+    assert succs == [(1,), (2,)] and fps == [fingerprint((1,)), fingerprint((2,))] and fault is first
     with pytest.raises(AssertionError):
-        _until_fault(act, (0,))
+        _until_fault(act, (0,), Fault("E401", 0), fingerprint)
 
 
 # ---------------------------------------------------------------- E406 with a position
