@@ -88,10 +88,10 @@ FINDINGS = {
         """, True),
 
 
-    # found by the oracle after the fixes (open): with --workers 2, 6 distinct states (TLC: 4).
-    # The initial map's key tuple (0, 1) of enum members is interned as the equal (False, True)
-    # of the hoisted {false, true}; equal states then encode, so fingerprint, differently in
-    # each worker's memo.
+    # found by the oracle after the fixes: with --workers 2, 6 distinct states (TLC: 4). The
+    # initial map's key tuple (0, 1) of enum members was interned as the equal (False, True) of
+    # the hoisted {false, true}; equal states then encoded, so fingerprinted, differently in
+    # each worker's memo (fixed in 396195f: key tuples are interned per key type).
     "bool_and_int_keys_are_equal_but_encode_apart": ("""
         enum Level { low, high }
         var x: map[Level, bool] = {low -> true, high -> true}
@@ -99,11 +99,9 @@ FINDINGS = {
             x[k] = e
         """, True),
 }
-OPEN = {"bool_and_int_keys_are_equal_but_encode_apart"}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="open finding"))
-                                  if n in OPEN else n for n in sorted(FINDINGS)])
+@pytest.mark.parametrize("name", sorted(FINDINGS))
 def test_finding_agrees_now(name):
     text, deadlock = FINDINGS[name]
     spec = GeneratedSpec(0, textwrap.dedent(text).lstrip(), deadlock, frozenset())
