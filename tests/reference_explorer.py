@@ -9,6 +9,7 @@ tests compare its counts with the fast explorer's on every spec.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations, product
 
 from checker import ir
@@ -124,7 +125,7 @@ class Interpreter:
             "domain": lambda: frozenset(a[0][0]), "append": lambda: a[0] + (a[1],),
             "range": lambda: frozenset(range(a[0], a[1] + 1)),
             "bigunion": lambda: frozenset(x for part in a[0] for x in part),
-            "item": lambda: a[0][e.info],
+            "item": lambda: a[0][e.info], "unwrap": lambda: a[0],
         }
         if op in simple:
             return simple[op]()
@@ -266,48 +267,97 @@ class TooLarge(Exception):
     pass
 
 
-def reference_counts(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200_000):
-    """(distinct, generated, depth, verdict) by naive BFS; verdict in ok/invariant/deadlock/constraint-free."""
+@dataclass(frozen=True)
+class Outcome:
+    """What the reference BFS found. verdict: ok, invariant, deadlock or error (an evaluation
+    error: a Fault, whatever its code). trace_length: states in the trace to the violation (the
+    deadlocked state, the state violating `invariant`, the state where the error happened)."""
+
+    verdict: str
+    distinct: int
+    generated: int
+    depth: int
+    trace_length: int | None = None
+    invariant: str | None = None
+
+
+def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200_000,
+                    invariants: tuple[str, ...] | None = None, legacy_constraints: bool = False) -> Outcome:
+    """A plain BFS with TLC's semantics (invariants: None for all, else the named ones).
+
+    As TLC: `generated` counts every initial state and every successor computed; a state not
+    seen before is checked against the invariants (in declaration order) when it is generated,
+    initial states included, whether or not it satisfies the state constraints; the
+    constraints only decide whether it is stored (counted in `distinct`) and explored. Successors
+    are checked one by one as they are computed, so that a violation in a successor is found
+    before an evaluation error in a later one (as TLC). A state with no successor at all is a
+    deadlock. `depth` is the deepest level of a stored state,
+    and 1 when the initial states are computed but none is stored (TLC's report).
+    Raises TooLarge past `limit` stored states.
+
+    `legacy_constraints` is tlacheck's semantics before it followed TLC (used only to triage
+    disagreements, tests/oracle/triage.py): states failing a constraint are not checked against
+    the invariants, and the depth is 0 when no initial state is stored."""
     it = Interpreter(spec)
-    invariants = spec.invariants
-    constraints = spec.constraints
+    checks = [p for p in spec.invariants if invariants is None or p.name in invariants]
+    seen: set = set()
+    frontier: list = []
+    generated = 0
+    depth = 1
 
     def in_model(s):
-        return all(it.ev(c.expr, s, {}) for c in constraints)
+        return all(it.ev(c.expr, s, {}) for c in spec.constraints)
 
-    def ok(s):
-        return all(it.ev(p.expr, s, {}) for p in invariants)
+    def violated(s):
+        if legacy_constraints and not in_model(s):
+            return None
+        return next((p.name for p in checks if not it.ev(p.expr, s, {})), None)
 
-    seen = set()
-    frontier = []
-    generated = 0
-    for s in it.initial_states():
-        generated += 1
-        if s in seen or not in_model(s):
-            continue
-        seen.add(s)
-        frontier.append(s)
-        if not ok(s):
-            return len(seen), generated, 1, "invariant"
-    level = 1
-    depth = 1 if frontier else 0  # the deepest level of any stored state
-    while frontier:
-        nxt = []
-        for s in frontier:
-            succs = list(it.successors(s))
-            if not succs and check_deadlock:
-                return len(seen), generated, depth, "deadlock"
-            for t in succs:
-                generated += 1
-                if t in seen or not in_model(t):
-                    continue
-                seen.add(t)
-                nxt.append(t)
-                depth = level + 1
-                if not ok(t):
-                    return len(seen), generated, depth, "invariant"
-            if len(seen) > limit:
-                raise TooLarge(len(seen))
-        level += 1
-        frontier = nxt
-    return len(seen), generated, depth, "ok"
+    try:
+        for s in it.initial_states():
+            generated += 1
+            if s in seen:
+                continue
+            bad = violated(s)
+            if bad is not None:
+                return Outcome("invariant", len(seen) + in_model(s), generated, 1, 1, bad)
+            if in_model(s):
+                seen.add(s)
+                frontier.append(s)
+        if legacy_constraints and not frontier:
+            depth = 0
+        level = 1
+        while frontier:
+            nxt = []
+            for s in frontier:
+                found = False
+                for t in it.successors(s):  # each checked as it is computed, before the next (as TLC)
+                    found = True
+                    generated += 1
+                    if t in seen:
+                        continue
+                    bad = violated(t)
+                    stored = in_model(t)
+                    if stored:
+                        seen.add(t)
+                        nxt.append(t)
+                        depth = level + 1
+                    if bad is not None:
+                        return Outcome("invariant", len(seen), generated, depth, level + 1, bad)
+                if not found and check_deadlock:
+                    return Outcome("deadlock", len(seen), generated, depth, level)
+                if len(seen) > limit:
+                    raise TooLarge(len(seen))
+            level += 1
+            frontier = nxt
+    except R.Fault:
+        return Outcome("error", len(seen), generated, depth)
+    return Outcome("ok", len(seen), generated, depth)
+
+
+def reference_counts(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200_000):
+    """(distinct, generated, depth, verdict) of reference_check; verdict ok, invariant or deadlock."""
+    out = reference_check(spec, check_deadlock, limit)
+    if out.verdict == "error":
+        raise R.Fault("E4xx", -1)
+    return out.distinct, out.generated, out.depth, out.verdict

