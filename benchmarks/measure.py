@@ -23,9 +23,12 @@ import threading
 import time
 
 from benchmarks.suite import by_name
-from checker.cli import read_source
-from checker.explore import Options, Storage, explore
-from checker.model import build_model
+
+from checker.app.cli import read_source
+from checker.compile.model import build_model
+from checker.engine.explore import explore
+from checker.engine.options import Options, Storage
+
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 

@@ -2,6 +2,7 @@
 
 import sys
 
-from checker.cli import main
+from checker.app.cli import main
+
 
 sys.exit(main())

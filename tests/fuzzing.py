@@ -1,6 +1,6 @@
 """Inputs and a harness for fuzzing `tlacheck check` (used by tests/test_fuzz.py and tests/test_security.py).
 
-`run_cli` runs `checker.cli.main(argv)` in a forked copy of the test process: the case
+`run_cli` runs `checker.app.cli.main(argv)` in a forked copy of the test process: the case
 cannot hang the test run (it is killed after CASE_SECONDS of wall-clock time) nor exhaust
 the machine's memory (the child's address space is capped), and a crash of the child is
 reported instead of taking pytest down. Where `fork` does not exist, it runs in-process.
@@ -27,8 +27,8 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
-import json
 import io
+import json
 import os
 import re
 import signal
@@ -41,7 +41,8 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from checker.cli import main
+from checker.app.cli import main
+
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,8 +122,8 @@ def run_cli(argv: list[str], cwd: Path, memory_bytes: int = MEMORY_BYTES) -> Out
 @functools.lru_cache(maxsize=None)
 def _warm_up() -> None:
     """Build the parsers once in this process, so that each forked child does not build them again."""
-    from checker.parser import parse, parse_expression
-    from checker.source import Source
+    from checker.lang.parser import parse, parse_expression
+    from checker.core.source import Source
 
     parse(Source("warm-up.spec", "var x: int = 0\n"))
     parse_expression(Source("-D", "1"))
@@ -245,7 +246,7 @@ def check_outcome(outcome: Outcome, data: bytes, extra: tuple[str, ...] = ()) ->
 # ---------------------------------------------------------------- the corpus
 
 def _grammar_literals() -> list[str]:
-    text = (ROOT / "checker" / "grammar.lark").read_text(encoding="utf-8")
+    text = (ROOT / "checker" / "lang" / "grammar.lark").read_text(encoding="utf-8")
     return sorted({m for m in re.findall(r'"([^"\\\n]+)"', text) if not m.startswith("[^")})
 
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from checker import ir
-from checker import runtime as R
-from checker import types as T
+from checker.core import runtime as R
+from checker.ir import nodes as ir
 
 
 class Interpreter:

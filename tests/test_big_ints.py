@@ -13,13 +13,14 @@ import sys
 
 import pytest
 
-from checker import types as T
-from checker.cli import main
-from checker.render import state_id
-from checker.report import format_trace
-from checker.result import Step, Trace
-from checker.values import format_int, format_value, int_from_text, int_text, json_int, to_json
+from checker.app.cli import main
+from checker.core import types as T
+from checker.core.result import Step, Trace
+from checker.core.values import format_int, format_value, int_from_text, int_text, json_int, to_json
+from checker.output.render import state_id
+from checker.output.report import format_trace
 from tests.conftest import model_of
+
 
 BIG = 3 ** (2 ** 14)  # 3 squared 14 times: 7,818 digits
 BIG_TEXT = "1427701207893295…5237968953671681 (7,818 digits)"

@@ -9,9 +9,10 @@ import re
 
 import pytest
 
-from checker.cli import read_source
-from checker.verify import verify_source
+from checker.app.cli import read_source
+from checker.app.verify import verify_source
 from tests.conftest import ROOT
+
 
 PAGES = sorted((ROOT / "docs" / "case-studies").glob("*.md"))
 

@@ -8,11 +8,13 @@ import json
 
 import pytest
 
-from checker.cli import read_source
-from checker.explore import Options, explore
-from checker.model import build_model
-from checker.result import Verdict
+from checker.app.cli import read_source
+from checker.compile.model import build_model
+from checker.core.result import Verdict
+from checker.engine.explore import explore
+from checker.engine.options import Options
 from tests.conftest import REFERENCE, SPECS
+
 
 # port file -> (module, cfg) in expected.json
 PORTS = {

@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from checker.cli import main
+from checker.app.cli import main
 from tests.conftest import ROOT, SPECS
+
 
 DIEHARD = str(SPECS / "classic" / "diehard.spec")
 TWO_PHASE = str(SPECS / "classic" / "two_phase.spec")
@@ -163,7 +164,7 @@ def test_python_dash_m_and_pythonhashseed_determinism():
 def test_issue_8_render_does_not_write_an_image_through_a_planted_symlink(tmp_path, capsys):
     """The image used to be written to `<dot path>.with_suffix(".svg")` without the check the
     .dot gets, so a symlink planted in the output directory redirected it outside."""
-    from checker.render import dot_available
+    from checker.output.render import dot_available
 
     if not dot_available():
         pytest.skip("needs Graphviz's `dot` to write an image")
@@ -195,7 +196,7 @@ def test_workers_that_cannot_be_used_are_reported(args, reason, capsys):
 
 
 def test_workers_auto_is_one_per_core(capsys, monkeypatch):
-    import checker.cli as cli
+    import checker.app.cli as cli
 
     seen = []
     real = cli.explore

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from checker import codegen
-from checker.cli import main, read_source
-from checker.errors import UsageError
-from checker.model import build_model
+from checker.app.cli import main, read_source
+from checker.compile import codegen
+from checker.compile.model import build_model
+from checker.core.errors import UsageError
 from tests.conftest import SPECS, model_of, next_states, run
+
 
 GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|n|t|inv|con|reach|tp|td|fb)\d+|fa\d+_\d+)$")
 ALLOWED_NAMES = (set(keyword.kwlist) | set(codegen.RUNTIME_NAMES)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from checker.cli import main
+from checker.app.cli import main
+
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "language.md"
 DIRECTIVE = re.compile(r"^<!-- (args|exit): (.*?) -->$")

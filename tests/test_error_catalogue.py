@@ -38,8 +38,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from checker.cli import main
+from checker.app.cli import main
 from tests.conftest import ROOT
+
 
 CATALOGUE = ROOT / "docs" / "errors.md"
 CHECKER = ROOT / "checker"
@@ -134,7 +135,7 @@ def parse_catalogue(text: str) -> tuple[dict[str, str], list[Example]]:
 def codes_in_source() -> set[str]:
     """Every diagnostic code written as a string literal in checker/*.py."""
     codes = set()
-    for path in CHECKER.glob("*.py"):
+    for path in CHECKER.rglob("*.py"):
         codes.update(_CODE_LITERAL.findall(path.read_text(encoding="utf-8")))
     return codes
 

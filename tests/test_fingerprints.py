@@ -10,13 +10,15 @@ import textwrap
 
 import pytest
 
-from checker import types as T
-from checker.cli import read_source
-from checker.explore import Options, Storage, explore
-from checker.fingerprints import Fingerprinter, FingerprintSet, collision_probability, encode, slot_hash
-from checker.model import build_model
-from checker.runtime import NONE, keys_tuple
+from checker.app.cli import read_source
+from checker.compile.model import build_model
+from checker.core import types as T
+from checker.core.runtime import NONE, keys_tuple
+from checker.engine.explore import explore
+from checker.engine.fingerprints import Fingerprinter, FingerprintSet, collision_probability, encode, slot_hash
+from checker.engine.options import Options, Storage
 from tests.conftest import ROOT, SPECS, model_of, spec_runs
+
 
 INT, BOOL = T.INT, T.BOOL
 INTS = range(-2**16, 2**16 + 1)
@@ -116,7 +118,7 @@ PINNED_STATE = 2523800740595754114
     (T.MapT(INT, T.SeqT(INT)), ((1, 2), (tuple(range(9000)), ()))),
 ])
 def test_large_values_are_hashed_in_pieces_as_if_at_once(var_type, value):
-    from checker.fingerprints import _large, _MEMO_BYTES
+    from checker.engine.fingerprints import _large, _MEMO_BYTES
 
     fingerprint = Fingerprinter([var_type])
     if isinstance(var_type, T.MapT):  # entry by entry
@@ -175,9 +177,9 @@ def test_collision_probability_is_tlcs_optimistic_estimate():
 
 def test_fingerprints_do_not_depend_on_the_hash_seed():
     code = textwrap.dedent("""
-        from checker.cli import read_source
-        from checker.fingerprints import Fingerprinter
-        from checker.model import build_model
+        from checker.app.cli import read_source
+        from checker.engine.fingerprints import Fingerprinter
+        from checker.compile.model import build_model
         m = build_model(read_source("specs/notify_race.spec"))
         f = Fingerprinter(m.var_types)
         s = next(m.init())
@@ -258,7 +260,7 @@ def test_fingerprint_and_exact_storage_agree_on_evaluation_errors(extra):
 
 
 def test_summary_reports_the_collision_probability(capsys):
-    from checker.cli import main
+    from checker.app.cli import main
 
     assert main(["check", str(SPECS / "classic" / "two_phase.spec"), "--quiet"]) == 0
     assert "probability of a collision" in capsys.readouterr().out
@@ -278,8 +280,9 @@ def test_list_and_generator_forms_of_actions_agree():
 
 def test_queued_values_are_shared_and_pools_stay_bounded():
     # 40 x 1,000 states: the variable `n` takes more distinct values than a pool keeps
-    # (explore._POOL_LIMIT), so its pool is emptied during the search; `m` repeats its values.
-    from checker import explore as explore_module
+    # (pools.POOL_LIMIT), so its pool is emptied during the search; `m` repeats its values.
+    from checker.engine import pools
+
     model = model_of(textwrap.dedent("""
         var n: int = 0
         var m: map[int, int] = {i -> 0 for i in 0..1}
@@ -290,28 +293,28 @@ def test_queued_values_are_shared_and_pools_stay_bounded():
             m[i] = (m[i] + 1) % 3
         invariant Small: m[0] < 3 and n <= 40000
         """))
-    assert explore_module._POOL_LIMIT < 40001
+    assert pools.POOL_LIMIT < 40001
     exact = explore(model, Options(storage=Storage.EXACT))
     assert summary(explore(model, Options())) == summary(exact)
     assert exact.distinct_states == 40001 * 9
 
 
 def test_a_pool_of_queued_values_that_rarely_repeat_is_given_up():
-    from checker.explore import _POOL_WINDOW, _Pools
+    from checker.engine.pools import POOL_WINDOW, ValuePools
 
     model = model_of("""
         var fresh: seq[int] = []
         var count: int = 0
         var few: set[int] = {}
     """)
-    pools = _Pools(model)
+    pools = ValuePools(model)
     assert pools.share is None  # every pool, in C
-    for i in range(_POOL_WINDOW):
+    for i in range(POOL_WINDOW):
         pools.pools[0].setdefault((i,), (i,))  # always new
         pools.pools[1].setdefault(i % 7, i % 7)
         pools.pools[2].setdefault(frozenset({i % 5}), frozenset({i % 5}))
-    assert not pools.review(_POOL_WINDOW - 1) and pools.share is None
-    assert pools.review(_POOL_WINDOW)
+    assert not pools.review(POOL_WINDOW - 1) and pools.share is None
+    assert pools.review(POOL_WINDOW)
     # `fresh` goes, and `count` with it (an int: Python shares small ints already); `few` stays
     assert pools.share == (2,) and pools.pools[:2] == [None, None]
 
@@ -319,19 +322,19 @@ def test_a_pool_of_queued_values_that_rarely_repeat_is_given_up():
 def test_giving_up_a_pool_changes_no_result(monkeypatch):
     # flags with 10 processes: 1,024 maps of flags, each in 7 states; a pool bounded to 128 of them
     # keeps losing them, so it is given up (flags_16's 65,536 maps do that to the usual bound)
-    import checker.explore as E
+    from checker.engine import pools as E
 
-    monkeypatch.setattr(E, "_POOL_LIMIT", 128)
-    monkeypatch.setattr(E, "_POOL_WINDOW", 512)
+    monkeypatch.setattr(E, "POOL_LIMIT", 128)
+    monkeypatch.setattr(E, "POOL_WINDOW", 512)
     given_up = []
-    review = E._Pools.review
+    review = E.ValuePools.review
 
     def spy(self, stored):
         changed = review(self, stored)
         given_up.extend([self.share] if changed else [])
         return changed
 
-    monkeypatch.setattr(E._Pools, "review", spy)
+    monkeypatch.setattr(E.ValuePools, "review", spy)
     model = build_model(read_source(str(ROOT / "benchmarks" / "models" / "flags.spec")), {"N": "10"})
     fp, exact = (explore(model, Options(storage=s)) for s in (Storage.FINGERPRINT, Storage.EXACT))
     assert summary(fp) == summary(exact) and given_up == [()]  # and `shared`'s pool (an int) with it

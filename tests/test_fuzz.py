@@ -33,8 +33,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from checker.parser import MAX_NESTING
+from checker.lang.parser import MAX_NESTING
 from tests.fuzzing import (ALLOWED_EXITS, CASE_SECONDS, EXPLORED, SpecGen, check_outcome, check_spec,
+
+
                            check_storages_agree, corpus, grammar_specs, known_open, mutated, token_soup)
 
 CAMPAIGN = int(os.environ.get("TLACHECK_FUZZ_EXAMPLES", "0"))
@@ -211,7 +213,7 @@ def test_the_storage_comparison_fails_on_a_broken_fingerprint(workdir, monkeypat
     """Soundness issue, item 4: the comparison that every explored fuzz input goes through can
     fail. A fingerprint that collides for every state (forked runs inherit the patch) merges all
     states, which exact storage does not."""
-    from checker import fingerprints
+    from checker.engine import fingerprints
 
     data = b"var x: 0..5 = 0\naction Inc:\n    require x < 5\n    x = x + 1\n"
     assert check_spec(data, workdir).code == 11

@@ -8,13 +8,14 @@ import json
 import jsonschema
 import pytest
 
-from checker import itf
-from checker.cli import main, read_source
-from checker.explore import explore
-from checker.model import build_model
-from checker.result import Step, Trace
-from checker.runtime import NONE
+from checker.app.cli import main, read_source
+from checker.compile.model import build_model
+from checker.core.result import Step, Trace
+from checker.core.runtime import NONE
+from checker.engine.explore import explore
+from checker.output import itf
 from tests.conftest import ROOT, SPECS, model_of
+
 
 SCHEMA = json.loads((ROOT / "tests" / "data" / "itf.schema.json").read_text())
 DIEHARD = str(SPECS / "classic" / "diehard.spec")

@@ -9,10 +9,12 @@ import sys
 
 import pytest
 
-from checker import cli
-from checker.cli import main
-from checker.explore import explore, memory_estimate
+from checker.app import cli
+from checker.app.cli import main
+from checker.engine.explore import explore
+from checker.engine.limits import memory_estimate
 from tests.conftest import ROOT
+
 
 ENDLESS = "var x: int = 0\nvar y: int = 0\naction A:\n    x = x + 1\naction B:\n    y = y + 1\n"
 
@@ -84,7 +86,7 @@ def test_a_second_ctrl_c_quits_at_once():
     rebuilt, one long operation of Python), the second one ends the process at once. Here the
     work in progress ignores the request, as those do."""
     script = ("import threading\n"
-              "from checker.cli import _stop_on_signals\n"
+              "from checker.app.cli import _stop_on_signals\n"
               "stop = threading.Event()\n"
               "with _stop_on_signals(stop):\n"
               "    print('ready', flush=True)\n"
@@ -140,7 +142,7 @@ def test_issue_8_memory_estimate_stays_quiet_when_the_search_winds_down_or_knows
 
 def baseline_mb():
     """Resident memory of a fresh tlacheck process before it explores (Linux only)."""
-    probe = subprocess.run([sys.executable, "-c", "import checker.cli\nfrom checker.explore import resident_mb\n"
+    probe = subprocess.run([sys.executable, "-c", "import checker.app.cli\nfrom checker.engine.limits import resident_mb\n"
                             "print(resident_mb())"], capture_output=True, text=True, cwd=ROOT, check=True)
     value = probe.stdout.strip()
     if value == "None":

@@ -5,19 +5,17 @@ transition of the model, the loop must close, the behaviour must be fair, and
 the property must be false on it.
 """
 
-import re
-
 import pytest
 
-from checker.cli import read_source
-from checker.explore import explore
-from checker.model import build_model
-from checker.result import Verdict
+from checker.app.cli import read_source
+from checker.compile.model import build_model
+from checker.core.result import Verdict
+from checker.engine.explore import explore
 from tests.conftest import SPECS, model_of
 
 
 def check(text: str, **opts):
-    from checker.explore import Options
+    from checker.engine.options import Options
 
     model = model_of(text)
     return model, explore(model, Options(**opts))
@@ -147,7 +145,7 @@ MUTEX = """
 def test_mutex_without_fairness_starves():
     model, r = check(MUTEX + "invariant Dummy: true\n")
     model = model_of(MUTEX)
-    r = explore(model, __import__("checker.explore", fromlist=["Options"]).Options(invariants=()))
+    r = explore(model, __import__("checker.engine.options", fromlist=["Options"]).Options(invariants=()))
     assert r.verdict == Verdict.LIVENESS_VIOLATED
     cycle = replay_lasso(model, r.violation.trace)
     assert all(model.format_state(s)["pc"] != "" for s in cycle)
@@ -155,7 +153,7 @@ def test_mutex_without_fairness_starves():
 
 @pytest.mark.parametrize("strength, verdict", [("weak", Verdict.LIVENESS_VIOLATED), ("strong", Verdict.OK)])
 def test_mutex_weak_fairness_starves_strong_does_not(strength, verdict):
-    from checker.explore import Options
+    from checker.engine.options import Options
 
     model = model_of(MUTEX + f"fair {strength} Request(p) or Enter(p) or Leave(p) for p in P\n")
     r = explore(model, Options(invariants=()))
@@ -245,7 +243,7 @@ def test_unreachable_check_fails():
 
 
 def test_unsupported_formula_is_a_spec_error():
-    from checker.errors import SpecError
+    from checker.core.errors import SpecError
 
     with pytest.raises(SpecError) as info:
         model = model_of(TOGGLE + "property Weird: not always x == 0\n")
@@ -271,7 +269,7 @@ CLASSIC = [
 
 @pytest.mark.parametrize("port, deadlock, properties", CLASSIC)
 def test_classic_properties_hold_as_tlc_says(port, deadlock, properties):
-    from checker.explore import Options
+    from checker.engine.options import Options
 
     model = build_model(read_source(str(SPECS / "classic" / port)))
     assert sorted(p.name for p in model.spec.properties) == sorted(properties)
@@ -290,8 +288,8 @@ def without_fairness(text: str, keep=lambda line: False) -> str:
     ("ewd840.spec", False, "fair weak", "Liveness"),
 ])
 def test_removing_fairness_yields_a_replayable_lasso(tmp_path, port, deadlock, drop, expect):
-    from checker.explore import Options
-    from checker.source import Source
+    from checker.engine.options import Options
+    from checker.core.source import Source
 
     text = (SPECS / "classic" / port).read_text()
     text = "\n".join(line for line in text.splitlines() if not line.startswith(drop)) + "\n"
@@ -304,8 +302,7 @@ def test_removing_fairness_yields_a_replayable_lasso(tmp_path, port, deadlock, d
 
 def test_weakening_allocate_to_weak_fairness_breaks_obtain():
     """TLC: ClientsWillObtain needs *strong* fairness of Allocate."""
-    from checker.explore import Options
-    from checker.source import Source
+    from checker.core.source import Source
 
     text = (SPECS / "classic" / "simple_allocator.spec").read_text().replace("fair strong Allocate", "fair weak Allocate")
     model = build_model(Source("a.spec", text))
@@ -316,7 +313,7 @@ def test_weakening_allocate_to_weak_fairness_breaks_obtain():
 
 def test_lasso_output_is_deterministic():
     text = MUTEX + "fair weak Request(p) or Enter(p) or Leave(p) for p in P\n"
-    from checker.explore import Options
+    from checker.engine.options import Options
 
     a = explore(model_of(text), Options(invariants=())).violation.trace
     b = explore(model_of(text), Options(invariants=())).violation.trace
@@ -341,10 +338,11 @@ RING = """
 
 def explored(text):
     """The model and its explored graph, as the explorer hands them to the liveness checker."""
-    from checker.explore import Options, _Explorer
+    from checker.engine.bfs import Explorer
+    from checker.engine.options import Options
 
     model = model_of(text)
-    explorer = _Explorer(model, Options(), None, 5.0)
+    explorer = Explorer(model, Options(), None, 5.0)
     assert explorer.run().verdict == Verdict.OK
     return model, (explorer.graph, explorer.states, explorer.parents, explorer.depths)
 
@@ -352,7 +350,7 @@ def explored(text):
 def test_issue_8_liveness_checker_with_a_preset_stop_event_stops_at_once():
     import threading
 
-    from checker.liveness import Checker, Stopped
+    from checker.engine.liveness import Checker, Stopped
 
     model, graph = explored(RING)
     event = threading.Event()
@@ -363,7 +361,7 @@ def test_issue_8_liveness_checker_with_a_preset_stop_event_stops_at_once():
 
 
 def test_issue_8_liveness_checker_asks_while_it_evaluates_predicates():
-    from checker.liveness import Checker, Stopped
+    from checker.engine.liveness import Checker, Stopped
 
     model, graph = explored(RING)
     calls = []
@@ -387,7 +385,7 @@ def test_issue_8_liveness_checker_asks_while_it_evaluates_predicates():
 def test_issue_8_explore_reports_undecided_properties_when_stopped_in_the_liveness_phase():
     import threading
 
-    from checker.explore import Options
+    from checker.engine.options import Options
 
     event = threading.Event()
     event.set()  # a search this small never asks; the liveness phase asks first thing

@@ -10,12 +10,13 @@ import textwrap
 
 import pytest
 
-from checker.source import Source
-from checker.model import build_model
+from checker.compile.model import build_model
+from checker.core.source import Source
 from tests.oracle import tlc
 from tests.oracle.compare import check_seed, check_spec, run_reference
 from tests.oracle.generate import GeneratedSpec, generate
 from tests.oracle.tla import translate
+
 
 REFERENCE_SEEDS = range(1, 151)
 TLC_SEEDS = range(1, 16)

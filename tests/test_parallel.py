@@ -11,14 +11,16 @@ import textwrap
 
 import pytest
 
-from checker.cli import EXIT_INTERNAL, main, read_source
-from checker.explore import Options, Storage, explore
-from checker.model import build_model
-from checker.result import Verdict
-from checker import parallel
-from checker.parallel import Coordinator
+from checker.app.cli import EXIT_INTERNAL, main, read_source
+from checker.compile.model import build_model
+from checker.core.result import Verdict
+from checker.engine import parallel
+from checker.engine.explore import explore
+from checker.engine.options import Options, Storage
+from checker.engine.parallel import Coordinator
 from tests.conftest import GROW, ROOT, SPECS, fail_ranges, model_of, spec_runs
 from tests.fuzzing import run_cli
+
 
 pytestmark = pytest.mark.skipif(not Coordinator.available(), reason="needs the fork start method")
 
@@ -200,23 +202,23 @@ def test_the_shared_table_grows(monkeypatch):
 
 
 def test_the_workers_pools_are_reviewed_between_states(monkeypatch):
-    """A worker interns the values an action writes (explore._Pools). Here every state is a
+    """A worker interns the values an action writes (pools.ValuePools). Here every state is a
     review, and windows and bounds are tiny, so pools are emptied and given up (the counter's
     values never repeat) in the middle of a level: the results stay those of one process."""
-    from checker import explore as explore_module
+    from checker.engine import pools as pools
 
     monkeypatch.setattr(parallel, "_HALT_EVERY", 0)
-    monkeypatch.setattr(explore_module, "_POOL_WINDOW", 4)
-    monkeypatch.setattr(explore_module, "_POOL_LIMIT", 8)
+    monkeypatch.setattr(pools, "POOL_WINDOW", 4)
+    monkeypatch.setattr(pools, "POOL_LIMIT", 8)
     dropped = []
-    review = explore_module._Pools.review
+    review = pools.ValuePools.review
 
     def spy(self, stored):
         changed = review(self, stored)
         dropped.append(changed)
         return changed
 
-    monkeypatch.setattr(explore_module._Pools, "review", spy)
+    monkeypatch.setattr(pools.ValuePools, "review", spy)
     text = ("var n: int = 0\nvar log: seq[0..3] = []\nvar seen: set[0..3] = {}\n"
             "action Step(k in 0..3):\n    require n < 6\n    n = n + 1\n    log = log + [k]\n"
             "    seen = seen | {k}\n")

@@ -5,10 +5,10 @@ import dataclasses
 import pytest
 from lark import Token, Tree
 
-from checker import syntax as S
-from checker.errors import SpecError
-from checker.parser import parse, parse_expression
-from checker.source import Source
+from checker.core.errors import SpecError
+from checker.core.source import Source
+from checker.lang import syntax as S
+from checker.lang.parser import parse, parse_expression
 from tests.conftest import spec_error
 
 
@@ -185,7 +185,7 @@ def test_huge_integer_literal_is_an_error():
                                             ("f(", ")"), ("set[", "]")])
 def test_issue_8_deep_nesting_is_e007_not_a_recursion_error(opener, closer):
     """Nesting past MAX_NESTING used to end in RecursionError (an internal error)."""
-    from checker.parser import MAX_NESTING
+    from checker.lang.parser import MAX_NESTING
 
     for depth in (MAX_NESTING + 1, 20_000):
         text = f"const C: {opener * depth}int{closer * depth} = 1\n" if opener == "set[" else \
@@ -196,7 +196,7 @@ def test_issue_8_deep_nesting_is_e007_not_a_recursion_error(opener, closer):
 
 
 def test_issue_8_nesting_just_under_the_limit_parses():
-    from checker.parser import MAX_NESTING
+    from checker.lang.parser import MAX_NESTING
 
     parse_text("var x: int = " + "-" * (MAX_NESTING - 5) + "1\n")
 

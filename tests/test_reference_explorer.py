@@ -3,14 +3,16 @@ on every spec and variant in specs/, and on small hand-written specs."""
 
 import pytest
 
-from checker.cli import read_source
-from checker.explore import Options, explore
-from checker.model import build_model
-from checker.parser import parse
-from checker.result import Verdict
-from checker.variants import BASE, variants
+from checker.app.cli import read_source
+from checker.compile.model import build_model
+from checker.core.result import Verdict
+from checker.engine.explore import explore
+from checker.engine.options import Options
+from checker.lang.parser import parse
+from checker.lang.variants import BASE, variants
 from tests.conftest import SPECS, model_of
 from tests.reference_explorer import TooLarge, reference_counts
+
 
 # The interpreter is slow on purpose; larger models are compared by the TLC oracle instead.
 LIMIT = 6000

@@ -11,13 +11,17 @@ import sys
 
 import pytest
 
-from checker import artefacts, render, stategraph
-from checker.cli import main, read_source
-from checker.errors import UsageError
-from checker.explore import Options, explore
-from checker.model import build_model
-from checker.result import Step, Trace, Violation
+from checker.app.cli import main, read_source
+from checker.compile.model import build_model
+from checker.core.errors import UsageError
+from checker.core.result import Step, Trace, Violation
+from checker.engine import stategraph
+from checker.engine.explore import explore
+from checker.engine.options import Options
+from checker.output import artefacts
+from checker.output import render
 from tests.conftest import ROOT, SPECS, model_of
+
 
 GOLDEN = ROOT / "tests" / "golden" / "render"
 DIEHARD = str(SPECS / "classic" / "diehard.spec")

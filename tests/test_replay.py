@@ -4,16 +4,18 @@ import json
 
 import pytest
 
-from checker import savedtrace
-from checker.cli import main
-from checker.explore import Options, explore
-from checker.itf import trace_itf
-from checker.model import build_model
-from checker.replay import Outcome, replay
-from checker.report import result_json
-from checker.result import Step, Trace
-from checker.source import Source
+from checker.app.cli import main
+from checker.compile.model import build_model
+from checker.core.result import Step, Trace
+from checker.core.source import Source
+from checker.engine.explore import explore
+from checker.engine.options import Options
+from checker.output import savedtrace
+from checker.output.itf import trace_itf
+from checker.output.replay import Outcome, replay
+from checker.output.report import result_json
 from tests.conftest import SPECS
+
 
 DIEHARD_TEXT = (SPECS / "classic" / "diehard.spec").read_text()
 
@@ -270,7 +272,7 @@ def test_cli_rejects_files_that_are_not_traces(tmp_path, capsys):
 
 
 def _trace_json(model, trace):
-    from checker.report import trace_json
+    from checker.output.report import trace_json
 
     return trace_json(model, trace)
 

@@ -9,12 +9,13 @@ import json
 
 import pytest
 
-from checker import replay as replay_module
-from checker.cli import main
-from checker.model import build_model
-from checker.replay import Outcome, replay
-from checker.savedtrace import load
-from checker.source import Source
+from checker.app.cli import main
+from checker.compile.model import build_model
+from checker.core.source import Source
+from checker.output import replay as replay_module
+from checker.output.replay import Outcome, replay
+from checker.output.savedtrace import load
+
 
 GROW = "var n: int = 1\naction Grow:\n    n = n * 1000\ninvariant Small: n < 1000000000\n"
 DEEP = "def depth(n: int) -> int: depth(n + 1)\n"

@@ -14,14 +14,16 @@ import json
 
 import pytest
 
-from checker import cli
-from checker import types as T
-from checker.explore import Storage, _until_fault
-from checker.fingerprints import Fingerprinter
-from checker.runtime import Fault
-from checker.result import Verdict
+from checker.app import cli
+from checker.core import types as T
+from checker.core.result import Verdict
+from checker.core.runtime import Fault
+from checker.engine.fingerprints import Fingerprinter
+from checker.engine.options import Storage
+from checker.engine.successors import until_fault
 from tests.conftest import GROW, model_of, next_states, run
 from tests.fuzzing import ALLOWED_EXITS, LOCATED_ERROR, check_outcome, run_cli
+
 
 STORAGES = [Storage.FINGERPRINT, Storage.EXACT]
 SMALL_MEMORY = 160 << 20
@@ -137,10 +139,10 @@ def test_issue_8_a_memory_error_need_not_happen_again_when_the_successors_are_li
 
     fingerprint = Fingerprinter([T.INT])
     first = MemoryError()
-    succs, fps, fault = _until_fault(act, (0,), first, fingerprint)
+    succs, fps, fault = until_fault(act, (0,), first, fingerprint)
     assert succs == [(1,), (2,)] and fps == [fingerprint((1,)), fingerprint((2,))] and fault is first
     with pytest.raises(AssertionError):
-        _until_fault(act, (0,), Fault("E401", 0), fingerprint)
+        until_fault(act, (0,), Fault("E401", 0), fingerprint)
 
 
 # ---------------------------------------------------------------- E406 with a position

@@ -25,12 +25,13 @@ import re
 
 import pytest
 
-from checker import artefacts
-from checker.model import build_model
-from checker.render import dot_available
-from checker.source import Source
+from checker.compile.model import build_model
+from checker.core.source import Source
+from checker.output import artefacts
+from checker.output.render import dot_available
 from tests.fuzzing import run_cli
 from tests.test_codegen import assert_clean
+
 
 MARK = "PWNED"
 

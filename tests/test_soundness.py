@@ -9,9 +9,10 @@ a closed pipe or a full disk) in tests/test_cli.py.
 
 import pytest
 
-from checker.explore import Options, Storage
-from checker.result import Verdict
+from checker.core.result import Verdict
+from checker.engine.options import Storage
 from tests.conftest import run
+
 
 MODES = [pytest.param({"storage": Storage.FINGERPRINT}, id="fingerprint"),
          pytest.param({"storage": Storage.EXACT}, id="exact"),
@@ -153,7 +154,7 @@ def test_soundness_4_depth_is_one_when_no_initial_state_is_stored(mode):
 
 
 def test_soundness_3_a_violated_always_property_is_reported_as_a_property():
-    from checker.report import format_result
+    from checker.output.report import format_result
 
     text = "var x: int = 0\naction A:\n    require x < 3\n    x = x + 1\nproperty P: always x < 2\n"
     model, r = run(text, check_deadlock=False)

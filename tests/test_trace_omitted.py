@@ -14,10 +14,13 @@ import json
 
 import pytest
 
-from checker import cli, explore
-from checker.report import format_result, result_json, trace_omitted
-from checker.result import Trace
+from checker.app import cli
+from checker.core.result import Trace
+from checker.engine import bfs
+from checker.engine.options import Storage
+from checker.output.report import format_result, result_json, trace_omitted
 from tests.conftest import GROW, run
+
 
 OMITTED = "The trace to the state where the error occurred could not be rebuilt: out of memory; it is left out."
 
@@ -63,13 +66,13 @@ def test_the_json_report_without_a_printable_trace_says_so(small_ranges, tmp_pat
     assert data["trace"] is None and data["trace_omitted"] == "out of memory"
 
 
-@pytest.mark.parametrize("storage", [explore.Storage.FINGERPRINT, explore.Storage.EXACT])
+@pytest.mark.parametrize("storage", [Storage.FINGERPRINT, Storage.EXACT])
 def test_the_explorer_marks_a_trace_it_could_not_rebuild(small_ranges, monkeypatch, storage):
     def out_of_memory(self, i):
         raise MemoryError
 
-    monkeypatch.setattr(explore._Explorer, "trace_to", out_of_memory)
-    monkeypatch.setattr(explore._FingerprintExplorer, "trace_to", out_of_memory)
+    monkeypatch.setattr(bfs.Explorer, "trace_to", out_of_memory)
+    monkeypatch.setattr(bfs.FingerprintExplorer, "trace_to", out_of_memory)
     model, r = run(GROW, storage=storage)
     assert r.error.code == "E411" and r.violation.trace.steps == ()
     assert OMITTED in format_result(model, r, "x.spec")

@@ -4,9 +4,9 @@ import dataclasses
 
 import pytest
 
-from checker import syntax as S
-from checker import types as T
-from checker.errors import UsageError
+from checker.core import types as T
+from checker.core.errors import UsageError
+from checker.lang import syntax as S
 from tests.conftest import model_of, spec_error
 
 
@@ -449,9 +449,9 @@ def nested_spec(shape: str, depth: int) -> str:
 
 def deepest(shape: str):
     """The parsed spec with `shape` nested as deep as the parser allows (E007 beyond), its source."""
-    from checker.errors import SpecError
-    from checker.parser import parse
-    from checker.source import Source
+    from checker.core.errors import SpecError
+    from checker.lang.parser import parse
+    from checker.core.source import Source
 
     lo, hi = 1, 100  # depth lo parses, hi does not (every level is at least one level of the tree)
     while hi - lo > 1:
@@ -478,7 +478,7 @@ def syntax_nodes(node) -> int:
 def test_soundness_6_type_checking_is_linear_in_the_nesting(shape, monkeypatch):
     import time
 
-    from checker import typecheck
+    from checker.lang import typecheck
 
     tree, source, depth = deepest(shape)
     assert depth >= 20  # the deepest the parser allows: 23 to 95 levels of the shape

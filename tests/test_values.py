@@ -1,9 +1,10 @@
 """values.py: display and JSON of values, guided by types."""
 
-from checker import types as T
-from checker.runtime import NONE
-from checker import values
-from checker.values import format_value, to_json
+from checker.core import types as T
+from checker.core import values
+from checker.core.runtime import NONE
+from checker.core.values import format_value, to_json
+
 
 RM = T.SortT("RM", ("r1", "r2"), "model")
 PHASE = T.SortT("Phase", ("idle", "busy"), "enum")

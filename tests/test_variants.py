@@ -2,10 +2,11 @@
 
 import pytest
 
-from checker.errors import UsageError
-from checker.parser import parse
-from checker.source import Source
-from checker.variants import apply_variant
+from checker.core.errors import UsageError
+from checker.core.source import Source
+from checker.lang.parser import parse
+from checker.lang.variants import apply_variant
+
 
 SPEC = """var x: int = 0
 action Inc:

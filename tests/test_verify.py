@@ -1,13 +1,13 @@
 """verify.py, `tlacheck verify` and the pytest plugin."""
 
 import json
-from pathlib import Path
 
 import pytest
 
-from checker.cli import main, read_source
-from checker.verify import verify_source
+from checker.app.cli import main, read_source
+from checker.app.verify import verify_source
 from tests.conftest import SPECS
+
 
 SPEC_FILES = sorted(str(p) for p in SPECS.glob("*.spec"))
 

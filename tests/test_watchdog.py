@@ -12,13 +12,15 @@ import time
 
 import pytest
 
-from checker import explore as explore_module
-from checker import watchdog
-from checker.explore import Options, Storage, explore
-from checker.model import build_model
-from checker.result import Verdict
-from checker.source import Source
+from checker.compile.model import build_model
+from checker.core.result import Verdict
+from checker.core.source import Source
+from checker.engine import bfs
+from checker.engine import watchdog
+from checker.engine.explore import explore
+from checker.engine.options import Options, Storage
 from tests.conftest import ROOT
+
 
 # Each expansion after the first few states runs for minutes on any machine (9*10^8 additions).
 SLOW = "all(i + j != x - 7 for i in 0..30000 for j in 0..30000)"
@@ -91,15 +93,15 @@ def test_a_violation_found_is_reported_even_if_the_limit_passes_while_its_trace_
         invariant Small: x < 4
         """)
     monkeypatch.setattr(watchdog, "TICK", 0.01)
-    real = explore_module._find_step
+    real = bfs.find_step
 
-    def slow_find_step(*args):  # keeps the generated code busy, under _find_step, past the deadline
+    def slow_find_step(*args):  # keeps the generated code busy, under find_step, past the deadline
         end = time.perf_counter() + 0.3
         while time.perf_counter() < end:
             step = real(*args)
         return step
 
-    monkeypatch.setattr(explore_module, "_find_step", slow_find_step)
+    monkeypatch.setattr(bfs, "find_step", slow_find_step)
     ticks = []
     monkeypatch.setattr(watchdog.Watchdog, "_in_step",
                         lambda self, frame, real=watchdog.Watchdog._in_step: ticks.append(real(self, frame)) or ticks[-1])

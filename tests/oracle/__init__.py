@@ -2,7 +2,7 @@
 
 - generate.py: a seeded generator of well-typed specs with small finite state spaces, which
   records the language features each spec uses;
-- tla.py: a translator of checked specs (checker.ir) to TLA+ with the same behaviours and the
+- tla.py: a translator of checked specs (checker.ir.nodes) to TLA+ with the same behaviours and the
   same counting as tlacheck, and tlc.py, which runs TLC on it and reads its report;
 - compare.py: one spec through tlacheck (exact storage, fingerprints, two workers), the
   reference explorer (tests/reference_explorer.py) and optionally TLC, classified as agree,
@@ -12,3 +12,4 @@
 
 tests/test_oracle.py runs a bounded slice in the test suite.
 """
+

@@ -2,7 +2,7 @@
 
 `check_seed(seed, tlc=...)` builds the spec of `seed` (tests/oracle/generate.py) and runs:
 
-- tlacheck in-process (checker.model.build_model, checker.explore.explore) with exact storage,
+- tlacheck in-process (checker.compile.model.build_model, checker.engine.explore.explore) with exact storage,
   fingerprint storage and `workers=2`, and the reference explorer (tests/reference_explorer.py),
   all on the safety part (invariants, constraints, deadlock). They explore in the same order,
   so they must agree on everything: verdict, distinct states, states generated, depth, trace
@@ -29,15 +29,17 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from checker.errors import SpecError
-from checker.explore import Options, Storage, explore
-from checker.model import Model, build_model
-from checker.result import Result, Verdict
-from checker.source import Source
+from checker.compile.model import Model, build_model
+from checker.core.errors import SpecError
+from checker.core.result import Result, Verdict
+from checker.core.source import Source
+from checker.engine.explore import explore
+from checker.engine.options import Options, Storage
 from tests.oracle import tlc as tlc_runner
 from tests.oracle.generate import GeneratedSpec, generate
 from tests.oracle.tla import Unsupported, translate
 from tests.reference_explorer import TooLarge, reference_check
+
 
 LIMIT = 3000  # distinct states: past this a spec is skipped
 TIME_LIMIT_S = 30.0

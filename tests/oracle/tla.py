@@ -1,4 +1,4 @@
-"""Translate a checked spec (checker.ir.Spec) into a TLA+ module and a TLC configuration.
+"""Translate a checked spec (checker.ir.nodes.Spec) into a TLA+ module and a TLC configuration.
 
 Guarantee: TLC, run on the translation, explores the same behaviours as tlacheck and counts
 them the same way, so that verdicts, distinct states, states generated and depths can be
@@ -40,10 +40,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker import ir
-from checker import types as T
-from checker.ir import function_reads
-from checker.runtime import NONE
+from checker.core import types as T
+from checker.core.runtime import NONE
+from checker.ir import nodes as ir
+from checker.ir.nodes import function_reads
+
 
 MODULE = "Oracle"
 

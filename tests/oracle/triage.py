@@ -4,7 +4,7 @@ Each test reproduces the bug's mechanism rather than matching text, so that a la
 evidence, not a guess:
 
 - "fingerprint collision": only fingerprint storage (one process or two workers) differs from
-  exact storage, and two reachable states have the same fingerprint (checker.fingerprints's,
+  exact storage, and two reachable states have the same fingerprint (checker.engine.fingerprints's,
   or CPython's hash() before it existed); "... with a state failing a constraint (workers)":
   only the workers differ, and a stored state shares its fingerprint with a generated state
   that fails a constraint; "equal states with different fingerprints (workers ...)": only the
@@ -22,11 +22,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from checker.model import Model, build_model
-from checker.runtime import EVAL_FAILURES
-from checker.source import Source
+from checker.compile.model import Model, build_model
+from checker.core.runtime import EVAL_FAILURES
+from checker.core.source import Source
 from tests.oracle.compare import LIMIT, Answer, Outcome, diff, run_tlacheck
 from tests.reference_explorer import reference_check
+
 
 _WITH = re.compile(r"^(\s*)with (.*):$")
 _BINDER = re.compile(r", (?=w\d+ in )")
@@ -108,7 +109,7 @@ def equal_states_apart(model: Model, states) -> bool:
     dictionaries can give a value the equal form of another type, which encodes differently.
     One process's memo of per-slot hashes (keyed by value) hides it; each worker has its own."""
     try:
-        from checker.fingerprints import Fingerprinter
+        from checker.engine.fingerprints import Fingerprinter
     except ImportError:
         return False
     by_value = {s: s for s in states}
@@ -125,10 +126,10 @@ def equal_states_apart(model: Model, states) -> bool:
 
 
 def _fingerprint(model: Model):
-    """The explorers' fingerprint function: checker.fingerprints.Fingerprinter where it exists,
+    """The explorers' fingerprint function: checker.engine.fingerprints.Fingerprinter where it exists,
     else CPython's hash() (the fingerprint before the soundness fixes)."""
     try:
-        from checker.fingerprints import Fingerprinter
+        from checker.engine.fingerprints import Fingerprinter
     except ImportError:
         return hash
     return Fingerprinter(model.var_types)

@@ -1,0 +1,912 @@
+"""The command line: the only module that prints, reads arguments or exits.
+
+Exit codes (docs/cli.md): 0 no error, 1 internal error, 2 usage error,
+3 spec error (syntax, names, types), 4 evaluation error, 5 stopped at a limit,
+6 an output could not be written, 10 an `expect` line does not hold, 11 deadlock,
+12 safety violation, 13 liveness violation, 14 a saved trace does not replay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import sys
+import threading
+
+from checker import __version__
+from checker.compile.model import build_model
+from checker.core.errors import Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
+from checker.core.result import Verdict
+from checker.core.source import Source
+from checker.engine.explore import explore, one_process_reason
+from checker.engine.options import Options, Progress, Storage
+from checker.output.artefacts import run_json
+from checker.output.report import errors_json, format_result
+
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_SPEC = 3
+EXIT_EVAL = 4
+EXIT_LIMIT = 5
+EXIT_OUTPUT = 6
+EXIT_VERIFY_FAILED = 10
+EXIT_NO_REPLAY = 14
+
+
+class OutputError(TlacheckError):
+    """The report, the JSON or an output file could not be written (a full disk, a read-only
+    folder): exit 6, with what could not be written and why."""
+
+    exit_code = EXIT_OUTPUT
+
+    def __init__(self, what: str, exc: OSError, verb: str = "write"):
+        self.message = f"cannot {verb} {what}: {exc.strerror or exc}"
+        super().__init__(self.message)
+
+
+class _Output:
+    """A standard stream as the commands write to it (main installs one for stdout and stderr).
+
+    When the reader of stdout goes away (`tlacheck check ... | head -1`: EPIPE), the rest of the
+    output is dropped without a word and the run ends as it would have, with its verdict's exit
+    code, so that a pipeline under `set -o pipefail` sees the verdict. Any other error writing
+    stdout (ENOSPC: a full disk) is an OutputError. Errors writing stderr are ignored: there is
+    nowhere left to report them. After an error the stream's descriptor is pointed at /dev/null,
+    so that the interpreter's last flush of what is still buffered cannot fail (which would
+    print a traceback and make the exit code 120)."""
+
+    def __init__(self, stream, what: str | None):
+        self.stream = stream
+        self.what = what  # None: errors are ignored
+        self.dropping = False
+
+    def write(self, text: str) -> int:
+        if not self.dropping:
+            self._attempt(self.stream.write, text)
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.dropping:
+            self._attempt(self.stream.flush)
+
+    def _attempt(self, operation, *args) -> None:
+        try:
+            operation(*args)
+        except OSError as exc:
+            self.dropping = True
+            self._to_devnull()
+            if self.what is not None and not isinstance(exc, BrokenPipeError):
+                raise OutputError(self.what, exc) from None
+
+    def _to_devnull(self) -> None:
+        try:
+            fd = self.stream.fileno()
+        except (AttributeError, OSError, ValueError):  # not a file descriptor (a test's capture)
+            return
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, fd)
+        finally:
+            os.close(null)
+
+    def __getattr__(self, name):  # encoding, isatty, fileno... of the stream itself
+        return getattr(self.stream, name)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors raise UsageError instead of exiting from deep inside."""
+
+    def error(self, message):
+        raise UsageError(message, self._did_you_mean(message) or f"run `{self.prog} --help` for the options")
+
+    def _did_you_mean(self, message: str) -> str | None:
+        """A did-you-mean hint for a misspelt command or option."""
+        import re
+
+        choice = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice:
+            close = suggest(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+            return f"did you mean `{close}`?" if close else None
+        unknown = re.match(r"unrecognized arguments: (.*)$", message)
+        if unknown:
+            options = {o for p in self._parsers() for a in p._actions for o in a.option_strings}
+            for word in unknown.group(1).split():
+                close = suggest(word.split("=")[0], options) if word.startswith("--") else None
+                if close:
+                    return f"did you mean `{close}`? (`{self.prog} --help` lists the options)"
+        return None
+
+    def _parsers(self):
+        yield self
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from sub._parsers()
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tlacheck", description="A TLA+-style explicit-state model checker.")
+    parser.add_argument("--version", action="version", version=f"tlacheck {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    check = sub.add_parser("check", help="explore every reachable state and check invariants and deadlock",
+                           description="Explore every reachable state of a spec breadth-first; report the "
+                                       "shortest trace to an invariant violation or a deadlock.")
+    check.add_argument("file", metavar="FILE", help="the .spec file")
+    check.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                       help="override a constant, e.g. -D N=4 or -D RM={r1,r2,r3,r4} (repeatable)")
+    check.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
+    check.add_argument("--no-deadlock", action="store_true", help="do not report states without successors")
+    check.add_argument("--invariant", metavar="NAME", action="append",
+                       help="check only this invariant (repeatable); default: all")
+    check.add_argument("--max-states", type=_positive_int, metavar="N", help="stop after N distinct states")
+    check.add_argument("--max-depth", type=_positive_int, metavar="N", help="stop after BFS depth N")
+    check.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="stop after this many seconds")
+    check.add_argument("--progress-every", type=_positive_float, metavar="SECONDS", default=5.0,
+                       help="seconds between progress lines on stderr (default 5)")
+    check.add_argument("--memory-limit", type=_positive_int, metavar="MB",
+                       help="stop when the process uses more than this much resident memory")
+    check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    check.add_argument("--workers", type=_workers, metavar="N", default=1,
+                       help="explore with N processes, or `auto`: one per core (same result as one; default 1)")
+    check.add_argument("--storage", choices=("fingerprint", "exact"), default="fingerprint",
+                       help="seen states as 64-bit fingerprints (default) or exactly (about 10x the memory)")
+    check.add_argument("--full-states", action="store_true",
+                       help="list every variable in every state of a trace (default: only the changed ones)")
+    check.add_argument("--variant", metavar="NAME", default="base",
+                       help="check this variant of the spec instead of the base spec")
+    check.add_argument("--render", metavar="DIR",
+                       help="write the counterexample as a Graphviz diagram (.dot and .svg) into DIR")
+    _add_render_options(check, "with --render")
+    check.add_argument("--itf", metavar="FILE", help="write the counterexample as an ITF trace (Apalache, Quint)")
+    verify = sub.add_parser("verify", help="check every variant of each spec against its `expect` lines",
+                            description="For each spec, explore the base spec and every variant named in an "
+                                        "`expect` line; print one table row per expectation.")
+    verify.add_argument("files", metavar="FILE", nargs="+", help=".spec files")
+    verify.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                        help="override a constant in every spec (repeatable)")
+    verify.add_argument("--json", action="store_true", help="print the rows as JSON")
+    prove = sub.add_parser("prove", help="decide the spec's theorems with Z3; compare functions between variants",
+                           description="Decide every theorem of a spec over its whole finite domain with Z3: "
+                                       "proved, refuted (with a counterexample) or unknown (timeout). "
+                                       "Exit 0 when all are proved, 12 when one is refuted, 5 when one is unknown.")
+    prove.add_argument("file", metavar="FILE", help="the .spec file")
+    prove.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                       help="override a constant (repeatable)")
+    prove.add_argument("--variant", metavar="NAME", default="base",
+                       help="prove the theorems of this variant instead of the base spec")
+    prove.add_argument("--theorem", metavar="NAME", action="append",
+                       help="decide only this theorem (repeatable); default: all")
+    prove.add_argument("--all", action="store_true",
+                       help="list every counterexample, as conditions with the number of inputs each covers")
+    prove.add_argument("--timeout", type=_positive_float, metavar="SECONDS", default=10.0,
+                       help="Z3 time budget per theorem (or for the whole --diff); default 10")
+    prove.add_argument("--diff", metavar="FUNC",
+                       help="instead of proving, show the inputs where FUNC differs between --variant and --against")
+    prove.add_argument("--against", metavar="VARIANT", help="the variant to compare with (for --diff)")
+    prove.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
+    _add_counterexample_commands(sub)
+    return parser
+
+
+def _add_render_options(p, needs: str) -> None:
+    suffix = f" ({needs})" if needs else ""
+    p.add_argument("--format", choices=("svg", "png"), default="svg", help=f"image format, default svg{suffix}")
+    p.add_argument("--swimlanes", action="store_true",
+                   help=f"also draw a swimlane diagram, one column per actor{suffix}")
+    p.add_argument("--changed-only", action="store_true",
+                   help=f"list only the variables each step changed (default when there are over 6){suffix}")
+    p.add_argument("--all-variables", action="store_true", help=f"list every variable in every state{suffix}")
+
+
+def _add_counterexample_commands(sub) -> None:
+    render = sub.add_parser("render", help="draw a saved counterexample (check --json output or ITF)",
+                            description="Draw a counterexample saved by `tlacheck check --json` (or an ITF trace) "
+                                        "as Graphviz diagrams. The spec is the one recorded in the trace, or --spec.")
+    render.add_argument("trace", metavar="TRACE", help="the saved .json or .itf.json file")
+    render.add_argument("--out", metavar="DIR", required=True, help="write the .dot and image files into DIR")
+    render.add_argument("--spec", metavar="FILE", help="the spec (default: the file recorded in the trace)")
+    render.add_argument("--variant", metavar="NAME", help="the variant (default: the one recorded in the trace)")
+    render.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                        help="override a constant (default: the overrides recorded in the trace)")
+    _add_render_options(render, "")
+    graph = sub.add_parser("graph", help="draw the whole reachable state graph of a small model",
+                           description="Draw every reachable state and transition, the counterexample (if any) "
+                                       "in bold red. Refuses models with more than --max-states states.")
+    graph.add_argument("file", metavar="FILE", help="the .spec file")
+    graph.add_argument("--out", metavar="DIR", required=True, help="write the .dot and image files into DIR")
+    graph.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                       help="override a constant (repeatable)")
+    graph.add_argument("--variant", metavar="NAME", default="base", help="draw this variant of the spec")
+    graph.add_argument("--format", choices=("svg", "png"), default="svg", help="image format, default svg")
+    graph.add_argument("--max-states", type=_positive_int, default=300, metavar="N",
+                       help="refuse graphs with more than N states (default 300)")
+    graph.add_argument("--no-deadlock", action="store_true", help="do not look for a deadlock to highlight")
+    replay = sub.add_parser("replay", help="re-execute a saved counterexample against a spec or a fixed variant",
+                            description="Re-execute a saved trace (check --json output or ITF) step by step. "
+                                        "Exit 0: it replays; exit 14: it does not (the report says at which step "
+                                        "and which guard or assignment is responsible).")
+    replay.add_argument("file", metavar="FILE", help="the .spec file")
+    replay.add_argument("trace", metavar="TRACE", help="the saved .json or .itf.json file")
+    replay.add_argument("--variant", metavar="NAME", default="base", help="replay against this variant")
+    replay.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                        help="override a constant (default: the overrides recorded in the trace)")
+    replay.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    cx = sub.add_parser("counterexamples", help="regenerate counterexamples/ from the specs' `expect` lines",
+                        description="For every `expect VARIANT violates NAME` and `expect VARIANT deadlocks` line "
+                                    "of the specs under SPECS, write the text trace, JSON, ITF, DOT and SVG into "
+                                    "OUT, mirroring the folders of SPECS. Files no longer produced are removed.")
+    cx.add_argument("specs", metavar="SPECS", nargs="?", default="specs", help="folder of specs (default specs)")
+    cx.add_argument("--out", metavar="DIR", default="counterexamples", help="output folder (default counterexamples)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, not {text}")
+    return value
+
+
+def _workers(text: str) -> int:
+    """`--workers N`, or `auto`: as many as the cores this process may run on (as TLC's)."""
+    if text == "auto":
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - not Linux
+            return max(1, os.cpu_count() or 1)
+    if not text.strip().lstrip("+-").isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number or `auto`, not {text!r}")
+    return _positive_int(text)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, not {text}")
+    return value
+
+
+def read_source(path: str) -> Source:
+    """Read a spec file. Unreadable files are usage errors; bytes that are not UTF-8 are spec errors."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a spec file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[:exc.start]
+        line = before.count(b"\n") + 1
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        src = Source(path, "")
+        raise SpecError.single("E006", f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x})",
+                               src.span(line, column), "save the file as UTF-8") from None
+    if "\x00" in text:
+        line = text[:text.index("\x00")].count("\n") + 1
+        raise SpecError.single("E006", "the file contains a NUL character", Source(path, text).span(line, 1),
+                               "spec files are plain text")
+    return Source(path, text.lstrip("\ufeff"))
+
+
+def parse_defines(defines: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in defines:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier() or not value.strip():
+            raise UsageError(f"-D {item}: expected NAME=VALUE", "for example -D N=3 or -D RM={r1,r2}")
+        if name in out:
+            raise UsageError(f"-D {name} is given twice")
+        out[name] = value.strip()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code. Never lets a Python traceback reach the user.
+
+    Output goes through _Output: a reader that closes stdout early does not change the exit
+    code; a report or JSON that cannot be written is exit 6, as an output file that cannot be."""
+    stdout, stderr = _Output(sys.stdout, "standard output"), _Output(sys.stderr, None)
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = stdout, stderr
+    try:
+        try:
+            return _run(argv)
+        finally:
+            stdout.flush()  # a full disk shows here, not in the interpreter's last flush
+    except OutputError as exc:
+        print(f"tlacheck: error: {exc.message}", file=stderr)
+        return EXIT_OUTPUT
+    finally:
+        stderr.flush()
+        sys.stdout, sys.stderr = streams
+
+
+def _run(argv: list[str] | None) -> int:
+    """main's command, each error rendered once with its exit code (OutputError: by main)."""
+    stdout, stderr = sys.stdout, sys.stderr
+    want_json = False
+    sources: dict[str, Source] = {}
+    try:
+        args = _build_parser().parse_args(argv)
+        want_json = getattr(args, "json", False)
+        if args.command is None:
+            _build_parser().print_help(stdout)
+            return EXIT_USAGE
+        return _COMMANDS[args.command](args, sources)
+    except OutputError:
+        raise
+    except SpecError as exc:
+        _report_diagnostics(exc.diagnostics, sources, want_json, getattr(exc, "path", None))
+        return EXIT_SPEC
+    except UsageError as exc:
+        diag = Diagnostic("usage", exc.message, None, exc.hint)
+        if want_json:
+            print(json.dumps(errors_json([diag], None, "usage_error"), indent=2), file=stdout)
+        print(f"tlacheck: error: {exc.message}", file=stderr)
+        if exc.hint:
+            print(f"  = hint: {exc.hint}", file=stderr)
+        return EXIT_USAGE
+    except EvalError as exc:
+        _report_diagnostics([exc.diagnostic()], sources, want_json, None, verdict="error")
+        return EXIT_EVAL
+    except TlacheckError as exc:  # pragma: no cover - every subclass is handled above
+        print(f"tlacheck: error: {exc}", file=stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("tlacheck: interrupted", file=stderr)
+        return EXIT_LIMIT
+    except MemoryError as exc:  # outside the spec's expressions (those are E411): reading, the explorer's tables
+        exc.__traceback__ = None  # free the frames' locals first: the message needs a little memory
+        diag = Diagnostic("out_of_memory", _OUT_OF_MEMORY, None, _OUT_OF_MEMORY_HINT)
+        if want_json:
+            print(json.dumps(errors_json([diag], None, "incomplete"), indent=2), file=stdout)
+        print(f"tlacheck: {_OUT_OF_MEMORY}", file=stderr)
+        print(f"  = hint: {_OUT_OF_MEMORY_HINT}", file=stderr)
+        return EXIT_LIMIT
+    except Exception as exc:  # an internal bug: say so plainly, without a traceback
+        print(f"tlacheck: internal error: {type(exc).__name__}: {exc}", file=stderr)
+        print("  = hint: this is a bug in tlacheck; please report it with the spec that triggered it",
+              file=stderr)
+        return EXIT_INTERNAL
+
+
+_OUT_OF_MEMORY = "out of memory: the run needs more memory than this process may use"
+_OUT_OF_MEMORY_HINT = ("make the model smaller (constants, --max-states, a state constraint) or allow more memory "
+                       "(ulimit -v)")
+
+
+def _report_diagnostics(diags, sources, want_json: bool, path, verdict: str = "error") -> None:
+    if want_json:
+        print(json.dumps(errors_json(diags, path, verdict), indent=2))
+    for d in diags:
+        print(d.render(sources), file=sys.stderr)
+
+
+def _progress(p: Progress) -> None:
+    if p.phase == "liveness":
+        print(f"progress: search complete ({p.distinct:,} distinct states, {p.generated:,} transitions); "
+              f"checking the temporal properties, {p.elapsed_s:,.0f} s so far", file=sys.stderr, flush=True)
+        return
+    rate = p.generated / p.elapsed_s if p.elapsed_s > 0 else 0
+    print(f"progress: {p.generated:,} generated, {p.distinct:,} distinct, {p.queue:,} on queue, "
+          f"depth {p.depth}, {rate:,.0f} states/s", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop: threading.Event):
+    """Ctrl-C or SIGTERM: ask the explorer to stop cleanly (summary, valid JSON, exit 5);
+    a second Ctrl-C quits at once."""
+
+    def handler(signum, frame):
+        if stop.is_set():
+            os._exit(130)
+        stop.set()
+        print("\ntlacheck: stopping (Ctrl-C again to quit at once)",
+              file=sys.stderr, flush=True)
+
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for sig in previous:
+            signal.signal(sig, handler)
+    except ValueError:  # not the main thread (e.g. inside a test runner thread): no handlers
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _check(args, sources: dict[str, Source]) -> int:
+    overrides = parse_defines(args.defines)
+    source = read_source(args.file)
+    sources[source.name] = source
+    model = build_model(source, overrides, args.variant)
+    if args.invariant:
+        known = [name for name, _ in model.invariants]
+        for name in args.invariant:
+            if name not in known:
+                from checker.core.errors import suggest
+
+                hint = suggest(name, known)
+                raise UsageError(f"--invariant {name}: the spec has no invariant named `{name}`",
+                                 f"did you mean `{hint}`?" if hint else f"invariants: {', '.join(known) or 'none'}")
+    for w in model.warnings:
+        print(w.render(sources), file=sys.stderr)
+    run_warnings: list[dict] = []
+
+    def memory_warning(estimate) -> None:
+        """The early memory estimate: once, on stderr (unless --quiet) and in the JSON."""
+        run_warnings.append({"code": None, "severity": "warning", "message": estimate.message(), "file": None,
+                             "line": None, "column": None, "hint": estimate.hint})
+        if not args.quiet:
+            print(f"tlacheck: warning: {estimate.message()}; {estimate.hint}", file=sys.stderr, flush=True)
+
+    options = Options(
+        check_deadlock=not args.no_deadlock,
+        max_states=args.max_states,
+        max_depth=args.max_depth,
+        time_limit=args.time_limit,
+        memory_limit_mb=args.memory_limit,
+        stop=threading.Event(),
+        warn=memory_warning,
+        invariants=tuple(args.invariant) if args.invariant else None,
+        workers=args.workers,
+        storage=Storage(args.storage),
+    )
+    single = one_process_reason(model, options) if options.workers > 1 else None
+    if single is not None:
+        message = f"--workers {options.workers} has no effect on this run: {single}"
+        run_warnings.append({"code": None, "severity": "warning", "message": message, "file": None,
+                             "line": None, "column": None, "hint": None})
+        if not args.quiet:
+            print(f"tlacheck: warning: {message}", file=sys.stderr, flush=True)
+    with _stop_on_signals(options.stop):
+        result = explore(model, options, progress=None if args.quiet else _progress,
+                         progress_every=args.progress_every)
+    try:
+        if args.json:
+            data = run_json(model, result, args.file, args.variant, parse_defines(args.defines))
+            data["warnings"] += run_warnings
+            data["undecided_properties"] = list(result.undecided)
+            report = json.dumps(data, indent=2) + "\n"
+        else:
+            report = format_result(model, result, args.file, args.full_states)
+    except MemoryError:  # states too large to print (after E411, say): the report without the trace
+        report = None
+    if report is None:
+        report = _report_without_trace(model, result, args)
+    print(report, end="")
+    if result.verdict == Verdict.ERROR and result.error is not None:
+        print(result.error.diagnostic().render(sources), file=sys.stderr)
+    if args.render or args.itf:
+        _write_counterexample(args, model, result, source)
+    return result.verdict.exit_code
+
+
+def _report_without_trace(model, result, args) -> str:
+    """The `check` report when its trace cannot be formatted in the memory left."""
+    from checker.output.report import format_summary
+
+    if args.json:
+        data = errors_json([result.error.diagnostic()] if result.error is not None else [], args.file,
+                           result.verdict.value)
+        data["trace"] = None
+        data["trace_omitted"] = "out of memory"
+        data["note"] = _TRACE_TOO_LARGE
+        return json.dumps(data, indent=2) + "\n"
+    return (f"tlacheck {__version__}: checking {args.file} (spec {model.name})\n\n{_TRACE_TOO_LARGE}\n\n"
+            f"{format_summary(model, result)}")
+
+
+_TRACE_TOO_LARGE = "The trace is too large to print: formatting its states ran out of memory."
+
+
+def _verify(args, sources: dict[str, Source]) -> int:
+    from checker.output.report import format_verify, trace_json
+    from checker.app.verify import verify_source
+
+    overrides = parse_defines(args.defines)
+    rows = []
+    for path in args.files:
+        source = read_source(path)
+        sources[source.name] = source
+        rows += verify_source(source, dict(overrides))
+    if args.json:
+        out = []
+        for r in rows:
+            trace = getattr(r.evidence, "trace", r.evidence)
+            out.append({
+                "file": r.file, "spec": r.spec, "variant": r.variant, "check": r.check,
+                "expected": r.expected, "got": r.got, "ok": r.ok, "states": r.states,
+                "elapsed_s": round(r.seconds, 3), "trace_length": r.trace_length, "note": r.note,
+                "trace": trace_json(r.model, trace) if trace is not None and trace.steps else None,
+            })
+        print(json.dumps({"tool": "tlacheck", "version": __version__, "rows": out,
+                          "ok": all(r.ok for r in rows)}, indent=2))
+    else:
+        print(format_verify(rows), end="")
+    return 0 if all(r.ok for r in rows) else EXIT_VERIFY_FAILED
+
+
+EXIT_REFUTED = 12
+
+
+def _prove(args, sources: dict[str, Source]) -> int:
+    """`tlacheck prove`: exit 0 all proved (or the diff finished), 12 one refuted, 5 one unknown."""
+    from checker.prove import smt  # z3 is loaded only for this command
+    from checker.prove.proof import Outcome, diff_json, format_diff, format_proofs, proofs_json
+
+    if (args.diff is None) != (args.against is None):
+        raise UsageError("--diff FUNC and --against VARIANT go together",
+                         "for example: --diff async_launch --against Fix1")
+    if args.diff is not None and (args.all or args.theorem):
+        raise UsageError("--diff compares functions; it does not take --all or --theorem")
+    overrides = parse_defines(args.defines)
+    source = read_source(args.file)
+    sources[source.name] = source
+    model = build_model(source, dict(overrides), args.variant)
+    if args.diff is not None:
+        other = build_model(source, dict(overrides), args.against)
+        result = smt.diff(model, other, args.diff, args.variant, args.against, args.timeout)
+        if args.json:
+            print(json.dumps(diff_json(result, __version__, args.file), indent=2))
+        else:
+            print(format_diff(result, __version__, args.file), end="")
+        return EXIT_OK if result.complete else EXIT_LIMIT
+    report = smt.prove(model, args.timeout, args.all, args.theorem, args.variant)
+    for w in report.warnings:
+        print(w.render(sources), file=sys.stderr)
+    if args.json:
+        print(json.dumps(proofs_json(report, __version__), indent=2))
+    else:
+        print(format_proofs(report, __version__, args.all), end="")
+    return {Outcome.PROVED: EXIT_OK, Outcome.REFUTED: EXIT_REFUTED, Outcome.UNKNOWN: EXIT_LIMIT}[report.outcome]
+
+
+# ---------------------------------------------------------------- counterexamples: diagrams, ITF, replay
+
+_NO_DOT = ("tlacheck: the `dot` program is not installed, so only .dot files were written: install Graphviz "
+           "(Debian/Ubuntu `apt-get install graphviz`, macOS `brew install graphviz`) or run "
+           "`dot -Tsvg FILE.dot -o FILE.svg`")
+
+
+def _write_text(path, text: str) -> None:
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise OutputError(str(path), exc) from None
+
+
+def _write_bytes(path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise OutputError(str(path), exc) from None
+
+
+def _write_diagrams(out_dir: str, stem: str, dots: dict[str, str], fmt: str) -> tuple[list[str], bool]:
+    """Write each DOT source and, with the `dot` program, its image. Returns the paths written
+    (as the user would type them) and whether `dot` was missing."""
+    import os
+
+    from checker.output import render
+    from checker.output.artefacts import inside
+
+    written, missing = [], False
+    for suffix, source in dots.items():
+        path = inside(out_dir, stem + suffix)
+        _write_text(path, source)
+        written.append(os.path.join(out_dir, stem + suffix))
+        if missing:
+            continue
+        try:
+            data = render.image(source, fmt)
+        except render.DotMissing:
+            missing = True
+            continue
+        image = inside(out_dir, stem + suffix.removesuffix(".dot") + "." + fmt)  # not through a planted symlink
+        _write_bytes(image, data)
+        written.append(os.path.join(out_dir, image.name))
+    return written, missing
+
+
+def _write_counterexample(args, model, result, source) -> None:
+    """`check --render DIR` and `check --itf FILE`."""
+    from checker.output import artefacts
+    from checker.output import itf
+
+    v = result.violation
+    if v is None or not v.trace.steps:
+        print("tlacheck: no counterexample to write", file=sys.stderr)
+        return
+    if args.render:
+        stem = artefacts.stem(artefacts.spec_stem(args.file), args.variant, artefacts.property_name(v))
+        dots = artefacts.diagrams(model, v, source, _view(args),
+                                  True if args.swimlanes else None)
+        written, missing = _write_diagrams(args.render, stem, dots, args.format)
+        print(f"tlacheck: wrote {', '.join(written)}", file=sys.stderr)
+        if missing:
+            print(_NO_DOT, file=sys.stderr)
+    if args.itf:
+        data = itf.trace_itf(model, v.trace, source=args.file, status=artefacts.STATUS.get(v.kind, "violation"),
+                             kind=v.kind, name=v.name, variant=args.variant)
+        _write_text(args.itf, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        print(f"tlacheck: wrote {args.itf}", file=sys.stderr)
+
+
+def _view(args):
+    from checker.output import render
+
+    return render.View(changed_only=True if args.changed_only else False if args.all_variables else None)
+
+
+def _read_json(path: str):
+    from checker.core.values import int_from_text
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh, parse_int=int_from_text)  # json.load refuses numbers of over 4300 digits
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}",
+                         "give the output of `tlacheck check --json` or an ITF trace") from None
+
+
+def _recorded(data) -> tuple[str | None, str | None, dict]:
+    """The spec file, variant and `-D` overrides a saved trace records (tlacheck JSON or ITF)."""
+    from checker.output import itf
+
+    if itf.is_itf(data):
+        meta = data.get("#meta") if isinstance(data.get("#meta"), dict) else {}
+        return meta.get("source"), meta.get("variant"), {}
+    if isinstance(data, dict):
+        defines = data.get("defines") if isinstance(data.get("defines"), dict) else {}
+        return data.get("file"), data.get("variant"), {str(k): str(v) for k, v in defines.items()}
+    return None, None, {}
+
+
+def _load_saved(data, model, path: str):
+    from checker.output import savedtrace
+
+    try:
+        return savedtrace.load(data, model)
+    except savedtrace.TraceFileError as exc:
+        raise UsageError(f"{path}: {exc}", "give the output of `tlacheck check --json` or an ITF trace") from None
+
+
+def _render(args, sources: dict[str, Source]) -> int:
+    """`tlacheck render TRACE --out DIR`: diagrams of a saved counterexample."""
+    from checker.output import artefacts
+    from checker.output import savedtrace
+    from checker.core.result import Violation
+
+    data = _read_json(args.trace)
+    spec_file, variant, defines = _recorded(data)
+    spec_file = args.spec or spec_file
+    if not spec_file:
+        raise UsageError(f"{args.trace} does not say which spec it comes from", "give the spec with --spec FILE")
+    variant = args.variant or variant or "base"
+    overrides = parse_defines(args.defines) if args.defines else defines
+    source = read_source(spec_file)
+    sources[source.name] = source
+    model = build_model(source, dict(overrides), variant)
+    saved = _load_saved(data, model, args.trace)
+    try:
+        trace = savedtrace.to_trace(saved, model)
+    except savedtrace.TraceFileError as exc:
+        raise UsageError(f"{args.trace}: {exc}", "render it with the spec it was saved from (--spec, --variant), "
+                         "or check that it still replays with `tlacheck replay`") from None
+    violation = Violation(saved.kind or "trace", saved.name, trace)
+    stem = artefacts.stem(artefacts.spec_stem(spec_file), variant, saved.name or saved.kind or "trace")
+    dots = artefacts.diagrams(model, violation, source, _view(args),
+                              True if args.swimlanes else None)
+    written, missing = _write_diagrams(args.out, stem, dots, args.format)
+    print(f"tlacheck: wrote {', '.join(written)}")
+    if missing:
+        print(_NO_DOT, file=sys.stderr)
+    return EXIT_OK
+
+
+def _graph(args, sources: dict[str, Source]) -> int:
+    """`tlacheck graph FILE --out DIR`: the whole reachable state graph, the counterexample highlighted."""
+    from checker.output import artefacts
+    from checker.output import render
+    from checker.engine import stategraph
+    from checker.core.runtime import Fault
+
+    overrides = parse_defines(args.defines)
+    source = read_source(args.file)
+    sources[source.name] = source
+    model = build_model(source, overrides, args.variant)
+    try:
+        graph = stategraph.build(model, args.max_states)
+        bad = frozenset(i for i, s in enumerate(graph.states) if not all(inv(s) for _, inv in model.invariants))
+    except stategraph.TooLarge as exc:
+        count = f"{exc.count:,}" if exc.exact else f"more than {exc.count:,}"
+        print(f"tlacheck: the state graph of {model.name} has {count} reachable states; `tlacheck graph` draws "
+              f"at most {args.max_states:,}", file=sys.stderr)
+        print("  = hint: make the model smaller with -D, raise --max-states (big graphs are hard to read), "
+              "or draw just the counterexample with `tlacheck check --render DIR`", file=sys.stderr)
+        return EXIT_LIMIT
+    except Fault as fault:
+        raise model.eval_error(fault) from None
+    except (RecursionError, MemoryError) as exc:
+        raise model.limit_error(exc, "building the state graph") from None
+    result = explore(model, Options(check_deadlock=not args.no_deadlock))
+    v = result.violation
+    headline = artefacts.headline(model, v, source) if v is not None and v.trace.steps else None
+    dot = render.state_graph_dot(model, graph, headline, v.trace if headline else None, bad)
+    stem = ".".join((artefacts.safe_part(artefacts.spec_stem(args.file)), artefacts.safe_part(args.variant), "graph"))
+    written, missing = _write_diagrams(args.out, stem, {".dot": dot}, args.format)
+    print(f"tlacheck: {len(graph.states):,} states, {len(graph.edges):,} transitions; wrote {', '.join(written)}")
+    if missing:
+        print(_NO_DOT, file=sys.stderr)
+    return EXIT_OK
+
+
+def _replay(args, sources: dict[str, Source]) -> int:
+    """`tlacheck replay FILE TRACE`: exit 0 when the trace replays, 14 when it does not."""
+    from checker.output.replay import replay
+
+    data = _read_json(args.trace)
+    _, _, defines = _recorded(data)
+    overrides = parse_defines(args.defines) if args.defines else defines
+    source = read_source(args.file)
+    sources[source.name] = source
+    model = build_model(source, dict(overrides), args.variant)
+    saved = _load_saved(data, model, args.trace)
+    result = replay(model, saved)
+    if args.json:
+        print(json.dumps(_replay_json(result, args), indent=2))
+    else:
+        print(_replay_text(result, args, model, saved, sources), end="")
+    return EXIT_OK if result.replays else EXIT_NO_REPLAY
+
+
+def _replay_json(result, args) -> dict:
+    return {
+        "tool": "tlacheck", "version": __version__, "file": args.file, "trace": args.trace, "variant": args.variant,
+        "replays": result.replays, "outcome": result.outcome.value, "message": result.message,
+        "step": result.step, "action": result.action, "replayed": result.replayed, "total_steps": result.total_steps,
+        "causes": [{"message": c.message, "file": c.span.file if c.span else None,
+                    "line": c.span.line if c.span else None, "column": c.span.column if c.span else None}
+                   for c in result.causes],
+        "differences": [{"variable": n, "recorded": a, "replayed": b} for n, a, b in result.differences],
+        "still_violates": result.still_violates, "notes": list(result.notes),
+    }
+
+
+def _replay_text(result, args, model, saved, sources) -> str:
+    out = [f"tlacheck {__version__}: replaying {args.trace} against {args.file} "
+           f"(spec {model.name}, variant {args.variant})", ""]
+    if result.replays:
+        n = result.total_steps
+        out.append(f"The trace replays: all {n} step{'s' if n != 1 else ''} are enabled and reach the recorded "
+                   "states.")
+        if result.still_violates is True:
+            out.append(f"Its last state still violates invariant {saved.name}.")
+        elif result.still_violates is False:
+            out.append(f"Its last state no longer violates invariant {saved.name}.")
+    else:
+        out.append(f"The trace does not replay: {result.message}.")
+        if result.step:
+            out.append(f"Steps replayed before it: {result.replayed} of {result.total_steps}.")
+        for cause in result.causes:
+            out.append("")
+            out += _quote(cause, sources)
+        if result.differences:
+            out.append("")
+            rows = list(result.differences)
+            width = max(len(n) for n, _, _ in rows + [("variable", "", "")])
+            rec = max(len(a) for _, a, _ in rows + [("", "recorded", "")])
+            out.append(f"  {'variable':<{width}}  {'recorded':<{rec}}  replayed")
+            out += [f"  {n:<{width}}  {a:<{rec}}  {b}" for n, a, b in rows]
+    if result.notes:
+        out.append("")
+        out += [f"note: {n}" for n in result.notes]
+    return "\n".join(out) + "\n"
+
+
+def _quote(cause, sources) -> list[str]:
+    """`file:line:col: message`, then the source line with a caret under the place."""
+    span = cause.span
+    if span is None:
+        return [cause.message]
+    out = [f"{span}: {cause.message}"]
+    src = sources.get(span.file)
+    text = src.line_text(span.line) if src else ""
+    if text:
+        gutter = f"{span.line:>4} | "
+        width = span.end_column - span.column if span.end_line == span.line and span.end_column > span.column else 1
+        out.append(gutter + text.rstrip())
+        out.append(" " * (len(gutter) + span.column - 1) + "^" * max(1, width))
+    return out
+
+
+def _counterexamples(args, sources: dict[str, Source]) -> int:
+    """`tlacheck counterexamples [SPECS] [--out DIR]`: regenerate the counterexamples folder."""
+    from pathlib import Path
+
+    from checker.output import artefacts
+    from checker.output import render
+
+    if not Path(args.specs).is_dir():
+        raise UsageError(f"{args.specs} is not a folder of specs")
+
+    def read(path: str) -> Source:
+        src = read_source(path)
+        sources[src.name] = src
+        return src
+
+    files, problems = artefacts.regenerate(args.specs, read)
+    out = Path(args.out)
+    written: set[Path] = set()
+    missing = False
+    for rel, text in sorted(files.items()):
+        path = artefacts.inside(out, rel)
+        _write_text(path, text)
+        written.add(path)
+        if rel.endswith(".dot") and not missing:
+            try:
+                image = render.image(text, "svg")
+            except render.DotMissing:
+                missing = True
+                continue
+            svg = artefacts.inside(out, rel.removesuffix(".dot") + ".svg")  # not through a planted symlink
+            _write_bytes(svg, image)
+            written.add(svg)
+    removed = 0
+    for path in sorted(out.resolve().rglob("*")):
+        if path.is_file() and artefacts.is_artefact(path.name) and path not in written \
+                and not (missing and path.suffix == ".svg"):
+            try:
+                path.unlink()
+            except OSError as exc:
+                raise OutputError(str(path), exc, "remove") from None
+            removed += 1
+    count = sum(1 for rel in files if rel.endswith(".itf.json"))
+    print(f"tlacheck: {count} counterexample{'s' if count != 1 else ''}, {len(written)} files written into "
+          f"{args.out}" + (f", {removed} stale file{'s' if removed != 1 else ''} removed" if removed else ""))
+    if missing:
+        print(_NO_DOT, file=sys.stderr)
+    for p in problems:
+        print(f"tlacheck: error: {p}", file=sys.stderr)
+    return EXIT_VERIFY_FAILED if problems else EXIT_OK
+
+
+# Subcommand name -> function(args, sources) returning the exit code.
+_COMMANDS = {
+    "render": _render,
+    "graph": _graph,
+    "replay": _replay,
+    "counterexamples": _counterexamples,
+    "check": _check,
+    "verify": _verify,
+    "prove": _prove,
+}

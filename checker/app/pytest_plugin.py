@@ -1,0 +1,89 @@
+"""pytest plugin: `pytest specs/` runs every `expect` line of every .spec file as a test.
+
+Registered through the `pytest11` entry point. Each (variant, check) expectation
+is one test item; a failed expectation reports the counterexample (or the
+missing witness) as the failure message, and a spec with a syntax or type
+error fails collection with the usual `file:line:col` message.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from checker.core.errors import SpecError, TlacheckError
+from checker.lang.parser import parse
+from checker.lang.variants import expectations
+from checker.output.report import format_row_failure
+
+
+def pytest_collect_file(parent, file_path):
+    if file_path.suffix == ".spec":
+        try:
+            text = file_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        if "\nexpect " in "\n" + text:
+            return SpecFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ExpectationFailed(Exception):
+    def __init__(self, row):
+        super().__init__(row.check)
+        self.row = row
+
+
+class SpecFile(pytest.File):
+    """One .spec file; its items share one exploration per variant."""
+
+    def collect(self):
+        from checker.app.cli import read_source
+
+        self._rows = None
+        try:
+            self.source = read_source(str(self.path))
+            tree = parse(self.source)
+            expects = expectations(tree)
+        except SpecError as exc:
+            raise self.CollectError(
+                "\n".join(d.render({self.source.name: self.source}) for d in exc.diagnostics)) from None
+        for index, e in enumerate(expects):
+            name = f"{e.name} {e.outcome} {e.check or ('' if e.outcome == 'deadlocks' else 'all checks')}".strip()
+            yield SpecItem.from_parent(self, name=name, index=index, line=e.span.line)
+
+    def rows(self):
+        if self._rows is None:
+            from checker.app.verify import verify_source
+
+            self._rows = verify_source(self.source)
+        return self._rows
+
+
+class SpecItem(pytest.Item):
+    def __init__(self, *, index: int, line: int, **kwargs):
+        super().__init__(**kwargs)
+        self.index = index
+        self.line = line
+
+    def runtest(self):
+        try:
+            row = self.parent.rows()[self.index]
+        except SpecError as exc:
+            raise ExpectationFailed(None) from exc
+        if not row.ok:
+            raise ExpectationFailed(row)
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, ExpectationFailed):
+            if excinfo.value.row is None:
+                cause = excinfo.value.__cause__
+                if isinstance(cause, SpecError):
+                    return "\n".join(d.render({self.parent.source.name: self.parent.source})
+                                     for d in cause.diagnostics)
+            return format_row_failure(excinfo.value.row)
+        if isinstance(excinfo.value, TlacheckError):
+            return f"tlacheck: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, self.line - 1, f"{self.path.name}::{self.name}"

@@ -1,0 +1,179 @@
+"""`tlacheck verify`: every variant of a spec against its `expect` lines.
+
+For each variant named in an expectation, the model is explored once in
+collecting mode (every invariant, property, reachable check and deadlock is
+decided, each failure with a shortest counterexample); theorems go to the SMT
+module. Each expectation becomes one `Row`: expected outcome, actual outcome,
+and the evidence. Pure: returns rows; cli.py prints them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from checker.compile.model import Model, build_model
+from checker.core.errors import SpecError, suggest
+from checker.core.result import Result, Trace, Violation
+from checker.core.source import Source
+from checker.engine.explore import explore
+from checker.engine.options import Options
+from checker.lang import syntax as S
+from checker.lang.parser import parse
+from checker.lang.variants import BASE, expectations, variants
+
+
+# `proves`/`refutes` read better for theorems; they mean holds/violates.
+_POSITIVE = {"holds": True, "proves": True, "violates": False, "refutes": False, "deadlocks": False}
+
+
+@dataclass
+class Row:
+    file: str
+    spec: str
+    variant: str
+    check: str  # a check name, "deadlock", or "all checks"
+    expected: str  # holds / violates / proves / refutes / deadlocks
+    got: str  # holds / violates / unknown / error
+    states: int | None
+    seconds: float
+    trace_length: int | None  # steps in the counterexample or witness
+    evidence: Violation | Trace | None  # the counterexample (or witness) behind `got`
+    model: Model | None
+    note: str = ""
+    span: object = None
+    replay: str | None = None  # for a fix that holds: where the base counterexample is now blocked
+
+    @property
+    def ok(self) -> bool:
+        want = _POSITIVE[self.expected]
+        return self.got == ("holds" if want else "violates")
+
+
+@dataclass
+class _Run:
+    model: Model
+    result: Result
+    seconds: float
+
+
+def verify_source(source: Source, overrides: dict | None = None) -> list[Row]:
+    """Decide every expectation of one spec file."""
+    tree = parse(source)
+    expects = expectations(tree)
+    runs: dict[str, _Run] = {}
+    rows = []
+    for e in expects:
+        if e.name not in runs:
+            runs[e.name] = _explore(source, overrides, e.name)
+        rows.append(_row(source, e, runs[e.name]))
+    _replay_base_counterexamples(source, overrides, rows, runs)
+    return rows
+
+
+def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], runs: dict) -> None:
+    """For each fix that makes a check hold which the base spec violates, replay the base
+    counterexample against the fix and record the step (and guard) that now blocks it."""
+    from checker.output.replay import replay
+    from checker.output.report import trace_json
+    from checker.output.savedtrace import TraceFileError, load
+
+    candidates = [r for r in rows if r.variant != BASE and r.got == "holds" and r.check not in ("all checks", "deadlock")]
+    if not candidates:
+        return
+    if BASE not in runs:
+        runs[BASE] = _explore(source, overrides, BASE)
+    base = runs[BASE]
+    for row in candidates:
+        violation = next((v for v in base.result.violations if v.name == row.check and v.trace.steps), None)
+        if violation is None:
+            continue
+        t = violation.trace
+        saved = {"kind": violation.kind, "name": violation.name, "trace": trace_json(base.model, t),
+                 "loop_index": t.loop_index, "closing": None if t.closing is None else {
+                     "action": base.model.action_info[t.closing.action].name,
+                     "args": base.model.args_json(t.closing.action, t.closing.args)}}
+        try:
+            outcome = replay(row.model, load(saved, row.model))
+        except TraceFileError as exc:
+            row.replay = f"the base counterexample cannot be replayed against this variant: {exc}"
+            continue
+        if outcome.replays:
+            row.replay = "the base counterexample still replays step for step (the check changed, not the path)"
+            continue
+        cause = outcome.causes[0] if outcome.causes else None
+        where = f" ({cause.span.file}:{cause.span.line})" if cause is not None and cause.span is not None else ""
+        why = f": {cause.message}{where}" if cause is not None else ""
+        row.replay = (f"the base counterexample ({len(t.steps) - 1} steps) is blocked at step {outcome.step}"
+                      f"{' ' + outcome.action if outcome.action else ''}, {outcome.outcome.value.replace('_', ' ')}"
+                      f"{why}")
+
+
+def _explore(source: Source, overrides, variant: str) -> _Run:
+    model = build_model(source, overrides, variant)
+    start = time.perf_counter()
+    result = explore(model, Options(collect=True, check_deadlock=True))
+    return _Run(model, result, time.perf_counter() - start)
+
+
+def _checks(model: Model) -> dict[str, str]:
+    spec = model.spec
+    out = {}
+    for kind, items in (("invariant", spec.invariants), ("property", spec.properties),
+                        ("reachable", spec.reachables), ("theorem", spec.theorems)):
+        for item in items:
+            out[item.name] = kind
+    return out
+
+
+def _row(source: Source, e: S.ExpectDecl, run: _Run) -> Row:
+    model, result = run.model, run.result
+    base = dict(file=source.name, spec=model.name, variant=e.name, expected=e.outcome,
+                states=result.distinct_states, seconds=run.seconds, model=model, span=e.span)
+    if e.outcome == "deadlocks" or e.check is None:
+        failures = [v for v in result.violations if e.outcome != "deadlocks" or v.kind == "deadlock"]
+        evidence = failures[0] if failures else None
+        got = "violates" if failures else "holds"
+        check = "deadlock" if e.outcome == "deadlocks" else "all checks"
+        note = "" if not failures else f"{failures[0].kind} {failures[0].name or ''}".strip()
+        return Row(check=check, got=got, trace_length=_length(evidence), evidence=evidence, note=note, **base)
+    checks = _checks(model)
+    if e.check not in checks:
+        hint = suggest(e.check, checks)
+        raise SpecError.single("E100", f"variant `{e.name}` has no check named `{e.check}`", e.check_span,
+                               f"did you mean `{hint}`?" if hint else
+                               "name an invariant, property, reachable check or theorem")
+    kind = checks[e.check]
+    if kind == "theorem":
+        return _theorem_row(model, e, base)
+    failed = next((v for v in result.violations if v.name == e.check), None)
+    if kind == "reachable":
+        witness = result.witnesses.get(e.check)
+        got = "holds" if witness is not None else "violates"
+        return Row(check=e.check, got=got, trace_length=_length(witness), evidence=witness, **base)
+    got = "violates" if failed is not None else "holds"
+    return Row(check=e.check, got=got, trace_length=_length(failed), evidence=failed, **base)
+
+
+def _theorem_row(model: Model, e: S.ExpectDecl, base: dict) -> Row:
+    try:
+        from checker.prove import smt
+    except ImportError:  # pragma: no cover - smt ships with tlacheck
+        return Row(check=e.check, got="unknown", trace_length=None, evidence=None,
+                   note="the SMT module is not available", **base)
+    start = time.perf_counter()
+    outcome = smt.decide(model.spec, e.check)
+    base = dict(base, seconds=time.perf_counter() - start, states=None)
+    return Row(check=e.check, got=outcome.verdict, trace_length=None, evidence=None,
+               note=outcome.summary, **base)
+
+
+def _length(evidence) -> int | None:
+    if evidence is None:
+        return None
+    trace = evidence.trace if isinstance(evidence, Violation) else evidence
+    return max(0, len(trace.steps) - 1) if trace.steps else None
+
+
+def variant_names(source: Source) -> list[str]:
+    return [BASE] + [v.name for v in variants(parse(source))]

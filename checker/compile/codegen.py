@@ -1,0 +1,1032 @@
+"""IR to Python source, compiled once per model.
+
+The checker never walks the AST per state: every action, invariant, constraint
+and function becomes a Python function over tuple states.
+
+Safety rule: no text from the spec reaches the generated source. Identifiers
+are generated (`v3` for state slot 3, `l17` for bound name 17, `K2` for
+constant 2, `f1` for function 1, `a0` for action 0), literals are emitted with
+`repr()` of ints and bools only, and everything else (constant values, spans,
+names for messages) lives in tables outside the source. tests/test_codegen.py
+tokenizes generated code to enforce this.
+
+Shape of an action function: `def a0(s)` unpacks the state into locals, loops
+over its parameters and nondeterministic choices in canonical order, runs the
+statements in sequence, and yields `(args, next_state)` for every path that
+passes all its `require`s. A failed `require` abandons the innermost choice
+(`continue`) or the whole instance (`return`).
+
+Speed (docs/performance.md): sub-expressions that read no state and no bound
+name and cannot fault (constant sets, records, ranges; the canonical order of
+a constant domain) are computed once, in `_constants()`, into generated `t`
+names. A parameter, `with` choice or generator that ranges over a constant
+domain and is used as a map key is bound with its position too, and `m[k]`
+reads and `m[k] = v` updates take that position directly when the map's key
+tuple is the domain's (`is`, else `==`); otherwise they fall back to the
+runtime's search by key. Maps built by the model share their key tuples with
+the domains (an intern table), so the fast path is the usual one. In an
+action with parameters, what is the same for every parameter value is
+computed once per call, before the parameter loops (after the guards that do
+not depend on a parameter): the key tests and value tuples of maps not yet
+assigned, and cheap expressions that read no bound name and no variable
+assigned before them and cannot fault. In an invariant, constraint or
+reachable check, the same goes for what a comprehension evaluates for each
+element without depending on it (the sorted elements of a sequence scanned
+once per key, say).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from checker.core import types as T
+from checker.ir import nodes as ir
+
+
+# Primitive operations with a direct Python form: op -> format string.
+_INFIX = {
+    "and": "({} and {})", "or": "({} or {})", "implies": "((not {}) or {})", "not": "(not {})",
+    "eq": "({} == {})", "ne": "({} != {})", "lt": "({} < {})", "le": "({} <= {})", "gt": "({} > {})",
+    "ge": "({} >= {})", "in": "({} in {})", "notin": "({} not in {})", "subset": "({} <= {})",
+    "union": "({} | {})", "inter": "({} & {})", "diff": "({} - {})", "add": "({} + {})",
+    "sub": "({} - {})", "mul": "({} * {})", "neg": "(-{})", "concat": "({} + {})",
+    "len": "len({})", "card": "len({})", "elems": "frozenset({})", "domain": "frozenset({}[0])",
+    "append": "({} + ({},))", "bigunion": "_bigunion({})", "unwrap": "{}",
+}
+# Primitive operations that may fail at run time: op -> runtime function (last argument: where).
+_FAULTING = {
+    "lookup": "_lookup", "at": "_at", "head": "_head", "tail": "_tail", "subseq": "_subseq",
+    "powerset": "_powerset", "maps": "_maps", "min": "_set_min", "max": "_set_max", "div": "_div", "mod": "_mod",
+    "check_bounds": "_check_bounds",
+}
+
+RUNTIME_NAMES = {
+    "_int_range": "int_range", "_range_domain": "range_domain", "_mul": "mul", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
+    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_memo": "memo", "_set_min": "set_min",
+    "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
+    "_map_update": "map_update",
+    "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
+    "_check_bounds": "check_bounds", "_keys_tuple": "keys_tuple", "NONE": "NONE", "Fault": "Fault",
+}
+
+
+@dataclass
+class Generated:
+    """The generated module's source and the tables it refers to by index."""
+
+    source: str
+    wheres: list  # (Span, kind, detail) for each `where` index used in the source
+    function_reads: list[tuple[int, ...]] = field(default_factory=list)
+    # Liveness support: generated function name and the ids of its free locals, for each
+    # temporal-formula state predicate, quantifier domain and fairness-argument list.
+    # Slots each action may assign and slots each invariant reads (the explorer skips an
+    # invariant on the successors of an action that cannot change what it reads).
+    action_writes: list[frozenset] = field(default_factory=list)
+    invariant_reads: list[frozenset] = field(default_factory=list)
+    predicates: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
+    domains: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
+    fairness: list = field(default_factory=list)  # per ir.Fairness: (bindings fn, [args fn or None per target])
+    # Per line of `source` (line n at index n - 1): the span of the declaration or statement it was
+    # generated for, or None. Locates a RecursionError or MemoryError (Model.limit_error), at no cost
+    # while exploring.
+    line_spans: list = field(default_factory=list)
+
+
+def generate(spec: ir.Spec) -> Generated:
+    return _Gen(spec).run()
+
+
+class _Gen:
+    def __init__(self, spec: ir.Spec):
+        self.spec = spec
+        self.out: list[str] = []
+        self.spans: list = []  # per line of self.out: Generated.line_spans
+        self.at = None  # the span of the declaration or statement being generated
+        self.wheres: list = []
+        self.function_reads = ir.function_reads(spec.functions)  # the one answer to "what does it read?"
+        self.reads = [sorted(slots) for slots, _ in self.function_reads]  # state slots per function
+        self.label = 0
+        # Hoisting of constant sub-expressions into `_constants()` (off while generating it).
+        self.hoisting = False
+        self.hoisted: dict[str, str] = {}  # generated code -> name
+        self.hoisted_lines: list[str] = []
+        self.hoisted_at: list = []  # the span each hoisted line was generated for
+        self.domain_names: dict[str, T.Type] = {}  # hoisted canonical domains (tuples): their element type
+        # Per key type, the table interning map key tuples: the hoisted domains of that type. One
+        # per type, because equal tuples of different types (False, True) and (0, 1) must not be
+        # interned as one another: equal values of different Python types encode (and so
+        # fingerprint) differently.
+        self.keys_tables: dict[T.Type, str] = {}
+        self.constant: dict[int, bool] = {}  # id(expr) -> reads no state, no bound name, cannot fault
+        self.keyed = _keyed_locals(spec)  # ids of locals used as map keys
+        self.into = None  # while generating an n{i} function: the name of its result list
+        # And then: (the list of fingerprints, the name of their base, the slots the action may
+        # assign that are not maps); self.deltas: map slot -> the name of its hash's change so far.
+        self.fps: tuple | None = None
+        self.deltas: dict[int, str] = {}
+        self.positions: dict[int, tuple[str, str]] = {}  # bound local id -> (position name, domain name)
+        self.canonical: set[tuple[str, str]] = set()  # (map name, domain name): keys known to be the domain
+        # In an action: where its prologue ends, the variables assigned so far in emission order,
+        # and the code computed once per call in the prologue (code -> name): the tests "v{slot}'s
+        # keys are domain t{n}", the value tuples of maps not assigned yet and, in an action with
+        # parameters, the expressions that do not depend on them. The prologue ends after
+        # `v0, v1, ... = s` or, in an action with parameters, right before the parameter loops
+        # (after the guards that read no parameter: a disabled action computes none of it).
+        self.prologue: int | None = None
+        self.dirty: set[str] = set()
+        self.once: dict[str, str] = {}
+        self.loops = False  # in an action with parameters (after its leading guards)
+        self.lifting = False  # generating an expression computed in the prologue
+        # In an invariant, constraint or reachable check: its prologue ends after the unpacking,
+        # and what a comprehension evaluates for each element but does not depend on it is
+        # computed there (`comps`: how many comprehensions the code being generated is inside).
+        self.predicate = False
+        self.comps = 0
+
+    def where(self, span, kind: str, detail=None) -> int:
+        self.wheres.append((span, kind, detail))
+        return len(self.wheres) - 1
+
+    def emit(self, indent: int, line: str) -> None:
+        self.out.append("    " * indent + line)
+        self.spans.append(self.at)
+
+    def fresh(self) -> str:
+        self.label += 1
+        return f"t{self.label}"
+
+    # ---------------------------------------------------------------- module
+    def run(self) -> Generated:
+        spec = self.spec
+        tables_at = len(self.out)  # the keys tables are defined here, once all are known
+        self.emit(0, "")
+        self.emit(0, "def _constants():")
+        header = len(self.out)
+        names = [f"K{i}" for i in range(len(spec.constants))]
+        for i, c in enumerate(spec.constants):
+            self.at = c.span
+            self.emit(1, f"K{i} = {self.ex(c.value)}")
+        constants_end = len(self.out)
+        self.emit(1, "return [" + ", ".join(names) + "]")
+        self.emit(0, "")
+        self.hoisting = True
+        for i, f in enumerate(spec.functions):
+            self.at = f.span
+            params = [f"l{p.id}" for p in f.params] + [f"v{s}" for s in self.reads[i]]
+            self.emit(0, f"def f{i}({', '.join(params)}):")
+            self.emit(1, f"return {self.ex(f.body)}")
+            if not params:  # no arguments and no state: a constant, computed once
+                self.emit(0, f"f{i} = _memo(f{i})")
+            self.emit(0, "")
+        self._init()
+        self._canonical_keys()
+        for i, a in enumerate(spec.actions):
+            self._action(i, a)
+            self._action(i, a, into=self.fresh())
+        for prefix, preds in (("inv", spec.invariants), ("con", spec.constraints), ("reach", spec.reachables)):
+            for i, p in enumerate(preds):
+                self._predicate(f"{prefix}{i}", p)
+        predicates: dict = {}
+        domains: dict = {}
+        for prop in spec.properties:
+            self._formula(prop.formula, predicates, domains)
+        fairness = [self._fairness(i, f) for i, f in enumerate(spec.fairness)]
+        hoisted = list(self.hoisted.values())
+        tail = [f"    {line}" for line in self.hoisted_lines]
+        tail += [f"    {self._keys_table(t)}[{d}] = {d}"
+                 for d, t in sorted(self.domain_names.items(), key=lambda item: int(item[0][1:]))]
+        self.out[constants_end:constants_end] = tail
+        self.spans[constants_end:constants_end] = self.hoisted_at + [None] * (len(tail) - len(self.hoisted_at))
+        if names or hoisted:
+            self.out.insert(header, "    global " + ", ".join(names + hoisted))
+            self.spans.insert(header, None)
+        tables = [f"{name} = {{}}" for name in self.keys_tables.values()]
+        self.out[tables_at:tables_at] = tables
+        self.spans[tables_at:tables_at] = [None] * len(tables)
+        action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
+        invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
+        return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads],
+                         action_writes, invariant_reads, predicates, domains, fairness, self.spans)
+
+    def _predicate(self, name: str, p) -> None:
+        """`{name}(s)`: the value of the state predicate `p` (an invariant, constraint or
+        reachable check)."""
+        self.at = p.span
+        self.emit(0, f"def {name}(s):")
+        self._unpack(1, _expr_reads(p.expr, self.reads))
+        self.prologue, self.dirty, self.once, self.predicate = len(self.out), set(), {}, True
+        try:
+            self.emit(1, f"return {self.ex(p.expr)}")
+        finally:
+            self.prologue, self.predicate = None, False
+        self.emit(0, "")
+
+    # ---------------------------------------------------------------- liveness support
+    def _scoped_function(self, name: str, expr: ir.Expr, with_state: bool, body: str | None = None) -> tuple:
+        free = sorted(_free_locals(expr), key=lambda l: l.id)
+        self.at = expr.span
+        params = (["s"] if with_state else []) + [f"l{l.id}" for l in free]
+        self.emit(0, f"def {name}({', '.join(params)}):")
+        if with_state:
+            self._unpack(1, _expr_reads(expr, self.reads))
+        self.emit(1, f"return {body if body is not None else self.ex(expr)}")
+        self.emit(0, "")
+        return (name, tuple(l.id for l in free))
+
+    def _formula(self, f: ir.Formula, predicates: dict, domains: dict) -> None:
+        if isinstance(f, ir.TPred):
+            if f.expr not in predicates:
+                predicates[f.expr] = self._scoped_function(f"tp{len(predicates)}", f.expr, True)
+        elif isinstance(f, ir.TUnary):
+            self._formula(f.operand, predicates, domains)
+        elif isinstance(f, ir.TBinary):
+            self._formula(f.left, predicates, domains)
+            self._formula(f.right, predicates, domains)
+        elif isinstance(f, ir.TQuant):
+            if f.domain not in domains:
+                domains[f.domain] = self._scoped_function(f"td{len(domains)}", f.domain, False, self.domain(f.domain))
+            self._formula(f.body, predicates, domains)
+
+    def _fairness(self, index: int, fair: ir.Fairness) -> tuple:
+        """`fb{i}()` yields every binding of the generators; `fa{i}_{j}(s, bindings...)` gives
+        the values of target j's fixed arguments (`*` positions left out)."""
+        self.at = fair.span
+        self.emit(0, f"def fb{index}():")
+        indent = 1
+        for local, domain in fair.generators:
+            self.emit(indent, f"for l{local.id} in {self.domain(domain)}:")
+            indent += 1
+        names = "".join(f"l{l.id}, " for l, _ in fair.generators)
+        self.emit(indent, f"yield ({names})")
+        self.emit(0, "")
+        gen_ids = [l.id for l, _ in fair.generators]
+        arg_fns = []
+        for j, target in enumerate(fair.targets):
+            if target.args is None or all(a is None for a in target.args):
+                arg_fns.append(None)
+                continue
+            fixed = [a for a in target.args if a is not None]
+            name = f"fa{index}_{j}"
+            params = ["s"] + [f"l{i}" for i in gen_ids]
+            self.emit(0, f"def {name}({', '.join(params)}):")
+            reads: set[int] = set()
+            for a in fixed:
+                reads |= _expr_reads(a, self.reads)
+            self._unpack(1, reads)
+            self.emit(1, "return (" + "".join(self.ex(a) + ", " for a in fixed) + ")")
+            self.emit(0, "")
+            positions = tuple(k for k, a in enumerate(target.args) if a is not None)
+            arg_fns.append((name, positions))
+        return (f"fb{index}", arg_fns)
+
+    def _unpack(self, indent: int, slots) -> None:
+        n = len(self.spec.variables)
+        if not slots:
+            return
+        if len(slots) == n or len(slots) > 3:
+            self.emit(indent, ", ".join(f"v{i}" for i in range(n)) + (", = s" if n == 1 else " = s"))
+        else:
+            for i in sorted(slots):
+                self.emit(indent, f"v{i} = s[{i}]")
+
+    def _init(self) -> None:
+        spec = self.spec
+        self.emit(0, "def init():")
+        indent = 1
+        for i, v in enumerate(spec.variables):
+            self.at = v.span
+            if v.choice:
+                self.emit(indent, f"for v{i} in {self.domain(v.init)}:")
+                indent += 1
+            else:
+                self.emit(indent, f"v{i} = {self.ex(v.init)}")
+            if v.bounds:  # declared ranges and sequence bounds (assignments check theirs: ir.bound_at)
+                w = self.where(v.span, "check_bounds", v.name)
+                self.emit(indent, f"_check_bounds(v{i}, {self.ex(ir.bound_value(v.bounds, v.span))}, {w})")
+        self.emit(indent, f"yield {self._state_tuple()}")
+        self.emit(0, "")
+
+    def _canonical_keys(self) -> None:
+        """`t0(s)`: `s` with each map variable's key tuple replaced by the interned one (a state
+        that went through pickle, from another worker, gets the map fast path back)."""
+        slots = [i for i, v in enumerate(self.spec.variables) if isinstance(v.type, T.MapT)]
+        self.emit(0, "def t0(s):")
+        if not slots:
+            self.emit(1, "return s")
+        else:
+            self._unpack(1, range(len(self.spec.variables)))
+            for i in slots:
+                table = self._keys_table(self.spec.variables[i].type.key)
+                self.emit(1, f"v{i} = ({table}.get(v{i}[0], v{i}[0]), v{i}[1])")
+            self.emit(1, f"return {self._state_tuple()}")
+        self.emit(0, "")
+
+    def _state_tuple(self) -> str:
+        n = len(self.spec.variables)
+        return "(" + ", ".join(f"v{i}" for i in range(n)) + ("," if n == 1 else "") + ")"
+
+    # ---------------------------------------------------------------- actions
+    def _action(self, index: int, action: ir.Action, into: str | None = None) -> None:
+        """`a{index}(s)`, a generator of (args, next state); or, with `into` (a fresh name for
+        the list), `n{index}(s, fp, M)`: the lists of next states in the same order and of their
+        fingerprints, for the explorers' hot loop (no generator switch, no argument tuples).
+
+        `fp` is the XOR of `s`'s per-slot hashes (fingerprints.Fingerprinter.raw), `M` and `E`
+        the fingerprinter's memos of H per slot and of the entries of map slots: a successor's
+        fingerprint is `fp` with the hashes of the slots the action may assign replaced
+        (fingerprints.py, "Speed"), computed inline: two dict lookups per such slot, the
+        parent's once per call (`base`, when the first successor is found). A map slot's hash
+        is updated entry by entry where the action assigns entries by position (self.deltas:
+        the change so far, None once the map is assigned otherwise, which looks it up whole)."""
+        self.into = into
+        self.at = action.span
+        assigned = _assigned_slots(action.body)
+        self.emit(0, f"def {'n' if into else 'a'}{index}{'(s, fp, M, E)' if into else '(s)'}:")
+        if into:
+            maps = [i for i in sorted(assigned) if isinstance(self.spec.variables[i].type, T.MapT)]
+            self.deltas = {i: self.fresh() for i in maps}
+            self.fps = (self.fresh(), self.fresh(), tuple(i for i in sorted(assigned) if i not in self.deltas))
+            self.emit(1, f"{into} = []")
+            self.emit(1, f"{self.fps[0]} = []")
+            if self.fps[2]:
+                self.emit(1, f"{self.fps[1]} = None")
+            for d in self.deltas.values():
+                self.emit(1, f"{d} = 0")
+        self._unpack(1, range(len(self.spec.variables)))
+        self.prologue, self.dirty, self.once = len(self.out), set(), {}
+        indent = 1
+        body, guards = self._hoist_guards(action, assigned)
+        for cond in guards[-1]:
+            self.at = cond.span
+            self.emit(indent, f"if not {self.ex(cond)}:")
+            self.emit(indent + 1, self._return())
+        if action.params:
+            self.prologue, self.loops = len(self.out), True
+        for k, (local, domain) in enumerate(action.params):
+            if k and ir.reads_state(domain, self.function_reads):
+                # The body of the previous combination has run: a later parameter's set
+                # must read the unchanged state, not that combination's next state.
+                self._reset(indent, assigned)
+            self.at = domain.span
+            self.emit(indent, f"for {self._binder(local, domain)}:")
+            indent += 1
+            for cond in guards[k]:
+                self.at = cond.span
+                self.emit(indent, f"if not {self.ex(cond)}:")
+                self.emit(indent + 1, "continue")
+        abort = "continue" if action.params else self._return()
+        args = "(" + "".join(f"l{l.id}, " for l, _ in action.params) + ")"
+        if action.params:
+            self._reset(indent, assigned)  # every parameter value starts from the unchanged state
+        self._stmts(body, indent, abort, args)
+        if into:
+            self.emit(1, self._return())
+        self.emit(0, "")
+        self.into = self.fps = None
+        self.deltas = {}
+        self.prologue, self.loops = None, False
+        for local, _ in action.params:
+            self.positions.pop(local.id, None)
+
+    def _hoist_guards(self, action: ir.Action, assigned: set[int]) -> tuple[list, dict]:
+        """Move the action's leading `require`s out of the parameter loops they do not depend
+        on (RMRcvAbortMsg's message test is the same for every rm): a guard goes right after
+        the loop of the last parameter it reads (key -1: before every loop). Only guards that
+        cannot fault move, and inside a loop only those reading no variable the action assigns
+        (a later combination must see the unchanged state); the first guard that cannot move
+        keeps the rest in place, so the order of evaluation errors is unchanged."""
+        body = list(action.body)
+        guards: dict[int, list] = {k: [] for k in range(-1, len(action.params))}
+        if not action.params:
+            return body, guards
+        while body and isinstance(body[0], ir.RequireS) and not _may_fault(body[0].cond, self.function_reads):
+            cond = body[0].cond
+            free = _free_locals(cond)
+            depth = max((k for k, (local, _) in enumerate(action.params) if local in free), default=-1)
+            if depth >= 0 and _expr_reads(cond, self.reads) & assigned:
+                break
+            if depth == len(action.params) - 1:
+                break  # already where it is evaluated
+            guards[depth].append(cond)
+            body.pop(0)
+        return body, guards
+
+    def _reset(self, indent: int, slots) -> None:
+        """The assigned slots back to the state's values (and their hashes' changes to none)."""
+        for slot in sorted(slots):
+            self.emit(indent, f"v{slot} = s[{slot}]")
+            if slot in self.deltas:
+                self.emit(indent, f"{self.deltas[slot]} = 0")
+
+    def _return(self) -> str:
+        """How an action function ends: the n form returns its two lists."""
+        return f"return {self.into}, {self.fps[0]}" if self.into else "return"
+
+    def _finish(self, indent: int, args: str) -> None:
+        if not self.into:
+            self.emit(indent, f"yield {args}, {self._state_tuple()}")
+            return
+        self.emit(indent, f"{self.into}.append({self._state_tuple()})")
+        fps, base, slots = self.fps
+        if slots:
+            self.emit(indent, f"if {base} is None:")
+            self.emit(indent + 1, f"{base} = fp" + "".join(f" ^ M[{i}][s[{i}]]" for i in slots))
+        terms = [base if slots else "fp"] + [f"M[{i}][v{i}]" for i in slots]
+        terms += [f"({d} if {d} is not None else M[{i}][s[{i}]] ^ M[{i}][v{i}])" for i, d in self.deltas.items()]
+        self.emit(indent, f"{fps}.append(({' ^ '.join(terms)}) or 1)" if len(terms) > 1 else f"{fps}.append(fp or 1)")
+
+    def _stmts(self, stmts: list, indent: int, abort: str, args: str) -> None:
+        for i, st in enumerate(stmts):
+            self.at = st.span
+            rest = stmts[i + 1:]
+            if isinstance(st, ir.RequireS):
+                self.emit(indent, f"if not {self.ex(st.cond)}:")
+                self.emit(indent + 1, abort)
+            elif isinstance(st, ir.LetS):
+                self.emit(indent, f"l{st.local.id} = {self.ex(st.value)}")
+            elif isinstance(st, ir.AssignS):
+                self._assign(st, indent)
+            elif isinstance(st, ir.IfS) and not _nondeterministic(st):
+                self._if(st, indent, abort, args, tail=None)
+            elif isinstance(st, ir.IfS):
+                self._if(st, indent, abort, args, tail=rest)
+                return
+            elif isinstance(st, ir.EitherS):
+                self._either(st, rest, indent, args)
+                return
+            elif isinstance(st, ir.WithS):
+                self._with(st, rest, indent, args)
+                return
+            else:  # pragma: no cover
+                raise AssertionError(st)
+        self._finish(indent, args)
+
+    def _if(self, st: ir.IfS, indent: int, abort: str, args: str, tail) -> None:
+        """A deterministic `if` (tail None: the rest follows it) or one containing choices
+        (the rest is emitted inside every branch)."""
+        def body(stmts):
+            if tail is None:
+                self._plain(list(stmts), indent + 1, abort)
+            else:
+                self._stmts(list(stmts) + tail, indent + 1, abort, args)
+
+        if not st.branches:
+            if tail is not None:
+                self._stmts(list(tail), indent, abort, args)
+            return
+        for n, (cond, stmts) in enumerate(st.branches):
+            self.emit(indent, f"{'if' if n == 0 else 'elif'} {self.ex(cond)}:")
+            body(stmts)
+        if st.orelse or tail is not None:
+            self.emit(indent, "else:")
+            body(st.orelse)
+
+    def _plain(self, stmts: list, indent: int, abort: str) -> None:
+        """Deterministic statements with no final yield (inside a deterministic `if`)."""
+        before = len(self.out)
+        self._plain_body(stmts, indent, abort)
+        if len(self.out) == before:  # only `skip`s
+            self.emit(indent, "pass")
+
+    def _plain_body(self, stmts: list, indent: int, abort: str) -> None:
+        for st in stmts:
+            self.at = st.span
+            if isinstance(st, ir.RequireS):
+                self.emit(indent, f"if not {self.ex(st.cond)}:")
+                self.emit(indent + 1, abort)
+            elif isinstance(st, ir.LetS):
+                self.emit(indent, f"l{st.local.id} = {self.ex(st.value)}")
+            elif isinstance(st, ir.AssignS):
+                self._assign(st, indent)
+            elif isinstance(st, ir.IfS):
+                self._if(st, indent, abort, "", tail=None)
+            else:  # pragma: no cover
+                raise AssertionError(st)
+
+    def _save_restore(self, rest_stmts: list, indent: int) -> tuple[str, list[str]]:
+        slots = sorted(_assigned_slots(rest_stmts))
+        if not slots:
+            return "", []
+        names = [f"v{s}" for s in slots] + [self.deltas[s] for s in slots if s in self.deltas]
+        names = ", ".join(names) + ("," if len(names) == 1 else "")
+        saved = self.fresh()
+        self.emit(indent, f"{saved} = ({names})")
+        return saved, [f"{names} = {saved}"]
+
+    def _either(self, st: ir.EitherS, rest: list, indent: int, args: str) -> None:
+        saved, restore = self._save_restore([st] + rest, indent)
+        b = self.fresh()
+        self.emit(indent, f"for {b} in range({len(st.branches)}):")
+        for line in restore:
+            self.emit(indent + 1, line)
+        deterministic = not any(_nondeterministic_block(br) for br in st.branches)
+        for n, branch in enumerate(st.branches):
+            self.emit(indent + 1, f"{'if' if n == 0 else 'elif'} {b} == {n}:")
+            if deterministic:
+                self._plain(list(branch), indent + 2, "continue")
+            else:
+                self._stmts(list(branch) + rest, indent + 2, "continue", args)
+        if deterministic:
+            self._stmts(rest, indent + 1, "continue", args)
+
+    def _with(self, st: ir.WithS, rest: list, indent: int, args: str) -> None:
+        """`with a in S, b in T:` as nested loops. Each choice starts from the values before the
+        `with`, restored in every loop: a later binder's set (T may read the state and `a`) is
+        evaluated in the state the `with` began in, not after the previous choice's statements."""
+        saved, restore = self._save_restore(list(st.body) + rest, indent)
+        for local, domain in st.binders:
+            self.emit(indent, f"for {self._binder(local, domain)}:")
+            indent += 1
+            for line in restore:
+                self.emit(indent, line)
+        self._stmts(list(st.body) + rest, indent, "continue", args)
+        for local, _ in st.binders:
+            self.positions.pop(local.id, None)
+
+    def _assign(self, st: ir.AssignS, indent: int) -> None:
+        """`v = e`, `v[k] = e`, `v.f[k] = e`, ... as statements. A map entry read by position is
+        replaced in a list copy of the value tuple: one copy and one tuple instead of two slices
+        and two concatenations (flags_16: 10% of the search's time)."""
+        current, steps = f"v{st.slot}", st.steps
+        fast = self._position(steps[0].index, current) if steps and steps[0].kind == "map" else None
+        delta = self.deltas.get(st.slot)
+        if fast is None:
+            if delta is not None and steps and steps[0].kind == "map":
+                self._assign_entry(st, indent, delta)
+            else:
+                self.emit(indent, f"{current} = {self._update(current, steps, st.value)}")
+                if delta is not None:  # its hash: looked up whole in the fingerprint
+                    self.emit(indent, f"{delta} = None")
+            self.dirty.add(current)
+            return
+        pos, dom = fast
+        old = self._values_of(current)
+        self.canonical.add((current, dom))
+        try:
+            inner = self._update(f"{old}[{pos}]", steps[1:], st.value)
+        finally:
+            self.canonical.discard((current, dom))
+        values = self.fresh()
+        self.emit(indent, f"if {self._keys_are(current, dom)}:")
+        self.emit(indent + 1, f"{values} = [*{old}]")
+        self.emit(indent + 1, f"{values}[{pos}] = {inner}")
+        if delta is not None:  # one entry changed: its hash's change (`old` may read `current`: first)
+            key = self.ex(steps[0].index)
+            self.emit(indent + 1, f"if {delta} is not None:")
+            self.emit(indent + 2, f"{delta} ^= E[{st.slot}][({key}, {old}[{pos}])] ^ E[{st.slot}][({key}, {values}[{pos}])]")
+        self.emit(indent + 1, f"{current} = ({dom}, tuple({values}))")
+        self.emit(indent, "else:")
+        if delta is not None:
+            self._assign_entry(st, indent + 1, delta)
+        else:
+            self.emit(indent + 1, f"{current} = {self._update_by_key(current, steps[0], steps[1:], st.value)}")
+        self.dirty.add(current)
+
+    def _assign_entry(self, st: ir.AssignS, indent: int, delta: str) -> None:
+        """`m[k] = e` or `m[k]... = e` for a map slot whose hash's change is tracked (`delta`), by
+        key: the old and new values of the entry update the change. Evaluated in the order of
+        the expression _update_by_key builds (the key, then for `m[k] = e` the value and the
+        lookup, for a longer path the lookup first), so errors come in the same order in the
+        generator form, which uses that expression."""
+        current, step, more = f"v{st.slot}", st.steps[0], st.steps[1:]
+        key, old, new = self.fresh(), self.fresh(), self.fresh()
+        w = self.where(step.span, "lookup", (step.container,))
+        self.emit(indent, f"{key} = {self.ex(step.index)}")
+        if more:
+            self.emit(indent, f"{old} = _lookup({current}, {key}, {w})")
+            self.emit(indent, f"{new} = {self._update(old, more, st.value)}")
+            self.emit(indent, f"{current} = _map_set({current}, {key}, {new}, {w})")
+        else:
+            self.emit(indent, f"{new} = {self.ex(st.value)}")
+            self.emit(indent, f"{current}, {old} = _map_update({current}, {key}, {new}, {w})")
+        self.emit(indent, f"if {delta} is not None:")
+        self.emit(indent + 1, f"{delta} ^= E[{st.slot}][({key}, {old})] ^ E[{st.slot}][({key}, {new})]")
+
+    def _keys_are(self, m: str, dom: str) -> str:
+        """The test "map `m`'s key tuple is the interned domain `dom`". For a variable not yet
+        assigned in this action it is the same for every parameter value and choice: computed
+        once, in the action's prologue."""
+        test = f"{m}[0] is {dom} or {m}[0] == {dom}"
+        return self._once(test) if self._unassigned(m) else test
+
+    def _values_of(self, m: str) -> str:
+        """The value tuple of map `m`: for a variable not assigned yet in this action, read once,
+        in the prologue (every parameter value and choice reads the same tuple)."""
+        return self._once(f"{m}[1]") if self._unassigned(m) else f"{m}[1]"
+
+    def _unassigned(self, m: str) -> bool:
+        """Whether `m` is a state variable this action has not assigned before this point."""
+        return self.prologue is not None and m not in self.dirty and _SIMPLE_NAME.match(m) and m.startswith("v")
+
+    def _once(self, code: str) -> str:
+        """A name for `code`, computed once per action call, in the prologue."""
+        name = self.once.get(code)
+        if name is None:
+            name = self.once[code] = self.fresh()
+            self.out.insert(self.prologue, f"    {name} = {code}")
+            self.spans.insert(self.prologue, self.at)
+            self.prologue += 1
+        return name
+
+    def _update(self, current: str, steps, value: ir.Expr) -> str:
+        """The expression for `current` with the value at the end of `steps` replaced."""
+        if not steps:
+            return self.ex(value)
+        step, more = steps[0], steps[1:]
+        if step.kind == "field":
+            inner = self._update(f"{current}[{step.index}]", more, value)
+            return f"_put({current}, {step.index}, {inner})"
+        fast = self._position(step.index, current) if step.kind == "map" else None
+        if fast is not None:
+            pos, dom = fast
+            self.canonical.add((current, dom))
+            try:
+                inner = self._update(f"{current}[1][{pos}]", more, value) if more else self.ex(value)
+            finally:
+                self.canonical.discard((current, dom))
+            slow = self._update_by_key(current, step, more, value)
+            return (f"(({dom}, {current}[1][:{pos}] + ({inner},) + {current}[1][{pos} + 1:]) "
+                    f"if {self._keys_are(current, dom)} else {slow})")
+        return self._update_by_key(current, step, more, value)
+
+    def _update_by_key(self, current: str, step, more, value: ir.Expr) -> str:
+        key = self.ex(step.index)
+        w = self.where(step.span, "lookup" if step.kind == "map" else "at", (step.container,))
+        if more:
+            k = self.fresh()
+            getter = "_lookup" if step.kind == "map" else "_at"
+            inner = self._update(f"{getter}({current}, {k}, {w})", more, value)
+            setter = "_map_set" if step.kind == "map" else "_seq_set"
+            return f"(lambda {k}: {setter}({current}, {k}, {inner}, {w}))({key})"
+        setter = "_map_set" if step.kind == "map" else "_seq_set"
+        return f"{setter}({current}, {key}, {self.ex(value)}, {w})"
+
+    # ---------------------------------------------------------------- expressions
+    def _keys_table(self, key: T.Type) -> str:
+        """The name of the table interning key tuples of maps with keys of type `key`."""
+        name = self.keys_tables.get(key)
+        if name is None:
+            name = self.keys_tables[key] = self.fresh()
+        return name
+
+    def domain(self, e: ir.Expr) -> str:
+        """A set expression, iterated in canonical order (a hoisted tuple when it is constant)."""
+        assert isinstance(e.type, T.SetT)
+        order = "sorted" if T.naturally_ordered(e.type.element) else "_canon"
+        if self.hoisting and self._is_constant(e):
+            name = self._hoist(lambda: f"_keys_tuple(tuple({order}({self._ex(e)})))")
+            self.domain_names[name] = e.type.element
+            return name
+        if isinstance(e, ir.Prim) and e.op == "range":  # in order already, and not built
+            lo, hi = (self.ex(a) for a in e.args)
+            return f"_range_domain({lo}, {hi}, {self.where(e.span, e.op, None)})"
+        if self._liftable(e):  # mailboxes_3's `elems(inbox)`, sorted once per check, not per client
+            return self._lifted(lambda: f"{order}({self._ex(e)})")
+        return f"{order}({self.ex(e)})"
+
+    def _binder(self, local: ir.Local, domain: ir.Expr) -> str:
+        """`l3 in D`, or `t7, l3 in enumerate(D)` for a map key ranging over a hoisted domain."""
+        d = self.domain(domain)
+        if local.id in self.keyed and d in self.domain_names:
+            pos = self.fresh()
+            self.positions[local.id] = (pos, d)
+            return f"{pos}, l{local.id} in enumerate({d})"
+        return f"l{local.id} in {d}"
+
+    def _position(self, key: ir.Expr, current: str) -> tuple[str, str] | None:
+        """(position name, domain name) when map `current[key]` can be read by position."""
+        if isinstance(key, ir.LocalRef) and key.local.id in self.positions and _SIMPLE_NAME.match(current):
+            return self.positions[key.local.id]
+        return None
+
+    def _is_constant(self, e: ir.Expr) -> bool:
+        known = self.constant.get(id(e))
+        if known is None:
+            known = _static(e, self.function_reads) and not _may_fault(e, self.function_reads)
+            self.constant[id(e)] = known
+        return known
+
+    def _hoist(self, generate) -> str:
+        """The name of a module global computed once in `_constants()` by the code `generate()` returns."""
+        self.hoisting = False
+        try:
+            code = generate()
+        finally:
+            self.hoisting = True
+        name = self.hoisted.get(code)
+        if name is None:
+            name = self.fresh()
+            self.hoisted[code] = name
+            self.hoisted_lines.append(f"{name} = {code}")
+            self.hoisted_at.append(self.at)
+        return name
+
+    def ex(self, e: ir.Expr) -> str:
+        if self.hoisting and not isinstance(e, _TRIVIAL) and self._is_constant(e):
+            return self._hoist(lambda: self._ex(e))
+        if self._liftable(e):
+            return self._lifted(lambda: self._ex(e))  # flags_16: `(shared + 1) % 7` once per state
+        return self._ex(e)
+
+    def _liftable(self, e: ir.Expr) -> bool:
+        """Whether `e` is to be computed once, in the prologue: inside an action's parameter
+        loops or a predicate's comprehensions, and the same for every parameter value, choice and
+        element (_loop_invariant)."""
+        return ((self.loops or (self.predicate and self.comps)) and self.hoisting and not self.lifting
+                and not isinstance(e, _TRIVIAL) and self._loop_invariant(e))
+
+    def _lifted(self, generate) -> str:
+        """The name of the code `generate()` returns (as a whole), computed in the prologue."""
+        self.lifting = True
+        try:
+            code = generate()
+        finally:
+            self.lifting = False
+        return self._once(code)
+
+    def _loop_invariant(self, e: ir.Expr) -> bool:
+        """Whether `e`, inside an action's parameter loops, has the same value for every
+        parameter value and choice, and may be computed before the loops: it reads no bound name
+        and no variable assigned so far, and cannot fault (so evaluating it once, early, is not
+        observable). Cheap expressions only: one that builds a collection from a range or by a
+        comprehension could cost more, computed for a call where no parameter passes its guards,
+        than it saves."""
+        if _free_locals(e) or not _cheap(e):
+            return False
+        dirty = {int(m[1:]) for m in self.dirty}
+        return not (_expr_reads(e, self.reads) & dirty) and not _may_fault(e, self.function_reads)
+
+    def _ex(self, e: ir.Expr) -> str:
+        if isinstance(e, ir.Lit):
+            if e.value is None or isinstance(e.value, (bool, int)):
+                return repr(e.value)
+            return "NONE"
+        if isinstance(e, ir.VarRef):
+            return f"v{e.slot}"
+        if isinstance(e, ir.ConstRef):
+            return f"K{e.index}"
+        if isinstance(e, ir.LocalRef):
+            return f"l{e.local.id}"
+        if isinstance(e, ir.Prim):
+            return self._prim(e)
+        if isinstance(e, ir.IfE):
+            return f"({self.ex(e.then)} if {self.ex(e.cond)} else {self.ex(e.orelse)})"
+        if isinstance(e, ir.LetE):
+            return f"(lambda l{e.local.id}: {self.ex(e.body)})({self.ex(e.value)})"
+        if isinstance(e, ir.CallDef):
+            args = [self.ex(a) for a in e.args] + [f"v{s}" for s in self.reads[e.index]]
+            return f"f{e.index}({', '.join(args)})"
+        if isinstance(e, ir.Build):
+            return self._build(e)
+        if isinstance(e, ir.Comp):
+            return self._comp(e)
+        raise AssertionError(e)  # pragma: no cover
+
+    def _prim(self, e: ir.Prim) -> str:
+        if (e.op in ("eq", "ne") and isinstance(e.args[0], ir.Prim) and e.args[0].op == "domain"
+                and self.hoisting and self._is_constant(e.args[1])):
+            # domain(m) == S: true at once when m's key tuple is S's canonical tuple (interned).
+            m = self.ex(e.args[0].args[0])
+            if _SIMPLE_NAME.match(m):
+                test = f"({m}[0] is {self.domain(e.args[1])} or frozenset({m}[0]) == {self.ex(e.args[1])})"
+                return test if e.op == "eq" else f"(not {test})"
+        if e.op in ("in", "notin") and isinstance(e.args[1], ir.Prim) and e.args[1].op in ("maps", "powerset"):
+            # Membership in [D -> R] or SUBSET S is decided without building the set.
+            inner = e.args[1]
+            x = self.ex(e.args[0])
+            parts = [self.ex(a) for a in inner.args]
+            test = f"_in_maps({x}, {parts[0]}, {parts[1]})" if inner.op == "maps" else f"({x} <= {parts[0]})"
+            return test if e.op == "in" else f"(not {test})"
+        if e.op in ("in", "notin") and isinstance(e.args[1], ir.Prim) and e.args[1].op == "range":
+            # x in a..b is a comparison: the range is not built, whatever its size
+            lo, hi = (self.ex(a) for a in e.args[1].args)
+            test = f"({lo} <= {self.ex(e.args[0])} <= {hi})"
+            return test if e.op == "in" else f"(not {test})"
+        args = [self.ex(a) for a in e.args]
+        if e.op == "range":
+            return f"_int_range({args[0]}, {args[1]}, {self.where(e.span, e.op, None)})"
+        if e.op == "mul" and not any(_static(a, self.function_reads) for a in e.args):
+            return f"_mul({args[0]}, {args[1]}, {self.where(e.span, e.op, None)})"
+        if e.op == "item":
+            return f"{args[0]}[{e.info}]"
+        if e.op in _INFIX:
+            return _INFIX[e.op].format(*args)
+        if e.op in ("div", "mod") and _nonzero_int(e.args[1]):
+            return f"({args[0]} {'//' if e.op == 'div' else '%'} {args[1]})"
+        if e.op == "check_bounds":  # a value assigned to a bounded variable; info: the target's text
+            return f"_check_bounds({args[0]}, {args[1]}, {self.where(e.span, e.op, e.info)})"
+        if e.op in _FAULTING:
+            w = self.where(e.span, e.op, tuple(a.type for a in e.args))
+            fast = self._position(e.args[1], args[0]) if e.op == "lookup" else None
+            if fast is not None:
+                pos, dom = fast
+                m = args[0]
+                if (m, dom) in self.canonical:  # inside the fast branch of an update of this map
+                    return f"{self._values_of(m)}[{pos}]"
+                return f"({self._values_of(m)}[{pos}] if {self._keys_are(m, dom)} else _lookup({m}, {args[1]}, {w}))"
+            return f"{_FAULTING[e.op]}({', '.join(args)}, {w})"
+        raise AssertionError(e.op)  # pragma: no cover
+
+    def _build(self, e: ir.Build) -> str:
+        items = [self.ex(i) for i in e.items]
+        if e.kind == "set":
+            return "frozenset()" if not items else "frozenset((" + ", ".join(items) + ",))"
+        if e.kind in ("seq", "tuple", "record"):
+            return "()" if not items else "(" + ", ".join(items) + ",)"
+        if e.kind == "map":
+            pairs = ", ".join(f"({items[i]}, {items[i + 1]})" for i in range(0, len(items), 2))
+            w = self.where(e.span, "mkmap", e.type)
+            return (f"_mkmap(({pairs}{',' if pairs else ''}), {T.naturally_ordered(e.type.key)}, {w}, "
+                    f"{self._keys_table(e.type.key)})")
+        raise AssertionError(e.kind)  # pragma: no cover
+
+    def _comp(self, e: ir.Comp) -> str:
+        canonical = e.kind in ("choose", "seq") or _may_fault(e, self.function_reads)
+        loops = []
+        outside = self.comps
+        try:
+            for n, (local, dom) in enumerate(e.generators):
+                self.comps = outside + (n > 0)  # a later generator's set: once per earlier element
+                if canonical or (local.id in self.keyed and self.hoisting and self._is_constant(dom)):
+                    loops.append(f"for {self._binder(local, dom)}")
+                else:
+                    loops.append(f"for l{local.id} in {self.ex(dom)}")
+            self.comps = outside + 1
+            return self._comp_body(e, " ".join(loops))
+        finally:
+            self.comps = outside
+            for local, _ in e.generators:
+                self.positions.pop(local.id, None)
+
+    def _comp_body(self, e: ir.Comp, gen: str) -> str:
+        if e.cond is not None:
+            gen += f" if {self.ex(e.cond)}"
+        body = self.ex(e.body)
+        if e.kind == "all":
+            return f"all({body} {gen})"
+        if e.kind == "any":
+            return f"any({body} {gen})"
+        if e.kind == "sum":
+            return f"sum({body} {gen})"
+        if e.kind == "set":
+            return f"frozenset({body} {gen})"
+        if e.kind == "map":
+            w = self.where(e.span, "mkmap", e.type)
+            natural = T.naturally_ordered(e.type.key)
+            return f"_mkmap((({self.ex(e.key)}, {body}) {gen}), {natural}, {w}, {self._keys_table(e.type.key)})"
+        if e.kind == "seq":
+            return f"tuple({body} {gen})"
+        if e.kind == "choose":
+            w = self.where(e.span, "choose", None)
+            return f"_choose(({body} {gen}), {w})"
+        raise AssertionError(e.kind)  # pragma: no cover
+
+
+# ---------------------------------------------------------------- analyses
+
+_TRIVIAL = (ir.Lit, ir.ConstRef, ir.VarRef, ir.LocalRef)  # never worth hoisting
+_SIMPLE_NAME = re.compile(r"[vl]\d+$")  # a state slot or bound name: safe to evaluate twice
+
+
+def _nonzero_int(e: ir.Expr) -> bool:
+    return isinstance(e, ir.Lit) and type(e.value) is int and e.value != 0
+
+
+def _keyed_locals(spec: ir.Spec) -> set[int]:
+    """Ids of the bound names used directly as a map key (`m[k]` read or `m[k] = v` written)."""
+    out: set[int] = set()
+
+    def expr(e):
+        if isinstance(e, ir.Prim) and e.op == "lookup" and isinstance(e.args[1], ir.LocalRef):
+            out.add(e.args[1].local.id)
+        for c in _children(e):
+            expr(c)
+
+    def stmts(body):
+        for st in body:
+            if isinstance(st, (ir.RequireS,)):
+                expr(st.cond)
+            elif isinstance(st, ir.LetS):
+                expr(st.value)
+            elif isinstance(st, ir.AssignS):
+                expr(st.value)
+                for step in st.steps:
+                    if step.kind != "field":
+                        expr(step.index)
+                    if step.kind == "map" and isinstance(step.index, ir.LocalRef):
+                        out.add(step.index.local.id)
+            elif isinstance(st, ir.IfS):
+                for cond, b in st.branches:
+                    expr(cond)
+                    stmts(b)
+                stmts(st.orelse)
+            elif isinstance(st, ir.EitherS):
+                for b in st.branches:
+                    stmts(b)
+            elif isinstance(st, ir.WithS):
+                for _, d in st.binders:
+                    expr(d)
+                stmts(st.body)
+
+    for a in spec.actions:
+        for _, d in a.params:
+            expr(d)
+        stmts(a.body)
+    for f in spec.functions:
+        expr(f.body)
+    for p in (*spec.invariants, *spec.constraints, *spec.reachables):
+        expr(p.expr)
+    return out
+
+_children = ir.children
+
+
+def _free_locals(e: ir.Expr) -> set:
+    """Locals referenced in `e` but bound outside it."""
+    refs: set = set()
+    bound: set = set()
+
+    def walk(x):
+        if isinstance(x, ir.LocalRef):
+            refs.add(x.local)
+        elif isinstance(x, ir.Comp):
+            bound.update(l for l, _ in x.generators)
+        elif isinstance(x, ir.LetE):
+            bound.add(x.local)
+        for c in _children(x):
+            walk(c)
+
+    walk(e)
+    return refs - bound
+
+
+def _static(e: ir.Expr, function_reads) -> bool:
+    """Whether `e` reads neither the state (through calls too: ir.function_reads's table) nor a
+    bound name: the same value on every state."""
+    return not ir.reads_state(e, function_reads) and not _free_locals(e)
+
+
+def _may_fault(e: ir.Expr, function_reads) -> bool:
+    """Whether evaluating `e` can raise a Fault (then comprehensions iterate canonically,
+    so which element faults first does not depend on set layout). A range with static bounds
+    and a product with a static factor do not count: the first is computed once, with the
+    constants (its E408 is reported then), and the second grows by a bounded size per step."""
+    if isinstance(e, ir.Prim) and e.op in _FAULTING and not (e.op in ("div", "mod") and _nonzero_int(e.args[1])):
+        return True  # (`//` and `%` by a non-zero literal are inlined and cannot fail)
+    if isinstance(e, ir.Prim) and e.op == "range" and not all(_static(a, function_reads) for a in e.args):
+        return True
+    if isinstance(e, ir.Prim) and e.op == "mul" and not any(_static(a, function_reads) for a in e.args):
+        return True
+    if isinstance(e, (ir.CallDef,)):
+        return True
+    if isinstance(e, ir.Comp) and e.kind in ("map", "choose"):
+        return True
+    if isinstance(e, ir.Build) and e.kind == "map":
+        return True
+    return any(_may_fault(c, function_reads) for c in _children(e))
+
+
+# Operations that may build a large collection: never computed ahead of need (see _loop_invariant).
+_BUILDERS = {"range", "powerset", "maps", "bigunion"}
+
+
+def _cheap(e: ir.Expr) -> bool:
+    """Whether `e` has no comprehension, call or operation that may build a large collection."""
+    if isinstance(e, (ir.Comp, ir.CallDef)) or (isinstance(e, ir.Prim) and e.op in _BUILDERS):
+        return False
+    return all(_cheap(c) for c in _children(e))
+
+
+def _expr_reads(e: ir.Expr, function_reads) -> set[int]:
+    """State slots `e` reads, through calls too (`function_reads`: slots per function)."""
+    return ir.reads(e, [(r, ()) for r in function_reads])[0]
+
+
+def _assigned_slots(stmts) -> set[int]:
+    out: set[int] = set()
+    for st in stmts:
+        if isinstance(st, ir.AssignS):
+            out.add(st.slot)
+        elif isinstance(st, ir.IfS):
+            for _, b in st.branches:
+                out |= _assigned_slots(b)
+            out |= _assigned_slots(st.orelse)
+        elif isinstance(st, ir.EitherS):
+            for b in st.branches:
+                out |= _assigned_slots(b)
+        elif isinstance(st, ir.WithS):
+            out |= _assigned_slots(st.body)
+    return out
+
+
+def _nondeterministic(st: ir.Stmt) -> bool:
+    if isinstance(st, (ir.EitherS, ir.WithS)):
+        return True
+    if isinstance(st, ir.IfS):
+        return any(_nondeterministic_block(b) for _, b in st.branches) or _nondeterministic_block(st.orelse)
+    return False
+
+
+def _nondeterministic_block(stmts) -> bool:
+    return any(_nondeterministic(s) for s in stmts)

@@ -1,0 +1,278 @@
+"""A compiled model: the one interface between a spec and the explorers.
+
+`build_model` runs the pipeline up to here (parse, typecheck, generate, compile)
+and returns a `Model` with initial states, actions, invariants and constraints
+as Python callables over tuple states, plus the tables needed to print states
+and errors. A Model is immutable once built; explorers only call it.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from dataclasses import dataclass
+
+from checker.compile import codegen
+from checker.core import runtime
+from checker.core import types as T
+from checker.core.errors import EvalError, SpecError
+from checker.core.source import Source, Span
+from checker.core.values import format_int, format_value, to_json
+from checker.ir import nodes as ir
+from checker.lang.parser import parse
+from checker.lang.typecheck import check
+from checker.lang.variants import BASE, apply_variant
+
+
+_MESSAGES = {
+    "E401": "key {1} is not in the domain of the map {0}",
+    "E402": "value {0} {of} `{name}` is outside its declared range {1}..{2}",
+    "E403": "no element satisfies the condition of `choose`",
+    "E404": "{op} of an empty {what}",
+    "E405": "index {1} is out of range for the sequence {0}",
+    "E407": "division by zero: {0} // {1}",
+    "E408": "the set is too large to build (over 2^20 elements)",
+    "E412": "the product has {0:,} bits, more than an int may have (2^16 bits, about 19,700 digits)",
+    "E409": "the map gives key {0} two values: {1} and {2}",
+    "E410": "{what} `{name}` would hold {0} elements, more than its declared bound {1}",
+}
+
+
+@dataclass(frozen=True)
+class ActionInfo:
+    name: str
+    param_names: tuple[str, ...]
+    param_types: tuple[T.Type, ...]
+    span: object
+    actor: str | None = None  # `by Runner`: who takes the step (a swimlane in diagrams)
+    sends_to: str | None = None  # `by Runner -> Parent`: who the step sends something to
+
+
+_RECURSION_HINT = ("a recursive `def` must reach its base case within about 900 nested calls (Python's "
+                   "recursion limit)")
+_MEMORY_HINT = ("a value computed here does not fit in the memory this process may use (a huge range or set, a "
+                "sequence that keeps doubling): bound it with a guard or a constraint, or allow more memory")
+_GENERATED_FUNCTION = re.compile(r"f(\d+)$")
+
+
+def _code_name(spec: ir.Spec) -> str:
+    """The file name the generated module is compiled under (its frames carry it)."""
+    return f"<tlacheck model {spec.name}>"
+
+
+def _count(n: int) -> str:
+    """n with thousands separators (or shortened, when it has over 100 digits)."""
+    return f"{n:,}" if n < 10**100 else format_int(n)
+
+
+class Model:
+    """A spec compiled for exploration."""
+
+    def __init__(self, spec: ir.Spec, generated: codegen.Generated, namespace: dict, constants: list):
+        self.spec = spec
+        self.namespace = namespace
+        self.name = spec.name
+        self.generated = generated
+        self.code_name = _code_name(spec)  # the file name its frames carry
+        self.constants = constants
+        self.var_names = tuple(v.name for v in spec.variables)
+        self.var_types = tuple(v.type for v in spec.variables)
+        self.init = namespace["init"]
+        self.actions = tuple(namespace[f"a{i}"] for i in range(len(spec.actions)))
+        # The same successors as lists of next states, without arguments (the explorers' hot loop).
+        self.next_states = tuple(namespace[f"n{i}"] for i in range(len(spec.actions)))
+        # An equal state whose maps share the model's interned key tuples (after unpickling).
+        self.canonical_keys = namespace["t0"]
+        self.action_info = tuple(
+            ActionInfo(a.name, tuple(l.name for l, _ in a.params), tuple(l.type for l, _ in a.params), a.span,
+                       a.actor, a.sends_to)
+            for a in spec.actions)
+        self.invariants = tuple((p.name, namespace[f"inv{i}"]) for i, p in enumerate(spec.invariants))
+        self.constraints = tuple((p.name, namespace[f"con{i}"]) for i, p in enumerate(spec.constraints))
+        self.reachables = tuple((p.name, namespace[f"reach{i}"]) for i, p in enumerate(spec.reachables))
+        # Slots each action may assign, slots each invariant reads (by name): see codegen.Generated.
+        self.action_writes = tuple(generated.action_writes)
+        self.invariant_reads = {p.name: r for p, r in zip(spec.invariants, generated.invariant_reads)}
+        self.warnings = spec.warnings
+
+    # ---------------------------------------------------------------- display
+    def format_state(self, state) -> dict[str, str]:
+        return {n: format_value(v, t) for n, v, t in zip(self.var_names, state, self.var_types)}
+
+    def state_json(self, state) -> dict:
+        return {n: to_json(v, t) for n, v, t in zip(self.var_names, state, self.var_types)}
+
+    def format_args(self, action: int, args) -> list[str]:
+        info = self.action_info[action]
+        return [format_value(a, t) for a, t in zip(args, info.param_types)]
+
+    def args_json(self, action: int, args) -> dict:
+        info = self.action_info[action]
+        return {n: to_json(a, t) for n, a, t in zip(info.param_names, args, info.param_types)}
+
+    def step_label(self, action: int, args) -> str:
+        info = self.action_info[action]
+        if not info.param_names:
+            return info.name
+        shown = ", ".join(f"{n}={v}" for n, v in zip(info.param_names, self.format_args(action, args)))
+        return f"{info.name}({shown})"
+
+    def eval_error(self, fault: runtime.Fault) -> EvalError:
+        """An EvalError with a readable message for a Fault raised by generated code."""
+        span, kind, detail = self.generated.wheres[fault.where]
+        return EvalError(fault.code, self._fault_message(fault, kind, detail), span)
+
+    def _fault_message(self, fault: runtime.Fault, kind: str, detail) -> str:
+        raw = fault.values
+        vals = tuple(format_int(v) if type(v) is int else v for v in raw)  # ints as text, of any size
+        code = fault.code
+        if code == "E402":  # values: (value, lo, hi, nested), detail: the variable or assignment target
+            return _MESSAGES[code].format(*vals, of="in" if vals[3] else "of", name=detail)
+        if code == "E410" and raw[1] < 0:
+            return f"the declared bound {vals[1]} of a sequence in `{detail}` is negative"
+        if code == "E410":  # values: (length, limit, nested)
+            return _MESSAGES[code].format(*vals, what="a sequence in" if vals[2] else "", name=detail).lstrip()
+        if code == "E408" and kind == "range":  # values: (a, b)
+            return (f"the range {vals[0]}..{vals[1]} has {_count(raw[1] - raw[0] + 1)} elements, more than "
+                    f"the 2^20 a range may have to be built or iterated over")
+        if code == "E404":
+            what = "set" if kind in ("min", "max") else "sequence"
+            return _MESSAGES[code].format(op=f"`{kind}`", what=what)
+        if code in ("E401", "E405") and detail:
+            ctype = detail[0] if isinstance(detail, tuple) else None
+            if code == "E401" and isinstance(ctype, T.MapT):
+                return _MESSAGES[code].format(format_value(raw[0], ctype), format_value(raw[1], ctype.key))
+            if code == "E405" and isinstance(ctype, T.SeqT):
+                index = vals[1] if not isinstance(raw[1], tuple) else f"({', '.join(map(format_int, raw[1]))})"
+                return _MESSAGES[code].format(format_value(raw[0], ctype), index)
+        if code == "E409" and isinstance(detail, T.MapT):
+            return _MESSAGES[code].format(format_value(raw[0], detail.key), format_value(raw[1], detail.value),
+                                          format_value(raw[2], detail.value))
+        if code == "E401":
+            return "the key is not in the domain of the map (a map's domain is fixed when it is built)"
+        if code == "E405":
+            return "index is out of range for the sequence"
+        if code == "E412":
+            return _MESSAGES[code].format(*raw)
+        return _MESSAGES.get(code, "evaluation failed").format(*vals)
+
+    def span_of(self, kind: str, name: str | None = None) -> Span | None:
+        """The declaration of the invariant, constraint, reachable check or property `name`, or
+        for kind "initial" the first variable's: where an error without a better place goes."""
+        if kind == "initial":
+            return self.spec.variables[0].span if self.spec.variables else None
+        table = {"invariant": self.spec.invariants, "constraint": self.spec.constraints,
+                 "reachable": self.spec.reachables, "property": self.spec.properties}[kind]
+        return next((d.span for d in table if d.name == name), None)
+
+    def limit_error(self, exc: RecursionError | MemoryError, note: str, span: Span | None = None) -> EvalError:
+        """E406 (a RecursionError) or E411 (a MemoryError) raised while `note` ("computing action
+        A"). Placed at the spec line the innermost frame of generated code was computing (the
+        statement, the `def`, the declaration: Generated.line_spans), else at `span` (what was
+        being evaluated), else at the top of the file. A recursion names the innermost `def` on
+        the stack. The frames in the exception's traceback are cleared, so that the memory their
+        locals hold is free before the trace is rebuilt and printed."""
+        where, function = self._origin(exc)
+        if where is None:
+            where = span or Span(self.spec.file, 1, 1, 1, 2)
+        if isinstance(exc, RecursionError):
+            named = f" in `{self.spec.functions[function].name}`" if function is not None else ""
+            return EvalError("E406", f"recursion too deep{named} (while {note})", where, _RECURSION_HINT)
+        return EvalError("E411", f"out of memory (while {note})", where, _MEMORY_HINT)
+
+    def _origin(self, exc: BaseException) -> tuple[Span | None, int | None]:
+        """The span of the innermost line of generated code in `exc`'s traceback and the index of
+        the innermost generated `def` (f0, f1, ...) on it; then the traceback is dropped."""
+        tb = exc.__traceback__
+        spans = self.generated.line_spans
+        filename = self.code_name
+        where = function = None
+        try:
+            while tb is not None:
+                code = tb.tb_frame.f_code
+                if code.co_filename == filename:
+                    line = tb.tb_lineno
+                    if 0 < line <= len(spans) and spans[line - 1] is not None:
+                        where = spans[line - 1]
+                    m = _GENERATED_FUNCTION.match(code.co_name)
+                    if m and int(m.group(1)) < len(self.spec.functions):
+                        function = int(m.group(1))
+                tb = tb.tb_next
+        finally:
+            traceback.clear_frames(exc.__traceback__)
+            exc.__traceback__ = None
+        return where, function
+
+
+def build_model(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE) -> Model:
+    """Parse, check and compile a spec (or one of its variants).
+    Raises SpecError, UsageError or EvalError (in constants)."""
+    tree = apply_variant(parse(source), variant)
+    spec = check(tree, source, overrides)
+    return compile_spec(spec)
+
+
+def compile_spec(spec: ir.Spec) -> Model:
+    """Generate and compile the model's code. Raises E008 when the generated code exceeds one of
+    Python's own limits (20 nested loops in a function, 200 nested parentheses, 100 indentation
+    levels, the compiler's recursion depth): the parser's nesting limit (E007) keeps expressions
+    well inside them, but loops add up across parameters, `with` binders and `either` blocks."""
+    try:
+        generated = codegen.generate(spec)
+    except RecursionError:
+        raise _too_complex(spec, None, None, "nesting too deep for the code generator") from None
+    namespace: dict = {name: getattr(runtime, target) for name, target in codegen.RUNTIME_NAMES.items()}
+    namespace["__builtins__"] = {"len": len, "frozenset": frozenset, "sorted": sorted, "all": all, "any": any,
+                                 "sum": sum, "range": range, "min": min, "max": max, "tuple": tuple,
+                                 "enumerate": enumerate}
+    try:
+        code = compile(generated.source, _code_name(spec), "exec")
+    except SyntaxError as exc:  # IndentationError included
+        raise _too_complex(spec, generated, exc.lineno, exc.msg) from None
+    except (RecursionError, MemoryError):
+        raise _too_complex(spec, generated, None, "nesting too deep for Python's compiler") from None
+    exec(code, namespace)  # the source holds generated identifiers and int/bool literals only
+    model = Model(spec, generated, namespace, [])
+    try:
+        model.constants = namespace["_constants"]()
+    except runtime.Fault as fault:
+        raise model.eval_error(fault) from None
+    except (RecursionError, MemoryError) as exc:
+        raise model.limit_error(exc, "evaluating the constants") from None
+    return model
+
+
+_GENERATED_DEF = re.compile(r"def ([A-Za-z_]+?)(\d*)(?:_\d+)?\(")
+_LOOPS_HINT = ("Python allows 20 nested loops in a function: each action parameter, `with` binder and enclosing "
+               "`either` adds one, as does each `var NAME: T in SET` to the initial states; split the action, or "
+               "choose a tuple from one set instead of several values")
+_DEPTH_HINT = "move parts of the expression or block into a `def`, or split the action"
+
+
+def _too_complex(spec: ir.Spec, generated: codegen.Generated | None, line: int | None, reason: str) -> SpecError:
+    """E008 at the declaration whose generated code broke a limit of Python (the line of the
+    generated source says which one); at the top of the file when that cannot be told."""
+    what, span = "the spec", Span(spec.file, 1, 1, 1, 2)
+    if generated is not None and line:
+        lines = generated.source.splitlines()
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        header = next((m for m in map(_GENERATED_DEF.match, reversed(lines[:line])) if m), None)
+        kind, index = (header.group(1), int(header.group(2) or 0)) if header else ("", 0)
+        tables = {"a": ("action", spec.actions), "n": ("action", spec.actions), "f": ("function", spec.functions),
+                  "inv": ("invariant", spec.invariants), "con": ("constraint", spec.constraints),
+                  "reach": ("reachable check", spec.reachables)}
+        var = re.search(r"\bfor v(\d+) in\b", text)
+        const = re.match(r"\s*K(\d+) = ", text)
+        if kind == "init" and var and int(var.group(1)) < len(spec.variables):
+            v = spec.variables[int(var.group(1))]
+            what, span = f"the initial states (variable `{v.name}`)", v.span
+        elif kind == "_constants" and const and int(const.group(1)) < len(spec.constants):
+            c = spec.constants[int(const.group(1))]
+            what, span = f"constant `{c.name}`", c.span
+        elif kind in tables and index < len(tables[kind][1]):
+            decl = tables[kind][1][index]
+            what, span = f"{tables[kind][0]} `{decl.name}`", decl.span
+        elif kind in ("fb", "fa") and index < len(spec.fairness):
+            what, span = "this fairness condition", spec.fairness[index].span
+    hint = _LOOPS_HINT if "nested blocks" in reason else _DEPTH_HINT
+    return SpecError.single("E008", f"cannot compile {what}: {reason}", span, hint)

@@ -1,0 +1,638 @@
+"""The one-process breadth-first search (the meanings it implements: explore.py's docstring).
+
+`Explorer` stores every state (exact storage; also the liveness checker's graph);
+`FingerprintExplorer` stores 64-bit fingerprints with a parent index and a successor ordinal
+per state, and rebuilds traces by re-executing the actions along the parent links. Both give
+the same counts and traces. parallel.py's workers extend FingerprintExplorer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from array import array
+from collections import deque
+from itertools import islice
+from typing import Callable
+
+from checker.compile.model import Model
+from checker.core.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
+from checker.core.runtime import EVAL_FAILURES, Fault
+from checker.engine.fingerprints import Fingerprinter, FingerprintSet, collision_probability
+from checker.engine.limits import MemoryWatch, limit_reached
+from checker.engine.liveness import Checker as LivenessChecker
+from checker.engine.liveness import EvaluationFailed, Graph, Stopped, safety_checks
+from checker.engine.options import Options, Progress, liveness_properties, select, selected_properties
+from checker.engine.pools import ValuePools
+from checker.engine.successors import find_step, nth_step, until_fault
+from checker.engine.watchdog import StepInterrupted, Watchdog
+
+
+class _Stop(Exception):
+    pass
+
+
+_VERDICTS = {
+    "deadlock": Verdict.DEADLOCK, "invariant": Verdict.INVARIANT_VIOLATED, "property": Verdict.INVARIANT_VIOLATED,
+    "liveness": Verdict.LIVENESS_VIOLATED, "unreachable": Verdict.UNREACHABLE,
+}
+
+
+class Explorer:
+    def __init__(self, model: Model, options: Options, progress, progress_every: float):
+        self.model = model
+        self.options = options
+        self.progress = progress
+        self.progress_every = progress_every
+        self.invariants = select(model.invariants, options.invariants)
+        self.properties = liveness_properties(model, options)  # decided on the graph after the search
+        # The safety part of the selected properties, (name, predicate) (set by run()): checked on
+        # the initial states, and on every state, after the invariants.
+        self.initially: tuple = ()
+        self.always: tuple = ()
+        self.violations: list[Violation] = []
+        self.states: list[tuple] = []
+        self.parents: list[int] = []
+        self.index: dict[tuple, int] = {}
+        self.generated = 0
+        self.depth = 1
+        self.coverage = [ActionCoverage() for _ in model.actions]
+        self.start = 0.0
+        self.head = 0  # index of the next state to expand
+        wants_graph = options.check_properties and bool(self.properties)
+        self.graph = Graph() if wants_graph else None
+        self.depths = array("i") if wants_graph else None  # BFS depth of each state, initial = 0
+        self.reachables = list(select(model.reachables, options.reachables)) if options.check_properties else []
+        self.witnesses: dict[str, int] = {}
+        self.watch = MemoryWatch(options)
+        # Freed on a MemoryError in the spec's code, so that the error can still be reported.
+        self._reserve: bytearray | None = bytearray(1 << 20)
+
+    def run(self) -> Result:
+        self.start = time.perf_counter()
+        opts = self.options
+        watched = opts.stop is not None or opts.time_limit is not None or opts.memory_limit_mb is not None
+        self.watchdog = Watchdog(lambda: limit_reached(opts, self.start, time.perf_counter()), self.model.code_name,
+                                 self._protected())
+        try:
+            with self.watchdog if watched else contextlib.nullcontext():
+                self._safety_checks()
+                return self._run()
+        except _Stop as stop:
+            return stop.args[0]
+        except StepInterrupted as stop:  # a limit reached inside one long step
+            distinct, left = self._counts()
+            if distinct > left:  # a state was being expanded (not the initial states): it is left too
+                left += 1
+            return self._result(Verdict.INCOMPLETE, stop_reason=stop.reason, queue_left=left)
+
+    def _safety_checks(self) -> None:
+        """Instantiate the safety part of the selected temporal properties (self.initially and
+        self.always), before the search."""
+        if not self.options.check_properties:
+            return
+        try:
+            initially, always = safety_checks(self.model, selected_properties(self.model, self.options))
+        except EvaluationFailed as failed:
+            raise self._fault(failed.error, -1, failed.note, failed.span) from None
+        self.initially, self.always = tuple(initially), tuple(always)
+
+    def _protected(self) -> list:
+        """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""
+        return [f.__code__ for f in (Explorer._finish, Explorer._fault, Explorer._deadlock, Explorer.trace_to,
+                                     type(self).trace_to, until_fault, find_step, nth_step)]
+
+    def _result(self, verdict: Verdict, violation: Violation | None = None, error=None,
+                stop_reason: str | None = None, queue_left: int = 0) -> Result:
+        distinct, left = self._counts()
+        if verdict in (Verdict.INVARIANT_VIOLATED, Verdict.DEADLOCK, Verdict.ERROR):
+            queue_left = left
+        result = Result(verdict, distinct, self.generated, self.depth,
+                        time.perf_counter() - self.start, self.coverage, violation, error, stop_reason, queue_left)
+        result.fingerprint_collision = self._collision()
+        return result
+
+    def _counts(self) -> tuple[int, int]:
+        """Distinct states stored, and how many of them are not expanded yet."""
+        return len(self.states), len(self.states) - self.head
+
+    def _collision(self) -> float | None:
+        return None  # exact storage
+
+    def _add(self, state: tuple, parent: int) -> int:
+        i = len(self.states)
+        self.states.append(state)
+        self.parents.append(parent)
+        self.index[state] = i
+        if self.depths is not None:
+            self.depths.append(0 if parent < 0 else self.depths[parent] + 1)
+        if len(self.witnesses) < len(self.reachables):
+            self._check_reachables(i, state)
+        return i
+
+    def _check_reachables(self, i: int, state: tuple) -> None:
+        for name, pred in self.reachables:
+            if name not in self.witnesses:
+                try:
+                    hit = pred(state)
+                except EVAL_FAILURES as fault:
+                    raise self._fault(fault, i, f"evaluating reachable check {name}",
+                                      self.model.span_of("reachable", name)) from None
+                if hit:
+                    self.witnesses[name] = i
+
+    def _fault(self, fault: Fault | RecursionError | MemoryError, at: int, note: str, span=None,
+               unstored: tuple | None = None) -> _Stop:
+        """End the run with an evaluation error in stored state `at` (-1: before any state) while
+        `note`, or in `unstored`, a successor of `at` (or an initial state, when `at` is -1) that
+        was not stored: its constraint failed; the trace then ends with it. `span`: what was being
+        evaluated, where a RecursionError or MemoryError is placed when no line of generated code
+        says better (Model.limit_error)."""
+        if isinstance(fault, Fault):
+            err = self.model.eval_error(fault)
+            err.message = f"{err.message} (while {note})"
+        else:
+            if isinstance(fault, MemoryError):  # room to rebuild the trace and report
+                self._reserve = None
+                self.index.clear()  # exact storage: not needed for the trace (the states list is)
+            err = self.model.limit_error(fault, note, span)
+        try:
+            trace = self.trace_to(at) if unstored is None else self._trace_through(at, unstored)
+        except MemoryError:  # rebuilding the trace needs as much memory as its largest step: report without it
+            trace = Trace(())
+            err.trace_omitted = "out of memory"
+        err.trace = trace
+        return _Stop(self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), error=err))
+
+    def _trace_through(self, at: int, unstored: tuple) -> Trace:
+        """The trace to stored state `at` (-1: none), then the step to `unstored`, a successor of
+        it (or an initial state) that was not stored."""
+        trace = self.trace_to(at)
+        last = find_step(self.model, trace.steps[-1].state, unstored) if trace.steps else Step(None, (), unstored)
+        return Trace(trace.steps + (last,))
+
+    def _check_invariants(self, i: int, state: tuple | None = None, invariants: tuple | None = None,
+                          unstored: bool = False) -> None:
+        """Check the invariants (default: all selected ones), then the safety properties (`always
+        P`), on stored state `i`; with `unstored`, on `state`, a successor of stored state `i` (or
+        an initial state, when `i` is -1) that is not stored (it fails a state constraint)."""
+        if state is None:
+            state = self.states[i]
+        for name, inv in self.invariants if invariants is None else invariants:
+            self._check(i, state, unstored, "invariant", name, inv)
+        for name, pred in self.always:
+            self._check(i, state, unstored, "property", name, pred)
+
+    def _check_initial(self, i: int, state: tuple, unstored: bool = False) -> None:
+        """Check an initial state: the invariants and safety properties, then the properties that
+        are state predicates (true of the initial states)."""
+        self._check_invariants(i, state, unstored=unstored)
+        for name, pred in self.initially:
+            self._check(i, state, unstored, "initial property", name, pred)
+
+    _DETAILS = {"invariant": "the invariant is false in the last state",
+                "property": "a reachable state does not satisfy it",
+                "initial property": "an initial state does not satisfy the property"}
+
+    def _check(self, i: int, state: tuple, unstored: bool, kind: str, name: str, pred) -> None:
+        """One check of _check_invariants: a violation ends the run (in collect mode, it is kept and
+        the check is dropped); so does an evaluation error."""
+        what = "invariant" if kind == "invariant" else "property"
+        try:
+            ok = pred(state)
+        except EVAL_FAILURES as fault:
+            raise self._fault(fault, i, f"evaluating {what} {name}", self.model.span_of(what, name),
+                              state if unstored else None) from None
+        if ok:
+            return
+        trace = self._trace_through(i, state) if unstored else self.trace_to(i)
+        violation = Violation(what, name, trace, self._DETAILS[kind])
+        if self.options.collect:
+            self.violations.append(violation)
+            self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
+            self.always = tuple((n, f) for n, f in self.always if n != name)
+            self.initially = tuple((n, f) for n, f in self.initially if n != name)
+            return
+        raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
+
+    def _deadlock(self, parent: int) -> Violation:
+        return Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
+
+    def _in_model(self, state: tuple, at: int) -> bool:
+        """Whether `state` satisfies the state constraints. `at`: its parent (-1: it is an initial
+        state); an evaluation error shows the trace to `state` through it."""
+        for name, con in self.model.constraints:
+            try:
+                if not con(state):
+                    return False
+            except EVAL_FAILURES as fault:
+                raise self._fault(fault, at, f"evaluating constraint {name}", self.model.span_of("constraint", name),
+                                  state) from None
+        return True
+
+    def _run(self) -> Result:
+        model = self.model
+        opts = self.options
+        try:
+            for state in model.init():
+                self.generated += 1
+                if state in self.index:
+                    continue
+                if not self._in_model(state, -1):
+                    self._check_initial(-1, state, unstored=True)
+                    continue
+                i = self._add(state, -1)
+                self._check_initial(i, state)
+        except EVAL_FAILURES as fault:
+            raise self._fault(fault, -1, "computing the initial states", self.model.span_of("initial")) from None
+        actions = list(enumerate(model.actions))
+        coverage = self.coverage
+        index = self.index
+        states = self.states
+        constraints = bool(model.constraints)
+        graph = self.graph
+        head = 0
+        level_end = len(states)
+        next_report = time.perf_counter() + self.progress_every
+        max_states = opts.max_states
+        hit = self.watchdog.hit  # a limit the watchdog saw reached (checked after every state)
+        level = 1
+        while head < len(states):
+            if head == level_end:
+                level_end = len(states)
+                level += 1
+            if opts.max_depth is not None and level >= opts.max_depth:
+                return self._result(Verdict.INCOMPLETE, stop_reason="max_depth", queue_left=len(states) - head)
+            state = states[head]
+            parent = head
+            head += 1
+            self.head = head
+            found = False
+            if graph is not None:
+                graph.edge_start.append(len(graph.succ))
+            for ai, act in actions:
+                cov = coverage[ai]
+                n = 0  # successors not yet added to self.generated
+                total = 0
+                try:
+                    for args, succ in act(state):
+                        n += 1
+                        if graph is not None:
+                            self._record(graph, ai, args, succ)
+                        if succ in index:
+                            continue
+                        if constraints and not self._in_model(succ, parent):
+                            self.generated += n
+                            total += n
+                            n = 0
+                            self._check_invariants(parent, succ, unstored=True)
+                            continue
+                        self.generated += n
+                        total += n
+                        n = 0
+                        i = self._add(succ, parent)
+                        if graph is not None:
+                            graph.succ[-1] = i
+                        self.depth = level + 1
+                        cov.distinct += 1
+                        self._check_invariants(i)
+                except EVAL_FAILURES as fault:
+                    self.generated += n
+                    info = model.action_info[ai]
+                    raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
+                except (StepInterrupted, _Stop):  # the coverage counts what the summary counts
+                    if total:
+                        cov.enabled += 1
+                        cov.generated += total
+                    raise
+                self.generated += n
+                total += n
+                if total:
+                    found = True
+                    cov.enabled += 1
+                    cov.generated += total
+            if not found and opts.check_deadlock:
+                violation = self._deadlock(parent)
+                if not opts.collect:
+                    return self._result(Verdict.DEADLOCK, violation)
+                if not any(v.kind == "deadlock" for v in self.violations):
+                    self.violations.append(violation)
+            if max_states is not None and len(states) >= max_states and head < len(states):
+                return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=len(states) - head)
+            if head & 0x3FF == 0 or hit[0]:
+                now = time.perf_counter()
+                reason = hit[0] or limit_reached(opts, self.start, now)
+                if reason is not None:
+                    return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=len(states) - head)
+                self.watch.check(now - self.start, len(states), head, len(states) - head)
+                if self.progress is not None and now >= next_report:
+                    next_report = now + self.progress_every
+                    self.progress(Progress(self.generated, len(states), len(states) - head, self.depth,
+                                           now - self.start))
+        return self._finish()
+
+    def _record(self, graph: Graph, action: int, args: tuple, succ: tuple) -> None:
+        """Append a transition; the successor index is -1 until the state is stored (or for good,
+        when it fails a constraint)."""
+        graph.succ.append(self.index.get(succ, -1))
+        graph.action.append(action)
+        graph.args_id.append(graph.intern(action, args))
+
+    def _finish(self) -> Result:
+        """The search is complete: reachable checks, then temporal properties."""
+        witnesses = {name: self.trace_to(i) for name, i in self.witnesses.items()}
+        found = list(self.violations)
+        for name, _ in self.reachables:
+            if name not in self.witnesses:
+                found.append(Violation("unreachable", name, Trace(()), "no reachable state satisfies it"))
+        if self.graph is not None and (self.options.collect or not found):
+            checker = None
+            try:
+                checker = LivenessChecker(self.model, self.graph, self.states, self.parents, self.depths,
+                                          stop=self._liveness_stop())
+                for v in checker.check(self.properties, stop_at_first=not self.options.collect):
+                    found.append(Violation("liveness", v.name, v.trace, v.detail))
+            except EvaluationFailed as failed:  # a spec expression of a property or a fairness condition
+                checker = None  # its tables are not needed for the trace
+                raise self._fault(failed.error, failed.state, failed.note, failed.span) from None
+            except Stopped as stop:  # the search is complete, some properties are not decided
+                decided = checker.decided if checker is not None else []
+                result = self._result(Verdict.INCOMPLETE, stop_reason=stop.reason)
+                result.undecided = tuple(p for p in self.properties if p not in decided)
+                result.witnesses = witnesses
+                result.violations = found
+                return result
+        verdict = _VERDICTS[found[0].kind] if found else Verdict.OK
+        result = self._result(verdict, found[0] if found else None)
+        result.witnesses = witnesses
+        result.violations = found
+        return result
+
+    def _liveness_stop(self) -> Callable[[], str | None]:
+        """limit_reached for the liveness analysis, which asks often (every eight predicates it
+        evaluates): the resident memory is read at most ten times a second. It also reports
+        progress, every `progress_every` seconds of the analysis."""
+        now = time.perf_counter()
+        next_reading, next_report = [now], [now + self.progress_every]
+
+        def stop() -> str | None:
+            now = time.perf_counter()
+            memory = now >= next_reading[0]
+            if memory:
+                next_reading[0] = now + 0.1
+            if self.progress is not None and now >= next_report[0]:
+                next_report[0] = now + self.progress_every
+                self.progress(Progress(len(self.graph.succ), len(self.states), 0, self.depth,
+                                       now - self.start, phase="liveness"))
+            return limit_reached(self.options, self.start, now, memory)
+
+        return stop
+
+    # ---------------------------------------------------------------- traces
+    def trace_to(self, i: int) -> Trace:
+        """The path of stored states from an initial state to state `i`, with the actions between them."""
+        if i < 0:
+            return Trace(())
+        path = []
+        while i >= 0:
+            path.append(i)
+            i = self.parents[i]
+        path.reverse()
+        steps = [Step(None, (), self.states[path[0]])]
+        for a, b in zip(path, path[1:]):
+            steps.append(find_step(self.model, self.states[a], self.states[b]))
+        return Trace(tuple(steps))
+
+
+class FingerprintExplorer(Explorer):
+    """The BFS of Explorer over a FingerprintSet: per stored state, a parent index (array 'i')
+    and the ordinal of the successor that reached it first (array 'H', widened to 'I' when a
+    state has over 65,535 successors). The queue (a deque) holds only the states not yet
+    expanded: at most about one BFS level and a half.
+
+    The ordinal is the position of the state among all its parent's successors (actions in
+    declaration order, instances in canonical order), so the first step found when re-executing
+    is the one exact storage finds with find_step: both give the same traces."""
+
+    def __init__(self, model: Model, options: Options, progress, progress_every: float):
+        super().__init__(model, options, progress, progress_every)
+        self.seen = FingerprintSet()
+        self.fingerprint = Fingerprinter(model.var_types)
+        self.parents = array("i")
+        self.ordinals = array("H")
+        self.expanded = 0
+
+    def _counts(self) -> tuple[int, int]:
+        return self.seen.count, self.seen.count - self.expanded
+
+    def _collision(self) -> float | None:
+        return collision_probability(self.seen.count, self.generated)
+
+    def _store(self, state: tuple, parent: int, ordinal: int) -> int:
+        """Store a new state whose fingerprint the caller has put in the table; returns its index."""
+        seen = self.seen
+        i = seen.count
+        seen.count = i + 1
+        self.parents.append(parent)
+        if ordinal > 0xFFFF and self.ordinals.typecode == "H":
+            self.ordinals = array("I", self.ordinals)
+        self.ordinals.append(ordinal)
+        if len(self.witnesses) < len(self.reachables):
+            self._check_reachables(i, state)
+        return i
+
+    def _action_plan(self) -> list:
+        """Per action: (index, list function, generator, coverage, invariants to check on its
+        successors, whether there is anything to check on them). An invariant reading no variable the action may assign holds in every
+        successor, because it held in the expanded state (in collect mode every invariant is
+        checked)."""
+        model = self.model
+        plan = []
+        for ai, act in enumerate(model.actions):
+            invs = None  # collect mode: self.invariants, which loses each invariant once violated
+            if not self.options.collect:
+                writes = model.action_writes[ai]
+                invs = tuple((n, f) for n, f in self.invariants if model.invariant_reads[n] & writes)
+            checked = invs is None or bool(invs) or bool(self.always)
+            plan.append((ai, model.next_states[ai], act, self.coverage[ai], invs, checked))
+        return plan
+
+    def _initial_states(self) -> tuple[list[tuple], list[int]]:
+        """Store and check the initial states; returns the stored ones, in index order, and their
+        fingerprints."""
+        seen = self.seen
+        stored = []
+        fps = []
+        try:
+            for k, state in enumerate(self.model.init()):
+                self.generated += 1
+                fp = self.fingerprint(state)
+                slot = seen.find(fp)
+                if slot >= 0:
+                    continue
+                if not self._in_model(state, -1):
+                    self._check_initial(-1, state, unstored=True)
+                    continue
+                seen.put(fp, ~slot)
+                i = self._store(state, -1, k)
+                if seen.count > seen.limit:
+                    seen.grow()
+                stored.append(state)
+                fps.append(fp)
+                self._check_initial(i, state)
+        except EVAL_FAILURES as fault:
+            raise self._fault(fault, -1, "computing the initial states", self.model.span_of("initial")) from None
+        return stored, fps
+
+    def _run(self) -> Result:
+        model = self.model
+        opts = self.options
+        seen = self.seen
+        fingerprint = self.fingerprint
+        memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
+        initial, initial_fps = self._initial_states()
+        queue: deque[tuple] = deque(initial)
+        # The fingerprints of the queued states, from `head` on (a successor's is computed from its
+        # parent's): 8 bytes each, compacted as the queue advances.
+        queued = array("q", initial_fps)
+        head = 0
+        plan = self._action_plan()
+        shared = ValuePools(model)
+        pools, share = shared.pools, shared.share
+        constraints = bool(model.constraints)
+        table, mask, limit = seen.table, seen.mask, seen.limit
+        next_report = time.perf_counter() + self.progress_every
+        max_states = opts.max_states
+        check_deadlock = opts.check_deadlock
+        hit = self.watchdog.hit
+        level = 1
+        level_end = seen.count  # index of the first state of the next level
+        parent = -1  # index of the state being expanded
+        pop = queue.popleft
+        append = queue.append
+        while queue:
+            if parent + 1 == level_end:
+                level_end = seen.count
+                level += 1
+            if opts.max_depth is not None and level >= opts.max_depth:
+                return self._result(Verdict.INCOMPLETE, stop_reason="max_depth", queue_left=self._counts()[1])
+            state = pop()
+            raw = queued[head]  # its fingerprint; the XOR of its slots' hashes unless that is 0
+            if raw == 1:
+                raw = raw_of(state)
+            head += 1
+            if head >= 0x10000 and head * 2 >= len(queued):
+                del queued[:head]
+                head = 0
+            parent += 1
+            self.expanded = parent + 1
+            ordinal = 0  # successors of `state` before the current action
+            counted = 0  # successors of `state` already added to self.generated
+            for ai, nexts, act, cov, invs, checked in plan:
+                fault = None
+                try:
+                    succs, fps = nexts(state, raw, memos, entries)
+                except EVAL_FAILURES as first:
+                    succs, fps, fault = until_fault(act, state, first, fingerprint)
+                k = ordinal - 1  # ordinal of succ
+                try:
+                    for succ, fp in zip(succs, fps):
+                        k += 1
+                        j = fp & mask
+                        x = table[j]
+                        while x:
+                            if x == fp:
+                                break
+                            j = (j + 1) & mask
+                            x = table[j]
+                        else:
+                            if constraints:
+                                # as the exact explorer: completed actions are counted if this raises
+                                done = max(counted, ordinal)
+                                self.generated += done - counted
+                                counted = done
+                                if not self._in_model(succ, parent):
+                                    if checked:
+                                        self.generated += k + 1 - counted
+                                        counted = k + 1
+                                        self._check_invariants(parent, succ, invs, unstored=True)
+                                    continue
+                            self.generated += k + 1 - counted
+                            counted = k + 1
+                            home = fp & mask  # FingerprintSet.put, inline: last come, first served
+                            table[j] = table[home]
+                            table[home] = fp
+                            i = self._store(succ, parent, k)
+                            if i >= limit:
+                                seen.grow()
+                                table, mask, limit = seen.table, seen.mask, seen.limit
+                            if share is None:
+                                succ = tuple(map(dict.setdefault, pools, succ, succ))
+                            elif share:
+                                values = [*succ]
+                                for q in share:
+                                    v = values[q]
+                                    values[q] = pools[q].setdefault(v, v)
+                                succ = tuple(values)
+                            append(succ)
+                            queued.append(fp)
+                            self.depth = level + 1
+                            cov.distinct += 1
+                            if checked:
+                                self._check_invariants(i, succ, invs)
+                except (StepInterrupted, _Stop):  # in a constraint or an invariant: count what the summary counts
+                    if counted > ordinal:
+                        cov.enabled += 1
+                        cov.generated += counted - ordinal
+                    raise
+                n = len(succs)
+                if fault is not None:
+                    self.generated += ordinal + n - counted
+                    if isinstance(fault, MemoryError):  # room to rebuild the trace: the queue is done
+                        queue.clear()
+                        pools.clear()
+                        state = succs = succ = None
+                    info = model.action_info[ai]
+                    raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
+                if n:
+                    cov.enabled += 1
+                    cov.generated += n
+                    ordinal += n
+            self.generated += ordinal - counted
+            if ordinal == 0 and check_deadlock:
+                violation = self._deadlock(parent)
+                if not opts.collect:
+                    return self._result(Verdict.DEADLOCK, violation)
+                if not any(v.kind == "deadlock" for v in self.violations):
+                    self.violations.append(violation)
+            left = seen.count - parent - 1
+            if max_states is not None and seen.count >= max_states and left:
+                return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=left)
+            if (parent + 1) & 0x3FF == 0 or hit[0]:
+                if shared.review(seen.count):
+                    share = shared.share
+                now = time.perf_counter()
+                reason = hit[0] or limit_reached(opts, self.start, now)
+                if reason is not None:
+                    return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=left)
+                self.watch.check(now - self.start, seen.count, parent + 1, left)
+                if self.progress is not None and now >= next_report:
+                    next_report = now + self.progress_every
+                    self.progress(Progress(self.generated, seen.count, left, self.depth, now - self.start))
+        return self._finish()
+
+    def trace_to(self, i: int) -> Trace:
+        if i < 0:
+            return Trace(())
+        path = []
+        while i >= 0:
+            path.append(i)
+            i = self.parents[i]
+        path.reverse()
+        state = next(islice(self.model.init(), self.ordinals[path[0]], None))
+        steps = [Step(None, (), state)]
+        for j in path[1:]:
+            step = nth_step(self.model, state, self.ordinals[j])
+            steps.append(step)
+            state = step.state
+        return Trace(tuple(steps))

@@ -1,0 +1,79 @@
+"""The search: `explore(model, options)` explores a Model's state space, in one process
+(bfs.py) or, with `options.workers` > 1, in several (parallel.py), with the same Result.
+This docstring is where the meanings of the search and of its counts are defined.
+
+Guarantees: states are explored level by level, so the first invariant
+violation found is at minimal depth and its trace is a shortest one; a
+deadlock (a state with no successor at all, as in TLC) is reported with a
+shortest trace too. Counts have TLC's meanings: `states_generated` counts the
+initial states and every successor computed (duplicates included, and
+successors failing a state constraint); `distinct_states` counts stored
+states; `depth` is the BFS depth with initial states at depth 1 (and 1 when no
+state is stored, as TLC says).
+
+What is checked where, as in TLC: the invariants and the safety part of the
+temporal properties (P and `always P`: liveness.safety_checks) are checked on
+every state the search generates that it has not stored before, also on those
+that fail a state constraint, which only decides whether a state is stored and
+explored; reachable checks look at the stored states; the liveness part of the
+properties is decided on the stored graph after a complete search.
+
+Deterministic: actions run in declaration order, parameters and choices in
+canonical order, so the same model gives the same counts and the same trace.
+
+Storage (Options.storage): by default the seen-set holds 64-bit fingerprints
+(checker/engine/fingerprints.py) with a parent index and a successor ordinal per
+state, about 30 bytes a state; traces are rebuilt by re-executing the
+actions along the parent links. Two states with the same fingerprint would be
+merged (probability reported as TLC does). `Storage.EXACT` keeps every state
+and cannot collide; temporal properties always use it, as the liveness checker
+needs the states and the graph. Both give the same counts and traces.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from checker.compile.model import Model
+from checker.core.result import Result
+from checker.engine.bfs import Explorer, FingerprintExplorer
+from checker.engine.options import Options, ProgressCallback, Storage, liveness_properties
+from checker.engine.parallel import Coordinator
+
+
+def explore(model: Model, options: Options = Options(), progress: ProgressCallback | None = None,
+            progress_every: float = 5.0) -> Result:
+    """Explore every reachable state of `model` and return the first violation, if any.
+
+    The cyclic garbage collector is paused meanwhile (and restored after): states and the
+    explorer's tables hold no reference cycles, and its passes over millions of live tuples
+    cost 4-18% of the time (docs/performance.md). Reference counting still frees memory."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _explore(model, options, progress, progress_every)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def one_process_reason(model: Model, options: Options) -> str | None:
+    """Why a search with `options.workers` > 1 runs in one process anyway (None: it does not)."""
+    if liveness_properties(model, options):
+        return "temporal properties are decided on the whole state graph, in one process"
+    if options.storage != Storage.FINGERPRINT:
+        return "exact storage runs in one process"
+    if options.collect:
+        return "collecting every violation runs in one process"
+    if not Coordinator.available():
+        return "this platform cannot fork worker processes"
+    return None
+
+
+def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
+    if options.workers > 1 and one_process_reason(model, options) is None:
+        return Coordinator(model, options, progress, progress_every).run()
+    explorer = Explorer(model, options, progress, progress_every)
+    if explorer.graph is None and options.storage == Storage.FINGERPRINT:
+        explorer = FingerprintExplorer(model, options, progress, progress_every)
+    return explorer.run()

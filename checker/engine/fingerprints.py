@@ -1,0 +1,355 @@
+"""64-bit state fingerprints and a compact set of them.
+
+The fingerprint (one owner: `Fingerprinter`; every store and `--workers` use it)
+-----------------------------------------------------------------------------
+A state is a tuple with one value per variable. Each variable's value v in
+slot i is hashed on its own:
+
+    H(i, v) = BLAKE2b(encode(v), digest_size=8, salt=i, person="tlacheck.fp.v1")
+
+read as a signed 64-bit int, where `encode` is an injective, canonical byte
+encoding of the value (equal values, and only they, encode alike: sets are
+sorted, the `Keys` tuples of maps and `none` are replaced by plain forms; see
+`_canonical`). A variable of map type is hashed entry by entry instead:
+H(i, m) is the XOR over its entries (k, v) of E(i, k, v), the same BLAKE2b of
+the encoding of the pair (k, v). The state's fingerprint is the XOR of its
+slots' hashes (0 is mapped to 1, the table's empty marker):
+
+    fp(s) = H(0, s[0]) ^ H(1, s[1]) ^ ... ^ H(n-1, s[n-1])
+
+so it is the XOR of the hashes of the state's *facts*: (slot, value) for each
+variable, (slot, key, value) for each entry of a map variable.
+
+Why it is a fingerprint (docs/reliability.md, "The fingerprint"): treat
+BLAKE2b truncated to 64 bits as a random function, as its design intends.
+Two distinct states differ in a non-empty set D of facts (the facts of one
+state are a set: one per variable and per key), and their fingerprints are
+equal only if the XOR over D of the facts' hashes is 0: an XOR of independent
+uniform 64-bit values (distinct facts are distinct inputs, or the same input
+under different salts), so the chance is 2^-64 per pair, whatever the
+values' structure. The salt keeps slots apart: swapping two variables'
+values changes the fingerprint. This is what `collision_probability`
+assumes. CPython's `hash()` is not used for fingerprints: `hash(-1) ==
+hash(-2)`, ints hash modulo 2^61 - 1, and a frozenset's hash is an XOR of its
+elements' shuffled hashes, so distinct states collide systematically.
+
+Speed. BLAKE2b costs about a microsecond, so each slot's hashes are memoised
+in a dict keyed by the value itself (a dict compares keys by equality: the
+memo cannot confuse two values). A successor differs from its parent only in
+the slots its action may assign (codegen's analysis), so the generated
+successor functions (`n{i}(s, fp, M, E)`, codegen._Gen._action) compute
+fp(succ) = fp(s) ^ H(s's assigned values) ^ H(succ's assigned values)
+inline, from these memos: two dict lookups per assigned slot, no call. When
+an action assigns entries of a map (`m[k] = v`), the map's hash changes by
+E(i, k, old) ^ E(i, k, new) per entry, which the generated code accumulates as
+it assigns (entry memos `E`): a large map is not hashed again for a change of
+one entry. Memos are bounded (`_MEMO_LIMIT` values per slot, emptied when full).
+
+The results are the same in every process and Python version: the encoding
+is defined here (marshal format version 2 over ints, bools, None, bytes and
+tuples, which has not changed since Python 2.5; tests/test_fingerprints.py
+pins the hashes of sample values), and BLAKE2b is a standard.
+
+The table
+---------
+FingerprintSet is an open-addressing table in an array('q'): linear probing,
+at most half full, 8 bytes a slot, so 16 to 32 bytes per fingerprint instead
+of the ~100 a Python set of ints takes. The explorer inlines the probe loop
+(see explore.py); `find`/`add` here are for everything else.
+
+Placement is "last come, first served": a new fingerprint takes its home slot
+and the one that was there moves to the empty slot the probe ended at (still
+reachable: every slot between is full). A breadth-first search looks up the
+states it stored last far more often than old ones (most duplicate successors
+were found earlier in the same level), so those are found at the first probe:
+0.10 extra probes per lookup instead of 0.66 on flags_16, 0.14 instead of
+0.66 on two_phase_7, 0.22 instead of 0.75 on notify_race_4, at the same load.
+"""
+
+from __future__ import annotations
+
+import marshal
+from array import array
+from functools import reduce
+from hashlib import blake2b
+from operator import xor
+from typing import Callable, Sequence
+
+from checker.core import types as T
+from checker.core.runtime import NONE
+
+
+_PERSON = b"tlacheck.fp.v1"  # BLAKE2b personalisation: a new encoding gets a new one
+_MEMO_LIMIT = 1 << 16  # values per slot memo; a full memo is emptied and fills again
+# Values whose encoding is longer are hashed each time instead: memoising them would keep large
+# values alive (and a lookup compares the whole value, about what hashing it again costs).
+_MEMO_BYTES = 1 << 12
+
+
+def _dumps(tree) -> bytes:
+    return marshal.dumps(tree, 2)
+
+
+# ------------------------------------------------------------------ the canonical encoding
+
+Tree = object  # ints, bools, None, bytes and tuples of these: what marshal version 2 writes
+
+
+def _canonical(t: T.Type) -> Callable[[object], Tree] | None:
+    """A function from the values of type `t` to canonical trees (equal trees exactly for equal
+    values), or None when every value of `t` is a canonical tree already (ints, bools, enum
+    members and model values, and sequences, tuples and records of them).
+
+    Sets become the tuple of their elements in sorted order (natural order where it is total,
+    else the order of the elements' encodings); `none` becomes None; a map (keys, values)
+    becomes plain tuples (its keys tuple may be runtime.keys_tuple's subclass, which marshal
+    refuses)."""
+    if isinstance(t, (T.BoolT, T.IntT, T.SortT)):
+        return None
+    if isinstance(t, T.OptionT):
+        inner = _canonical(t.inner)
+        if inner is None:
+            return lambda v: None if v is NONE else v
+        return lambda v: None if v is NONE else inner(v)
+    if isinstance(t, T.SetT):
+        element = _canonical(t.element)
+        if element is None and T.naturally_ordered(t.element):
+            return lambda v: tuple(sorted(v))
+        if element is None:  # pragma: no cover - every non-natural type has a canonical function
+            return lambda v: tuple(sorted(map(_dumps, v)))
+        return lambda v: tuple(sorted(map(_dumps, map(element, v))))
+    if isinstance(t, T.SeqT):
+        element = _canonical(t.element)
+        return None if element is None else (lambda v: tuple(map(element, v)))
+    if isinstance(t, (T.TupleT, T.RecordT)):
+        parts = [_canonical(p) for p in (t.elements if isinstance(t, T.TupleT) else [f for _, f in t.fields])]
+        if all(p is None for p in parts):
+            return None
+        fns = [(lambda x: x) if p is None else p for p in parts]
+        return lambda v: tuple(f(x) for f, x in zip(fns, v))
+    if isinstance(t, T.MapT):
+        key, value = _canonical(t.key), _canonical(t.value)
+        keys = tuple if key is None else (lambda ks: tuple(map(key, ks)))
+        values = (lambda vs: vs) if value is None else (lambda vs: tuple(map(value, vs)))
+        return lambda v: (keys(v[0]), values(v[1]))
+    return _any_tree  # AnyT: the element type of an empty literal
+
+
+def _any_tree(v) -> Tree:
+    """The canonical tree of a value of unknown type (every value is tagged by its Python type)."""
+    if v is NONE:
+        return None
+    if isinstance(v, frozenset):
+        return tuple(sorted(_dumps(_any_tree(x)) for x in v))
+    if isinstance(v, tuple):
+        return tuple(map(_any_tree, v))
+    return v
+
+
+def encode(v, t: T.Type) -> bytes:
+    """The canonical encoding of value `v` of type `t` (what H hashes)."""
+    canonical = _canonical(t)
+    return _dumps(v if canonical is None else canonical(v))
+
+
+def slot_hash(slot: int, data: bytes) -> int:
+    """H for the encoding `data` of a value in slot `slot`: a signed 64-bit int."""
+    digest = blake2b(data, digest_size=8, salt=slot.to_bytes(16, "little"), person=_PERSON).digest()
+    return int.from_bytes(digest, "little", signed=True)
+
+
+_CHUNK = 1 << 12  # elements of a long tuple encoded at a time
+
+
+def _large(tree) -> bool:
+    """Whether `tree` is a tuple long enough (or holding one, as a map's pair does) to be encoded
+    in chunks: encoding a value at once would take about as much memory again as the value."""
+    return type(tree) is tuple and (len(tree) > _CHUNK or any(type(x) is tuple and len(x) > _CHUNK for x in tree))
+
+
+def _pieces(tree):
+    """marshal.dumps(tree, 2), in pieces of about _CHUNK elements: version 2 writes a tuple as "("
+    and its length (4 bytes, little-endian), then its elements one after another."""
+    yield b"(" + len(tree).to_bytes(4, "little")
+    if len(tree) > _CHUNK:
+        for i in range(0, len(tree), _CHUNK):
+            yield marshal.dumps(tree[i:i + _CHUNK], 2)[5:]
+    else:
+        for x in tree:
+            if type(x) is tuple and len(x) > _CHUNK:
+                yield from _pieces(x)
+            else:
+                yield marshal.dumps(x, 2)
+
+
+def _remember(memo: dict, key, tree) -> int:
+    """H of the canonical tree `tree` under `memo`'s salt, kept in `memo` under `key` unless its
+    encoding is longer than _MEMO_BYTES (a full memo is emptied first)."""
+    if _large(tree):
+        hasher = blake2b(digest_size=8, salt=memo.salt, person=_PERSON)
+        for piece in _pieces(tree):
+            hasher.update(piece)
+        return int.from_bytes(hasher.digest(), "little", signed=True)
+    data = marshal.dumps(tree, 2)
+    h = int.from_bytes(blake2b(data, digest_size=8, salt=memo.salt, person=_PERSON).digest(), "little", signed=True)
+    if len(data) <= _MEMO_BYTES:
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        memo[key] = h
+    return h
+
+
+class _SlotMemo(dict):
+    """Value -> H(slot, value) for one slot, computed on first use (dict.__getitem__ calls
+    __missing__). Bounded: emptied when it holds _MEMO_LIMIT values; values whose encoding is
+    longer than _MEMO_BYTES are not kept."""
+
+    __slots__ = ("salt", "canonical")
+
+    def __init__(self, slot: int, t: T.Type):
+        super().__init__()
+        self.salt = slot.to_bytes(16, "little")
+        self.canonical = _canonical(t)
+
+    def __missing__(self, v) -> int:
+        canonical = self.canonical
+        return _remember(self, v, v if canonical is None else canonical(v))
+
+
+class _EntryMemo(dict):
+    """(key, value) -> E(slot, key, value), the hash of one entry of a map in a slot of map type:
+    as _SlotMemo, over the encoding of the pair."""
+
+    __slots__ = ("salt", "key", "value")
+
+    def __init__(self, slot: int, t: T.MapT):
+        super().__init__()
+        self.salt = slot.to_bytes(16, "little")
+        self.key, self.value = _canonical(t.key), _canonical(t.value)
+
+    def __missing__(self, entry: tuple) -> int:
+        k, v = entry
+        return _remember(self, entry, (k if self.key is None else self.key(k), v if self.value is None else self.value(v)))
+
+
+_MAP_ENTRIES = 256  # larger maps are not kept in a _MapMemo (their entries are)
+
+
+class _MapMemo(dict):
+    """Map value -> H(slot, map): the XOR of its entries' hashes (an _EntryMemo's), computed on
+    first use."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: _EntryMemo):
+        super().__init__()
+        self.entries = entries
+
+    def __missing__(self, m) -> int:
+        keys, values = m
+        h = reduce(xor, map(self.entries.__getitem__, zip(keys, values)), 0)
+        if len(keys) <= _MAP_ENTRIES:
+            if len(self) >= _MEMO_LIMIT:
+                self.clear()
+            self[m] = h
+        return h
+
+
+_getitem = dict.__getitem__
+
+
+class Fingerprinter:
+    """The fingerprint function of one model's states (see the module docstring). Pure: the memos
+    only cache H. Each process builds its own; all give the same fingerprints.
+
+    `memos[i]`: value -> H(i, value) for slot i; `entries[i]`: for a slot of map type, (key,
+    value) -> the hash of that entry (None for other slots), with which the generated code
+    updates a map's hash when it assigns one entry."""
+
+    def __init__(self, var_types: Sequence[T.Type]):
+        self.entries = tuple(_EntryMemo(i, t) if isinstance(t, T.MapT) else None for i, t in enumerate(var_types))
+        self.memos = tuple(_SlotMemo(i, t) if e is None else _MapMemo(e)
+                           for i, (t, e) in enumerate(zip(var_types, self.entries)))
+
+    def __call__(self, state: tuple) -> int:
+        return reduce(xor, map(_getitem, self.memos, state), 0) or 1
+
+    def raw(self, state: tuple) -> int:
+        """The XOR of the state's per-slot hashes (its fingerprint, unless that is 0)."""
+        return reduce(xor, map(_getitem, self.memos, state), 0)
+
+
+def collision_probability(distinct: int, generated: int) -> float:
+    """TLC's optimistic estimate: each of the `generated - distinct` lookups that found a
+    stored state could have matched one of `distinct` fingerprints by chance (2^-64 each:
+    the module docstring says why that holds for this fingerprint)."""
+    return distinct * max(generated - distinct, 0) / 2.0 ** 64
+
+
+class FingerprintSet:
+    """A set of non-zero signed 64-bit ints (Fingerprinter's values)."""
+
+    __slots__ = ("table", "mask", "count", "limit")
+
+    def __init__(self, log2_slots: int = 16):
+        size = 1 << log2_slots
+        self.table = array("q", bytes(8 * size))
+        self.mask = size - 1
+        self.count = 0
+        self.limit = size >> 1
+
+    def __len__(self) -> int:
+        return self.count
+
+    def find(self, fp: int) -> int:
+        """The slot holding `fp` (>= 0), or ~slot of the empty slot where it would go (< 0)."""
+        table, mask = self.table, self.mask
+        j = fp & mask
+        x = table[j]
+        while x:
+            if x == fp:
+                return j
+            j = (j + 1) & mask
+            x = table[j]
+        return ~j
+
+    def put(self, fp: int, slot: int) -> None:
+        """Store `fp`, absent, whose probe ended at the empty `slot` (last come, first served:
+        `fp` takes its home slot, whose fingerprint moves to `slot`). Does not count it."""
+        table = self.table
+        home = fp & self.mask
+        table[slot] = table[home]
+        table[home] = fp
+
+    def add(self, fp: int) -> bool:
+        """Insert `fp`; False if it was already there."""
+        j = self.find(fp)
+        if j >= 0:
+            return False
+        self.put(fp, ~j)
+        self.count += 1
+        if self.count > self.limit:
+            self.grow()
+        return True
+
+    def __contains__(self, fp: int) -> bool:
+        return self.find(fp) >= 0
+
+    def grow(self) -> None:
+        """Double the table (the explorer calls this when `count` passes `limit`)."""
+        old = self.table
+        size = len(old) * 2
+        mask = size - 1
+        table = array("q", bytes(8 * size))
+        for fp in old:
+            if fp:
+                j = fp & mask
+                while table[j]:
+                    j = (j + 1) & mask
+                table[j] = fp
+        self.table = table
+        self.mask = mask
+        self.limit = size >> 1
+
+    def nbytes(self) -> int:
+        return self.table.itemsize * len(self.table)

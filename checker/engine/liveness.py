@@ -1,0 +1,723 @@
+"""Temporal properties on the explored state graph: fair SCCs and lasso counterexamples.
+
+The explorer records every transition (successor index, action, arguments)
+when a spec has properties; this module then decides each property on that
+graph, the way TLC does: a property is violated exactly when some behaviour
+that satisfies the fairness conditions violates it, and such a behaviour can
+be taken to be a lasso (a prefix, then a cycle repeated forever, or a state
+in which the system stutters forever).
+
+Supported properties are conjunctions (including `all(... for x in S)` over
+constant sets) of these forms, where P and Q are state predicates:
+
+    P                               true of the initial states      (safety)
+    always P                        true of every reachable state   (safety)
+    eventually P                    a fair lasso all of whose states satisfy ¬P
+    always eventually P             a fair lasso whose cycle never satisfies P
+    eventually always P             a fair lasso whose cycle visits a ¬P state
+    P leads_to Q                    a state with P ∧ ¬Q, then a fair lasso in ¬Q
+    always (P implies eventually Q) the same as P leads_to Q
+
+The two safety forms are not decided here: `safety_checks` gives them to the
+explorer, which checks them during the search on every state it generates, as
+TLC checks such properties (and invariants), also on states that fail a state
+constraint; a violation is a shortest finite trace. The other forms are the
+liveness part (ir.Property.has_liveness says whether a property has one), decided here
+after a complete search.
+
+Fairness (TLA+'s WF/SF on ⟨A⟩_vars): a condition is *enabled* in a state when
+a matching action instance has a successor different from the state, and
+*taken* by a transition of a matching instance that changes the state. On a
+cycle C: weak fairness holds iff the condition is taken in C or disabled in
+some state of C; strong fairness iff it is taken in C or disabled in every
+state of C. Stuttering forever in a state s is fair iff no condition is
+enabled in s. The fair-cycle search is the Streett-style refinement: an SCC
+where a strong condition is enabled but never taken loses the states where it
+is enabled, and its remaining SCCs are searched again.
+
+Counterexamples: the prefix is a shortest path (within the states the
+property allows) to the cycle's entry; the cycle is built from shortest paths
+inside the SCC through one state or transition per fairness requirement.
+
+Stopping: the analysis asks its `stop` callable (an interrupt, --time-limit,
+--memory-limit) every few thousand states or edges of each pass over the graph
+and before each evaluation of a spec predicate, and ends with `Stopped` when
+told to; the properties not decided by then stay undecided.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+from checker.core.errors import SpecError
+from checker.core.result import Step, Trace
+from checker.core.runtime import EVAL_FAILURES
+from checker.ir import nodes as ir
+
+
+class Stopped(Exception):
+    """The analysis was told to stop before deciding every property; `reason` is the stop reason
+    (`interrupted`, `time_limit`, `memory_limit`)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class EvaluationFailed(Exception):
+    """A spec expression failed (runtime.EVAL_FAILURES: `error`) in stored state `state` (-1: in
+    none, e.g. a quantifier's domain) while `note` ("evaluating property P"); `span` is the
+    property or fairness condition. The explorer reports it as an evaluation error with the trace
+    to that state."""
+
+    def __init__(self, error: BaseException, state: int, note: str = "", span=None):
+        super().__init__(note)
+        self.error = error
+        self.state = state
+        self.note = note
+        self.span = span
+
+
+class _Watch:
+    """Asks `stop` whether to stop. The loops call `poll` when the index of the state they are at
+    is a multiple of 4,096 (passes over the graph) or of 8 (where they evaluate a predicate, spec
+    code of any cost): a bit test per state, and a call now and then."""
+
+    def __init__(self, stop: Callable[[], str | None] | None):
+        self.stop = stop
+
+    def poll(self) -> None:
+        if self.stop is not None:
+            reason = self.stop()
+            if reason is not None:
+                raise Stopped(reason)
+
+
+@dataclass
+class Graph:
+    """The explored transitions, in the order states were expanded (state i's edges are
+    edge_start[i] .. edge_start[i+1]-1). A successor of -1 left the model (it failed a
+    state constraint): it counts for enabledness but is not a transition of the graph."""
+
+    edge_start: array = field(default_factory=lambda: array("q"))
+    succ: array = field(default_factory=lambda: array("q"))
+    action: array = field(default_factory=lambda: array("i"))
+    args_id: array = field(default_factory=lambda: array("i"))
+    args: list = field(default_factory=list)  # interned argument tuples
+    args_index: dict = field(default_factory=dict)
+
+    def intern(self, action: int, args: tuple) -> int:
+        """The index of `args` (of action number `action`) in `args`. Interned per action: equal
+        arguments of two actions may be values of different types, (False,) and (0,)."""
+        key = (action, args)
+        i = self.args_index.get(key)
+        if i is None:
+            i = len(self.args)
+            self.args.append(args)
+            self.args_index[key] = i
+        return i
+
+    def edges(self, s: int) -> range:
+        end = self.edge_start[s + 1] if s + 1 < len(self.edge_start) else len(self.succ)
+        return range(self.edge_start[s], end)
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    """One supported property form, instantiated (quantifiers expanded)."""
+
+    kind: str  # always, eventually, always_eventually, eventually_always, leads_to
+    p: object  # predicate: callable(state) -> bool
+    q: object = None
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class LivenessViolation:
+    name: str
+    trace: Trace  # a lasso
+    detail: str
+
+
+# ---------------------------------------------------------------- formulas
+
+def _predicate(model, expr: ir.Expr, env: dict):
+    name, ids = model.generated.predicates[expr]
+    fn = model.namespace[name]
+    if not ids:
+        return fn
+    bound = tuple(env[i] for i in ids)
+    return lambda s: fn(s, *bound)
+
+
+def _state_formula(model, f: ir.Formula, env: dict):
+    """A callable for a formula without temporal operators, or None if it has some."""
+    if isinstance(f, ir.TPred):
+        return _predicate(model, f.expr, env)
+    if isinstance(f, ir.TUnary) and f.op == "not":
+        inner = _state_formula(model, f.operand, env)
+        return None if inner is None else (lambda s: not inner(s))
+    if isinstance(f, ir.TBinary) and f.op in ("and", "or", "implies"):
+        a = _state_formula(model, f.left, env)
+        b = _state_formula(model, f.right, env)
+        if a is None or b is None:
+            return None
+        if f.op == "and":
+            return lambda s: a(s) and b(s)
+        if f.op == "or":
+            return lambda s: a(s) or b(s)
+        return lambda s: (not a(s)) or b(s)
+    return None
+
+
+SAFETY = ("initially", "always")  # the leaf kinds the explorer checks during the search
+
+
+def safety_checks(model, names) -> tuple[list[tuple[str, object]], list[tuple[str, object]]]:
+    """The safety leaves of the named properties, instantiated: (initially, always), each a list
+    of (property name, predicate on a state). Raises SpecError E114 for an unsupported formula
+    and EvaluationFailed (state -1) when a quantifier's domain fails to evaluate."""
+    initially: list = []
+    always: list = []
+    for prop in model.spec.properties:
+        if prop.name not in names:
+            continue
+        try:
+            for leaf in leaves(model, prop):
+                if leaf.kind in SAFETY:
+                    (initially if leaf.kind == "initially" else always).append((prop.name, leaf.p))
+        except EVAL_FAILURES as exc:  # the domain of an `all(... for x in S)`
+            raise EvaluationFailed(exc, -1, f"evaluating property {prop.name}", prop.span) from None
+    return initially, always
+
+
+def leaves(model, prop: ir.Property) -> list[_Leaf]:
+    """The property as a list of supported forms (raises SpecError E114 for others)."""
+    out: list[_Leaf] = []
+    _expand(model, prop.formula, {}, out, prop.name)
+    return out
+
+
+def _unsupported(f: ir.Formula) -> SpecError:
+    return SpecError.single(
+        "E114", "this temporal formula is not supported", f.span,
+        "use a conjunction of: always P, eventually P, always eventually P, eventually always P, "
+        "P leads_to Q, always (P implies eventually Q)")
+
+
+def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
+    if isinstance(f, ir.TBinary) and f.op == "and":
+        _expand(model, f.left, env, out, label)
+        _expand(model, f.right, env, out, label)
+        return
+    if isinstance(f, ir.TQuant):
+        if f.kind != "all":
+            raise _unsupported(f)
+        name, ids = model.generated.domains[f.domain]
+        for value in model.namespace[name](*(env[i] for i in ids)):
+            _expand(model, f.body, {**env, f.local.id: value}, out, label)
+        return
+    state = _state_formula(model, f, env)
+    if state is not None:  # a plain state predicate: true of the initial states
+        out.append(_Leaf("initially", state, label=label))
+        return
+    if isinstance(f, ir.TBinary) and f.op == "leads_to":
+        p = _state_formula(model, f.left, env)
+        q = _state_formula(model, f.right, env)
+        if p is None or q is None:
+            raise _unsupported(f)
+        out.append(_Leaf("leads_to", p, q, label))
+        return
+    if isinstance(f, ir.TUnary) and f.op in ("always", "eventually"):
+        inner = f.operand
+        p = _state_formula(model, inner, env)
+        if p is not None:
+            out.append(_Leaf(f.op, p, label=label))
+            return
+        if isinstance(inner, ir.TUnary) and inner.op in ("always", "eventually") and inner.op != f.op:
+            p = _state_formula(model, inner.operand, env)
+            if p is not None:
+                out.append(_Leaf(f"{f.op}_{inner.op}", p, label=label))
+                return
+        if f.op == "always" and isinstance(inner, ir.TBinary) and inner.op == "implies":
+            p = _state_formula(model, inner.left, env)
+            right = inner.right
+            if p is not None and isinstance(right, ir.TUnary) and right.op == "eventually":
+                q = _state_formula(model, right.operand, env)
+                if q is not None:
+                    out.append(_Leaf("leads_to", p, q, label))
+                    return
+        if f.op == "always" and isinstance(inner, ir.TBinary) and inner.op == "and":
+            _expand(model, ir.TUnary(f.span, "always", inner.left), env, out, label)
+            _expand(model, ir.TUnary(f.span, "always", inner.right), env, out, label)
+            return
+        if f.op == "always" and isinstance(inner, ir.TQuant) and inner.kind == "all":
+            _expand(model, ir.TQuant(inner.span, "all", inner.local, inner.domain,
+                                     ir.TUnary(f.span, "always", inner.body)), env, out, label)
+            return
+    raise _unsupported(f)
+
+
+# ---------------------------------------------------------------- fairness
+
+class _Fairness:
+    """The spec's fairness conditions, instantiated, as bitmasks: bit c of `take[e]` says
+    transition e takes condition c (a state-changing step of a matching instance); bit c of
+    `enabled[s]` says some such step leaves state s (also one that left the model)."""
+
+    def __init__(self, model, graph: Graph, states: list, watch: _Watch):
+        self.strong: list[bool] = []
+        # action -> {positions -> (mask of conditions matching any arguments there,
+        #                          [(bit, values-fn)] for conditions fixing those positions)}
+        groups: dict[int, dict[tuple, list]] = {}
+        spans = []  # per condition (bit): its `fair` declaration
+        for fair, (bindings_fn, arg_fns) in zip(model.spec.fairness, model.generated.fairness):
+            try:
+                bindings = list(model.namespace[bindings_fn]())
+            except EVAL_FAILURES as exc:
+                raise EvaluationFailed(exc, -1, "evaluating a fairness condition", fair.span) from None
+            for binding in bindings:
+                spans.append(fair.span)
+                bit = 1 << len(self.strong)
+                self.strong.append(fair.strong)
+                for target, fn in zip(fair.targets, arg_fns):
+                    by_positions = groups.setdefault(target.action, {})
+                    if fn is None:
+                        by_positions.setdefault((), [0, []])[0] |= bit
+                    else:
+                        name, positions = fn
+                        f = model.namespace[name]
+                        by_positions.setdefault(positions, [0, []])[1].append(
+                            (bit, (lambda st, f=f, b=binding: f(st, *b))))
+        plan = {a: [(positions, any_mask, fixed) for positions, (any_mask, fixed) in sorted(g.items())]
+                for a, g in groups.items()}
+        self.count = len(self.strong)
+        n = len(states)
+        self.take = array("Q", bytes(8 * len(graph.succ)))
+        self.enabled = [0] * n
+        if not self.count:
+            return
+        succ, action, args_id, args = graph.succ, graph.action, graph.args_id, graph.args
+        for s in range(n):
+            if not s & 7:  # fairness arguments are spec code
+                watch.poll()
+            rng = graph.edges(s)
+            if not rng:
+                continue
+            state = states[s]
+            tables: dict = {}  # (action, positions) -> {argument values: mask}, for this state
+            en = 0
+            for e in rng:
+                t = succ[e]
+                if t == s:
+                    continue  # a stuttering step takes no condition
+                a = action[e]
+                entries = plan.get(a)
+                if entries is None:
+                    continue
+                mask = 0
+                values = args[args_id[e]]
+                for positions, any_mask, fixed in entries:
+                    mask |= any_mask
+                    if fixed:
+                        table = tables.get((a, positions))
+                        if table is None:
+                            table = {}
+                            for bit, fn in fixed:
+                                try:
+                                    key = fn(state)
+                                except EVAL_FAILURES as exc:
+                                    raise EvaluationFailed(exc, s, "evaluating a fairness condition",
+                                                           spans[bit.bit_length() - 1]) from None
+                                table[key] = table.get(key, 0) | bit
+                            tables[(a, positions)] = table
+                        mask |= table.get(tuple(values[p] for p in positions), 0)
+                if mask:
+                    en |= mask
+                    if t >= 0:
+                        self.take[e] = mask
+            self.enabled[s] = en
+
+
+# ---------------------------------------------------------------- graph algorithms
+
+def _adjacency(graph: Graph, n: int, watch: _Watch) -> list[list[int]]:
+    """Successor lists (stored states only) for every state."""
+    succ = graph.succ
+    out = []
+    for s in range(n):
+        if not s & 0xFFF:
+            watch.poll()
+        out.append([t for t in (succ[e] for e in graph.edges(s)) if t >= 0])
+    return out
+
+
+def _sccs(nodes: set, adj: list[list[int]], watch: _Watch) -> list[list[int]]:
+    """Tarjan's algorithm, iterative, on the subgraph induced by `nodes`; deterministic order."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    out: list[list[int]] = []
+    counter = 0
+    for root in sorted(nodes):
+        if root in index:
+            continue
+        work = [(root, iter(adj[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in nodes:
+                    continue
+                if w not in index:
+                    if not w & 0xFFF:
+                        watch.poll()
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(adj[w])))
+                    advanced = True
+                    break
+                if w in on_stack and index[w] < low[v]:
+                    low[v] = index[w]
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def _internal_edges(comp: set, graph: Graph, s: int):
+    for e in graph.edges(s):
+        t = graph.succ[e]
+        if t >= 0 and t in comp:
+            yield e, t
+
+
+@dataclass
+class _FairCycle:
+    nodes: list[int]
+    required_edges: list[tuple[int, int]]  # (state, edge) to take
+    required_states: list[int]
+    stutter: int | None = None  # a state where stuttering forever is fair
+
+
+def _bits(mask: int):
+    c = 0
+    while mask:
+        if mask & 1:
+            yield c
+        mask >>= 1
+        c += 1
+
+
+def _fair_cycles(nodes: set, graph: Graph, adj, fairness: _Fairness, watch: _Watch, must_visit=None):
+    """Every fair cycle (as an SCC with its requirements) or fair stuttering state inside `nodes`,
+    in a deterministic order. `must_visit(s)`: the cycle must contain such a state."""
+    enabled = fairness.enabled
+    take = fairness.take
+    strong_mask = sum(1 << c for c, strong in enumerate(fairness.strong) if strong)
+    for s in sorted(nodes):
+        if not s & 0xFFF:
+            watch.poll()
+        if not enabled[s] and (must_visit is None or must_visit(s)):
+            yield _FairCycle([s], [], [], stutter=s)
+    work = [set(nodes)]
+    while work:
+        region = work.pop(0)
+        for comp_list in _sccs(region, adj, watch):
+            comp = set(comp_list)
+            taken = 0
+            first_taking: dict[int, tuple[int, int]] = {}
+            has_edge = False
+            for s in comp_list:
+                if not s & 0xFFF:
+                    watch.poll()
+                for e, _ in _internal_edges(comp, graph, s):
+                    has_edge = True
+                    m = take[e] & ~taken
+                    if m:
+                        taken |= m
+                        for c in _bits(m):
+                            first_taking[c] = (s, e)
+            if not has_edge:
+                continue
+            en_any = 0
+            en_all = -1
+            for s in comp_list:
+                en_any |= enabled[s]
+                en_all &= enabled[s]
+            missing = en_any & ~taken
+            if missing & ~strong_mask & en_all:
+                continue  # a weak condition enabled everywhere and never taken: no fair cycle here
+            drop_bits = missing & strong_mask
+            if drop_bits:
+                rest = {s for s in comp_list if not enabled[s] & drop_bits}
+                if rest:
+                    work.append(rest)
+                continue
+            required_edges = [first_taking[c] for c in sorted(first_taking)]
+            required_states = [next(s for s in comp_list if not enabled[s] & (1 << c))
+                               for c in _bits(missing)]
+            if must_visit is not None:
+                target = next((s for s in comp_list if must_visit(s)), None)
+                if target is None:
+                    continue
+                required_states.append(target)
+            yield _FairCycle(comp_list, required_edges, required_states)
+
+
+def _path_within(graph: Graph, start: int, goal, allowed: set, watch: _Watch) -> list[tuple[int, int]]:
+    """Shortest path from `start` to a state satisfying `goal` inside `allowed`, as (state, edge)
+    steps (empty when start satisfies goal)."""
+    if goal(start):
+        return []
+    prev: dict[int, tuple[int, int]] = {start: (-1, -1)}
+    queue = deque([start])
+    while queue:
+        s = queue.popleft()
+        if not s & 0xFFF:
+            watch.poll()
+        for e in graph.edges(s):
+            t = graph.succ[e]
+            if t < 0 or t not in allowed or t in prev:
+                continue
+            prev[t] = (s, e)
+            if goal(t):
+                path = []
+                while t != start:
+                    p, pe = prev[t]
+                    path.append((p, pe))
+                    t = p
+                path.reverse()
+                return path
+            queue.append(t)
+    raise AssertionError("no path inside a strongly connected component")  # pragma: no cover
+
+
+def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed, watch: _Watch) -> tuple[dict, dict]:
+    """Multi-source BFS with seed distances; returns (distance, predecessor (state, edge))."""
+    seeds = sorted(seeds, key=lambda x: (x[1], x[0]))
+    dist: dict[int, int] = {}
+    prev: dict[int, tuple[int, int]] = {}
+    buckets: dict[int, list[int]] = {}
+    for s, d in seeds:
+        if s not in dist or d < dist[s]:
+            dist[s] = d
+            prev[s] = (-1, -1)
+            buckets.setdefault(d, []).append(s)
+    level = min(buckets) if buckets else 0
+    while buckets:
+        if level not in buckets:
+            level = min(buckets)
+        frontier = buckets.pop(level)
+        for s in frontier:
+            if not s & 0xFFF:
+                watch.poll()
+            if dist[s] != level:
+                continue
+            for e in graph.edges(s):
+                t = graph.succ[e]
+                if t < 0 or not allowed(t):
+                    continue
+                if t not in dist or dist[t] > level + 1:
+                    dist[t] = level + 1
+                    prev[t] = (s, e)
+                    buckets.setdefault(level + 1, []).append(t)
+        level += 1
+    return dist, prev
+
+
+# ---------------------------------------------------------------- checking
+
+class Checker:
+    """Decides the properties of a model on its explored graph. `stop` (called now and then: see
+    the module's docstring) returns a reason to stop, or None; the constructor and `check` then
+    raise Stopped."""
+
+    def __init__(self, model, graph: Graph, states: list, parents: list, depth: list,
+                 stop: Callable[[], str | None] | None = None):
+        self.model = model
+        self.graph = graph
+        self.states = states
+        self.parents = parents
+        self.depth = depth  # BFS depth of each state (initial states: 0)
+        self.watch = _Watch(stop)
+        self.watch.poll()
+        self.fairness = _Fairness(model, graph, states, self.watch)
+        self.adj = _adjacency(graph, len(states), self.watch)
+        self.initial = [i for i, p in enumerate(parents) if p < 0]
+        self.decided: list[str] = []  # properties found to hold or violated so far, by `check`
+
+    def check(self, names=None, stop_at_first: bool = True) -> list[LivenessViolation]:
+        """The properties whose liveness part is violated (each with one counterexample), in
+        declaration order. Their safety leaves were checked during the search (`safety_checks`)."""
+        out = []
+        for prop in self.model.spec.properties:
+            if names is not None and prop.name not in names:
+                continue
+            try:
+                for leaf in leaves(self.model, prop):
+                    if leaf.kind in SAFETY:
+                        continue
+                    self.watch.poll()
+                    found = self._check_leaf(prop.name, leaf)
+                    if found is not None:
+                        out.append(found)
+                        break
+            except EvaluationFailed as failed:
+                failed.note, failed.span = f"evaluating property {prop.name}", prop.span
+                raise
+            except EVAL_FAILURES as exc:  # the domain of an `all(... for x in S)`
+                raise EvaluationFailed(exc, -1, f"evaluating property {prop.name}", prop.span) from None
+            self.decided.append(prop.name)
+            if out and stop_at_first:
+                break
+        return out
+
+    def _holds(self, pred, s: int) -> bool:
+        if not s & 7:  # a predicate is spec code of any cost: ask often
+            self.watch.poll()
+        try:
+            return bool(pred(self.states[s]))
+        except EVAL_FAILURES as exc:
+            raise EvaluationFailed(exc, s) from None
+
+    def _check_leaf(self, name: str, leaf: _Leaf) -> LivenessViolation | None:
+        n = len(self.states)
+        everything = set(range(n))
+        if leaf.kind == "eventually":
+            allowed = {s for s in range(n) if not self._holds(leaf.p, s)}
+            seeds = [(s, 0) for s in self.initial if s in allowed]
+            return self._search(name, allowed, seeds, None,
+                                "a fair behaviour in which the predicate never holds")
+        if leaf.kind == "always_eventually":
+            allowed = {s for s in range(n) if not self._holds(leaf.p, s)}
+            return self._search(name, allowed, None, None,
+                                "a fair behaviour in which the predicate eventually never holds again")
+        if leaf.kind == "eventually_always":
+            must = (lambda s: not self._holds(leaf.p, s))
+            return self._search(name, everything, None, must,
+                                "a fair behaviour in which the predicate is false infinitely often")
+        if leaf.kind == "leads_to":
+            allowed = {s for s in range(n) if not self._holds(leaf.q, s)}
+            seeds = [(s, self.depth[s]) for s in allowed if self._holds(leaf.p, s)]
+            return self._search(name, allowed, seeds, None,
+                                "the left side holds, then the right side never does", from_tree=True)
+        raise AssertionError(leaf.kind)  # pragma: no cover
+
+    def _search(self, name, allowed: set, seeds, must, detail, from_tree: bool = False):
+        """The fair cycle inside `allowed` with the shortest prefix. `seeds`: (state, distance) where
+        the restricted prefix may start (None: any reachable state, reached by the BFS tree)."""
+        if not allowed:
+            return None
+        if seeds is None:
+            reach = allowed
+            dist = {s: self.depth[s] for s in allowed}
+            prev = None
+        else:
+            if not seeds:
+                return None
+            dist, prev = _bfs(self.graph, seeds, lambda t: t in allowed, self.watch)
+            reach = set(dist)
+        best = None
+        for cycle in _fair_cycles(reach, self.graph, self.adj, self.fairness, self.watch, must):
+            entry = min(cycle.nodes, key=lambda s: (dist[s], s))
+            key = (dist[entry], entry)
+            if best is None or key < best[0]:
+                best = (key, cycle, entry)
+        if best is None:
+            return None
+        _, cycle, entry = best
+        prefix = self._prefix(entry, prev, from_tree)
+        if cycle.stutter is not None:
+            trace = self._trace(prefix, entry, None, stutter=True)
+        else:
+            loop = self._cycle(cycle, entry)
+            trace = self._trace(prefix, entry, loop)
+        return LivenessViolation(name, trace, detail)
+
+    def _prefix(self, entry: int, prev, from_tree: bool) -> list[tuple[int, int]]:
+        """(state, edge) steps from an initial state to `entry`."""
+        steps: list[tuple[int, int]] = []
+        s = entry
+        if prev is not None:
+            while prev[s][0] >= 0:
+                p, e = prev[s]
+                steps.append((p, e))
+                s = p
+            if not from_tree:
+                steps.reverse()
+                return steps
+        tree = self._tree_path(s)
+        steps.reverse()
+        return tree + steps
+
+    def _tree_path(self, s: int) -> list[tuple[int, int]]:
+        path = []
+        while self.parents[s] >= 0:
+            p = self.parents[s]
+            path.append((p, self._edge_between(p, s)))
+            s = p
+        path.reverse()
+        return path
+
+    def _edge_between(self, s: int, t: int) -> int:
+        return next(e for e in self.graph.edges(s) if self.graph.succ[e] == t)
+
+    def _cycle(self, cycle: _FairCycle, entry: int) -> list[tuple[int, int]]:
+        """Steps from `entry` around the SCC, through every requirement, back to `entry`."""
+        comp = set(cycle.nodes)
+        steps: list[tuple[int, int]] = []
+        here = entry
+        for s, e in sorted(set(cycle.required_edges)):
+            steps += _path_within(self.graph, here, lambda x, s=s: x == s, comp, self.watch)
+            steps.append((s, e))
+            here = self.graph.succ[e]
+        for target in sorted(set(cycle.required_states)):
+            steps += _path_within(self.graph, here, lambda x, t=target: x == t, comp, self.watch)
+            here = target
+        if not steps:  # no requirement: any edge out of entry inside the SCC, then back
+            e, t = next(_internal_edges(comp, self.graph, entry))
+            steps.append((entry, e))
+            here = t
+        if here != entry:
+            steps += _path_within(self.graph, here, lambda x: x == entry, comp, self.watch)
+        return steps
+
+    def _step(self, e: int) -> Step:
+        g = self.graph
+        return Step(g.action[e], g.args[g.args_id[e]], self.states[g.succ[e]])
+
+    def _trace(self, prefix, end: int, loop, stutter: bool = False) -> Trace:
+        first = prefix[0][0] if prefix else end
+        steps = [Step(None, (), self.states[first])]
+        steps += [self._step(e) for _, e in prefix]
+        if loop is None:
+            return Trace(tuple(steps), len(steps) - 1 if stutter else None)
+        loop_index = len(steps) - 1
+        cycle = [self._step(e) for _, e in loop]
+        # the last step returns to the entry state: drop it, the loop index says where it goes
+        steps += cycle[:-1]
+        return Trace(tuple(steps), loop_index, closing=cycle[-1])

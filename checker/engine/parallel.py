@@ -1,0 +1,1150 @@
+"""Multi-process exploration (`--workers N`): the BFS of explore.py, split between worker processes.
+
+Guarantee: the same Result as one process — verdict, distinct and generated
+counts, depth, coverage, witnesses, evaluation errors and the same shortest
+counterexample — for every worker count. Traces are rebuilt here, by
+re-execution, exactly as the single-process fingerprint explorer rebuilds them.
+
+How. The search is level-synchronous. Worker w holds a contiguous range of the
+current BFS level, in single-process order: worker 0 the first states, worker
+1 the next ones, and so on. Every successor has a key, (global index of its
+parent << 32) | ordinal: its position in the single-process BFS, whose first
+successor to reach a state is the one that stores it. So every key of worker
+v is smaller than every key of a later worker w, and a state that several
+workers found belongs to the first of them: no keys are compared across
+workers, and the level's new states are numbered by prefix sums. States stay
+in the worker that found them unless the ranges need them elsewhere.
+
+The fingerprints of the stored states are in one open-addressing table
+(int64, linear probing, at most half full, as fingerprints.FingerprintSet) in
+shared memory. Only the coordinator (this process) writes it, and only while
+the workers do not read it. Per level:
+
+1. step: each worker takes the states it now holds (some handed over by
+   other workers), waits for the coordinator's "go" (the level is in the
+   table), then expands them in global order. A successor is a candidate
+   unless its fingerprint is in the table or among this level's candidates
+   so far (a set: most duplicate successors are states found earlier in the
+   same level, and a set lookup is cheaper than probing the table). Candidates
+   are checked as one process checks the states it stores: the state
+   constraints, the reachable checks, then the invariants the action may have
+   broken. The values a candidate's action wrote are interned as one
+   process interns the states it queues (the others are its parent's, shared
+   already). The worker keeps the candidate states and reports their
+   fingerprints, keys and actions as arrays, its successor counts per parent
+   and action, the first witness and evaluation error of each reachable check,
+   and its events (an invariant violated, evaluation errors in actions,
+   constraints and invariants, deadlocks); it stops at its first event.
+2. lookup: each worker says which candidates of the other workers it found
+   too. A candidate of worker w found by an earlier worker is not w's own;
+   that worker found and checked it at a smaller key, so the first event and
+   the first witnesses over all workers are at new states. Meanwhile the
+   coordinator starts inserting the candidates' fingerprints into the table
+   (and finishes while the workers take their states, in the next step).
+3. settle: the coordinator numbers the new states (worker 0's candidates,
+   then worker 1's own ones, ...) and splits the new level into contiguous
+   ranges, by the workers' recent speeds. A worker holds a state of another
+   worker's numbering if it found it too; otherwise the state is handed over
+   (pickled): 0 to 3.4% of the states on the benchmark models.
+
+The first event in key order is the one a single process meets first. The
+coordinator sets the counts to what a single process has at that point (from
+the per-parent successor counts the workers report), then evaluates the event
+again itself, so the Result is built by the same code as with one process.
+A MemoryError in the spec's code is the exception: the worker places it from
+its traceback (Model.limit_error), and the coordinator reports it (E411) there
+without evaluating again, since it need not recur. Out of memory elsewhere in
+a worker ends the run as it does in one process (`tlacheck: out of memory`).
+A level without events is added up while the workers expand the next one.
+
+The table grows (4x) when a level would fill more than half of it; the
+coordinator grows it ahead, while the workers expand the level before, when
+it expects the next level to need it. The workers read the old table
+meanwhile, which nobody writes then, and get the new one with the next "go".
+
+Limits: temporal properties (the liveness checker needs the whole graph in one
+process), collect mode (`tlacheck verify`) and exact storage run in one
+process. Workers are forked, so the compiled model is inherited rather than
+pickled; where "fork" is unavailable the search runs in one process. The
+`--time-limit`, `--memory-limit` (this process and its workers) and a stop
+request (Ctrl-C) are checked between levels and every 0.1 s while the workers
+expand; then the workers drop the level (a shared flag they read every 1024
+states), and the search stops where --max-depth before that level would,
+unless the workers before the first halted one found an event: everything
+before it in key order was expanded, so it is reported as one process reports
+it.
+"""
+
+from __future__ import annotations
+
+import gc
+import mmap
+import multiprocessing
+import os
+import pickle
+import sys
+import tempfile
+import time
+import traceback
+from array import array
+from bisect import bisect_left
+from collections import Counter
+from itertools import chain, compress, repeat
+from multiprocessing import reduction
+from multiprocessing.connection import wait
+from operator import not_
+
+from checker.compile.model import Model
+from checker.core.result import Result, Verdict
+from checker.core.runtime import EVAL_FAILURES
+from checker.engine.bfs import FingerprintExplorer
+from checker.engine.fingerprints import Fingerprinter, collision_probability
+from checker.engine.limits import MemoryWatch, limit_reached, resident_mb
+from checker.engine.options import Options, Progress
+from checker.engine.pools import ValuePools
+from checker.engine.successors import nth_step, until_fault
+from checker.engine.watchdog import StepInterrupted, Watchdog
+
+
+_ORDINAL_BITS = 32
+_ORDINAL_MASK = (1 << _ORDINAL_BITS) - 1
+
+# Event kinds. At one key, a constraint is checked first, then reachable checks, then invariants.
+_CONSTRAINT_FAULT, _REACHABLE_FAULT, _INVARIANT, _ACTION_FAULT, _DEADLOCK = range(5)
+_UNSTORED = "unstored"  # an _INVARIANT event's detail: at a successor that failed a constraint
+
+_FLIP = bytes([1, 0]) + bytes(254)  # bytes.translate table: 0 <-> 1
+_MIN_SLOTS = 1 << 16  # the shared table's smallest size
+_CHUNK = 1 << 12  # fingerprints inserted between two looks at the workers' answers
+_WATCH_S = 0.1  # how often the limits are checked while the workers expand
+_HALT_EVERY = 0x3FF  # workers look at the stop flag before each state whose index & this is 0
+_MIN_CPU_S = 0.05  # a step this short says nothing about the workers' speeds
+_LIVE = 4  # shared counters per worker
+
+
+class WorkerError(RuntimeError):
+    """A worker process failed (a bug in tlacheck, or the process was killed). The message is
+    one line; `details` holds the worker's traceback, if any."""
+
+    def __init__(self, message: str, details: str = ""):
+        super().__init__(message)
+        self.details = details
+
+
+# -------------------------------------------------------------------- the shared table
+
+def _anonymous_file(size: int) -> int:
+    """A file descriptor of `size` zero bytes in memory, with no name to clean up."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("tlacheck-fingerprints", os.MFD_CLOEXEC)
+    else:  # pragma: no cover - non-Linux
+        fd, path = tempfile.mkstemp(prefix="tlacheck-fingerprints-")
+        os.unlink(path)
+    try:
+        os.ftruncate(fd, size)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+class _Table:
+    """A FingerprintSet in shared memory: `table` is a memoryview of int64 slots. `fd` is kept
+    only until the workers have the table (forked with it, or sent it after a growth)."""
+
+    def __init__(self, slots: int, fd: int | None = None):
+        self.fd = _anonymous_file(8 * slots) if fd is None else fd
+        self.mm = mmap.mmap(self.fd, 8 * slots)
+        self.table = memoryview(self.mm).cast("q")
+        self.mask = slots - 1
+        self.count = 0
+
+    def close_fd(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def close(self) -> None:
+        self.table.release()
+        self.mm.close()
+        self.close_fd()
+
+    def insert(self, fps) -> None:
+        """Insert fingerprints known to be absent and distinct (last come, first served, as
+        FingerprintSet.put: the next level's lookups find the newest at the first probe)."""
+        table, mask = self.table, self.mask
+        for fp in fps:
+            h = fp & mask
+            x = table[h]
+            if x:  # the home slot's fingerprint moves to the end of the run
+                j = (h + 1) & mask
+                while table[j]:
+                    j = (j + 1) & mask
+                table[j] = x
+            table[h] = fp
+        self.count += len(fps)
+
+
+def _slots_for(n: int) -> int:
+    """A table size for n fingerprints: at most half full."""
+    slots = _MIN_SLOTS
+    while n > slots >> 1:
+        slots <<= 1
+    return slots
+
+
+# -------------------------------------------------------------------- coordinator
+
+class Coordinator(FingerprintExplorer):
+    """The coordinating process: initial states, the level loop, numbering, events, traces."""
+
+    @staticmethod
+    def available() -> bool:
+        return "fork" in multiprocessing.get_all_start_methods()
+
+    def __init__(self, model: Model, options: Options, progress, progress_every: float):
+        super().__init__(model, options, progress, progress_every)
+        self.workers = options.workers
+        self.distinct = 0  # states stored (numbered) so far
+        self.table: _Table | None = None
+        self.grown: _Table | None = None  # the table, grown since the workers last had it
+        # One shared byte: set to 1, it tells the workers to drop the level they are expanding.
+        self.halt = mmap.mmap(-1, 1)
+        # Shared counters, four per worker, that it updates every 1024 states of an expansion: the
+        # step, then states expanded, candidates found and successors generated in it so far (for
+        # progress lines and the memory estimate while the workers expand).
+        self.live_counts = mmap.mmap(-1, 8 * _LIVE * self.workers)
+        self.live = memoryview(self.live_counts).cast("q")
+        self.shown = (0, 0)  # the counts of the last progress line: generated, distinct
+        self.steps = 0  # steps sent to the workers
+        self.halted: str | None = None  # the limit that set it
+        # Each worker's part of the next level. Equal parts to start with; then closer to the
+        # workers' speeds (states checked and expanded per CPU second): the work per state is not
+        # the same for all (the later worker loses the states both found; handed-over states).
+        self.shares = [1 / self.workers] * self.workers
+        self.conns: list = []
+        self.procs: list = []
+        self.watch = MemoryWatch(options, self._memory_mb)  # the early memory warning, for all processes
+
+    def _counts(self) -> tuple[int, int]:
+        distinct = self.distinct if self.seen is None else self.seen.count  # the initial states: in `seen` first
+        return distinct, distinct - self.expanded
+
+    def _protected(self) -> list:
+        return super()._protected() + [Coordinator._stop_at_event.__code__, Coordinator._emulate.__code__]
+
+    def _collision(self) -> float | None:
+        return collision_probability(self._counts()[0], self.generated)
+
+    def _run(self) -> Result:
+        initial, _ = self._initial_states()  # the workers fingerprint their share again
+        self.distinct = self.seen.count
+        if not initial:
+            return self._finish()
+        self.table = _Table(_slots_for(self.seen.count))
+        self.table.insert(array("q", filter(None, self.seen.table)))
+        self.seen = None  # the shared table replaces it
+        self.ordinals = array("I", self.ordinals)  # 4 bytes here: no check for a wide ordinal
+        ctx = multiprocessing.get_context("fork")
+        # (name, predicate, kind): the selected invariants, then the safety properties (inherited: forked)
+        checks = tuple((n, f, "invariant") for n, f in self.invariants) + tuple((n, f, "property") for n, f in self.always)
+        try:
+            for w in range(self.workers):
+                mine, theirs = ctx.Pipe()
+                proc = ctx.Process(target=_worker_main,
+                                   args=(theirs, self.model, self.table, self.halt, self.options.check_deadlock,
+                                         checks, self.live_counts, w),
+                                   daemon=True)
+                proc.start()
+                theirs.close()
+                self.conns.append(mine)
+                self.procs.append(proc)
+            self.table.close_fd()
+            n = self.workers
+            for w, conn in enumerate(self.conns):
+                lo, hi = w * len(initial) // n, (w + 1) * len(initial) // n
+                conn.send(("init", lo, initial[lo:hi]))
+            return self._levels()
+        finally:
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(("stop",))
+            except OSError:
+                pass
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(timeout=5)
+        for conn in self.conns:
+            conn.close()
+        for table in {id(t): t for t in (self.table, self.grown) if t is not None}.values():
+            table.close()
+        self.halt.close()
+        self.live.release()
+        self.live_counts.close()
+
+    def _recv(self, w: int):
+        try:
+            reply = self.conns[w].recv()
+        except (EOFError, OSError):
+            proc = self.procs[w]
+            proc.join(timeout=1)
+            raise WorkerError(f"worker process {w + 1} stopped unexpectedly (exit code {proc.exitcode})") from None
+        if reply[0] == "out of memory":
+            raise MemoryError(f"worker process {w + 1}")
+        if reply[0] == "error":
+            last = reply[1].strip().splitlines()[-1] if reply[1].strip() else "unknown error"
+            raise WorkerError(f"worker process {w + 1} failed: {last}", reply[1])
+        return reply
+
+    def _memory_mb(self) -> float | None:
+        """Resident memory of this process and its workers."""
+        total = resident_mb()
+        if total is None:
+            return None
+        page = os.sysconf("SC_PAGE_SIZE") / 2**20
+        for proc in self.procs:
+            try:
+                with open(f"/proc/{proc.pid}/statm", "rb") as fh:
+                    total += int(fh.read().split()[1]) * page
+            except (OSError, ValueError, IndexError):
+                pass
+        return total
+
+    def _limit(self, now: float) -> str | None:
+        opts = self.options
+        reason = limit_reached(Options(stop=opts.stop, time_limit=opts.time_limit), self.start, now)
+        if reason is None and opts.memory_limit_mb is not None:
+            rss = self._memory_mb()
+            if rss is not None and rss > opts.memory_limit_mb:
+                reason = "memory_limit"
+        return reason
+
+    def _levels(self) -> Result:
+        """The level loop. Each step expands the states the workers hold (the new states of the
+        level `settled`, numbered and checked while they were found), then settles the new
+        level they found; a level is added up while the workers expand the next one."""
+        opts = self.options
+        n = self.workers
+        level = 1  # depth of the states the workers hold
+        start, end = 0, self.distinct  # their global indices
+        settled = None  # the previous level, not yet added up
+        plans = [None] * n  # what each worker holds (None: the initial states it was sent)
+        self.next_report = time.perf_counter() + self.progress_every
+        while True:
+            now = time.perf_counter()
+            reason = self.halted or ("max_depth" if opts.max_depth is not None and level >= opts.max_depth
+                                     else self._limit(now))
+            self.watch.check(now - self.start, end, start, end - start)
+            expand = reason is None and (settled is None or settled["go_on"])
+            if expand:
+                pending = tuple(name for name, _ in self.reachables
+                                if name not in self.witnesses and not (settled and name in settled["witnessed"]))
+                self.steps += 1
+                for w, conn in enumerate(self.conns):
+                    conn.send(("step", plans[w], pending, self.steps))
+                self._relay(plans)
+                if settled is not None:  # once the level is in the table, the workers may expand it
+                    for _ in settled["insertion"]:
+                        pass
+                grown, self.grown = self.grown, None
+                for w, conn in enumerate(self.conns):
+                    conn.send(("go", grown.mask + 1 if grown else None))
+                    if grown:
+                        reduction.send_handle(conn, grown.fd, self.procs[w].pid)
+                if grown:
+                    grown.close_fd()
+            if settled is not None:  # while the workers expand
+                self._link(self._won(settled)["all_keys"])
+                self.expanded = settled["start"]
+                stop = self._number(settled, level - 1)
+                if stop is not None:
+                    return stop
+            if not expand:
+                assert reason is not None, "a level with an event ends the search"
+                self.expanded = start
+                return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=end - start)
+            # The next level is likely to need a larger table: grow it now, while the workers expand.
+            ahead = self._growth(self.table.count + 2 * (end - start))
+            expansions = self._replies(end - start, ahead)
+            if any(e is None for e in expansions):  # a limit was reached meanwhile
+                expansions = self._before_halt(expansions)
+                if expansions is None:
+                    self.expanded = start
+                    return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=end - start)
+            for _ in ahead:
+                pass
+            settled = self._settle(expansions, start)
+            if not settled["total"]:  # no new state: this level's events, or the end
+                self._link(self._won(settled)["all_keys"])
+                self.expanded = start
+                stop = self._number(settled, level)
+                if stop is not None:
+                    return stop
+                self.expanded = self.distinct
+                return self._finish()
+            plans = settled["plans"]
+            start, end = end, end + settled["total"]
+            level += 1
+            self._report(end - start, sum(sum(e["generated"]) for e in expansions), end - start)  # not added up yet
+
+    def _replies(self, queue: int, meanwhile) -> list:
+        """The workers' expansions. Meanwhile: the chunks of work `meanwhile` yields, progress
+        reports, and the limits. When one is reached (self.halted), the workers drop the level
+        they are expanding (their expansion is None)."""
+        replies: list = [None] * self.workers
+        speeds: list = [None] * self.workers
+        waiting = dict(zip(self.conns, range(self.workers)))
+        busy = True
+        watch = 0.0  # when to look at the limits next
+        while waiting:
+            busy = busy and next(meanwhile, False) is not False
+            for conn in wait(list(waiting), timeout=0 if busy else _WATCH_S):
+                w = waiting.pop(conn)
+                expansion, held, cpu = self._recv(w)[1:]
+                replies[w] = None if expansion.get("halted") else expansion
+                speeds[w] = held / cpu if cpu > _MIN_CPU_S and replies[w] is not None else None
+            now = time.perf_counter()
+            if waiting and now >= watch:
+                watch = now + _WATCH_S
+                if self.halted is None:
+                    self.halted = self._limit(now)
+                    if self.halted is not None:
+                        self.halt[0] = 1
+                expanded, found, generated = self._in_flight(replies, set(waiting.values()))
+                left = queue - expanded + found
+                self.watch.check(now - self.start, self.distinct + found, self.distinct - queue + expanded, left)
+                self._report(left, generated, found)
+        if None not in speeds:  # the next level's shares: closer to the speeds seen in this one
+            n = self.workers
+            shares = [min(max((a + v / sum(speeds)) / 2, 0.5 / n), 2 / n) for a, v in zip(self.shares, speeds)]
+            self.shares = [v / sum(shares) for v in shares]
+        return replies
+
+    def _before_halt(self, expansions: list) -> list | None:
+        """When a limit halted some workers in the middle of a level (their expansion is None):
+        the level as far as one process gets before its first event, if the workers before the
+        first halted one found an event (everything before it in key order was expanded, as one
+        process would have done before finding it), with nothing from the later workers; else None."""
+        halted = expansions.index(None)
+        done = expansions[:halted]
+        events = [x for e in done for x in e["events"]]
+        if self._first_event(events, [(e["witnesses"], e["faults"]) for e in done]) is None:
+            return None
+        a_count = len(self.coverage)
+        nothing = {"fps": array("q"), "keys": array("q"), "acts": array("H"), "parents": array("q"),
+                   "counts": array("I"), "enabled": [0] * a_count, "generated": [0] * a_count, "witnesses": {},
+                   "faults": {}, "events": [], "placed": {}}
+        return done + [nothing] * (len(expansions) - halted)
+
+    def _in_flight(self, replies: list, expanding: set) -> tuple[int, int, int]:
+        """The current expansion so far, summed over the workers: states expanded, candidates
+        found (a state several workers found counts once per worker), successors generated."""
+        expanded = found = generated = 0
+        for w, reply in enumerate(replies):
+            if w in expanding:
+                step, e, f, g = self.live[_LIVE * w:_LIVE * (w + 1)]
+                if step != self.steps:  # not yet started on this step
+                    continue
+            elif reply is not None:
+                e, f, g = len(reply["parents"]), len(reply["fps"]), sum(reply["generated"])
+            else:
+                continue
+            expanded, found, generated = expanded + e, found + f, generated + g
+        return expanded, found, generated
+
+    def _report(self, queue: int, generated: int = 0, found: int = 0) -> None:
+        """A progress line if one is due; `generated` and `found`: the expansion in flight so far.
+        The states found by several workers count once per worker until the level is settled, and
+        the counters are read while the workers write them: the counts shown never go below those
+        of the line before."""
+        now = time.perf_counter()
+        if self.progress is not None and now >= self.next_report:
+            self.next_report = now + self.progress_every
+            self.shown = (max(self.shown[0], self.generated + generated), max(self.shown[1], self.distinct + found))
+            self.progress(Progress(*self.shown, queue, self.depth, now - self.start))
+
+    def _insertion(self, fps: list, needed: int):
+        """Insert new, distinct fingerprints into the table, a chunk at a time: the coordinator
+        does this while the workers look up and take their states (they read the table only to
+        expand). The table grows first if it would hold more than `needed`."""
+        yield from self._growth(needed)
+        table = self.table
+        for more in fps:
+            more = more if isinstance(more, array) else array("q", more)
+            for i in range(0, len(more), _CHUNK):
+                table.insert(more[i:i + _CHUNK])
+                yield
+
+    def _growth(self, needed: int):
+        """Grow the table, a chunk at a time, if it would hold more than `needed`; the new table
+        is left in `self.grown` for the workers. Also run while the workers expand, for the
+        level they will find: they read the old table meanwhile, which nobody writes then."""
+        table = self.table
+        if needed <= (table.mask + 1) >> 1:
+            return
+        self.grown = grown = _Table(_slots_for(2 * needed))  # 4x at a time: less rehashing
+        old = array("q", filter(None, table.table))
+        for i in range(0, len(old), _CHUNK):
+            grown.insert(old[i:i + _CHUNK])
+            yield
+        table.close()
+        self.table = grown
+
+    def _link(self, keys: array) -> None:
+        """Append the parent links and ordinals of a level's new states (keys in index order)."""
+        halves = array("I", keys.tobytes())  # each key as (low 32 bits, high 32 bits) in memory order
+        low, high = (0, 1) if sys.byteorder == "little" else (1, 0)
+        self.ordinals.extend(halves[low::2])
+        self.parents.frombytes(halves[high::2].tobytes())  # indices < 2**31
+
+    def _relay(self, plans: list) -> None:
+        """Pass the states handed over between workers (each sender sends them first)."""
+        for w, plan in enumerate(plans):
+            if plan is not None and plan["send"]:
+                for dest, data in self._recv(w)[1].items():
+                    self.conns[dest].send(("incoming", w, data))
+
+    # ---------------------------------------------------------------- settling a level
+    def _settle(self, expansions: list[dict], start: int) -> dict:
+        """Which worker owns each candidate, the level's new states in global order, and who
+        holds them next."""
+        n = len(expansions)
+        fps = [e["fps"] for e in expansions]
+        # has[t][h]: 1 for each candidate of worker h that worker t found too
+        has: list = [{} for _ in range(n)]
+        # Worker 0's candidates are all new states: into the table while the workers look up.
+        insertion = self._insertion(fps[:1], self.table.count + sum(map(len, fps)))
+        if n > 1:
+            for w in range(n):
+                self.conns[w].send(("lookup", {h: fps[h] for h in range(n) if h != w}))
+            for _ in insertion:  # meanwhile, until the answers are there
+                if all(conn.poll() for conn in self.conns):
+                    break
+            for w in range(n):
+                has[w] = self._recv(w)[1]
+        # Worker w's candidates that an earlier worker found too are the earlier worker's.
+        masks: list = [None] * n  # per worker, 1 for each of its own new states (None: all)
+        for w in range(1, n):
+            found = 0
+            for v in range(w):
+                found |= int.from_bytes(has[v][w], "little")
+            masks[w] = found.to_bytes(len(fps[w]), "little").translate(_FLIP)
+        own = [len(f) if m is None else m.count(1) for f, m in zip(fps, masks)]
+        insertion = chain(insertion, self._insertion([compress(f, m) for f, m in zip(fps[1:], masks[1:])], 0))
+        settled = {"expansions": expansions, "masks": masks, "total": sum(own), "base": self.distinct,
+                   "start": start, "insertion": insertion}
+        settled["witnessed"] = set().union(*(e["witnesses"] for e in expansions))
+        go_on = self._first_event([x for e in expansions for x in e["events"]],
+                                  [(e["witnesses"], e["faults"]) for e in expansions]) is None
+        if go_on and self.options.max_states is not None:
+            go_on = self._max_states_parent(self._won(settled)["all_keys"], start) is None
+        settled["go_on"] = go_on
+        settled["plans"] = self._plans(own, masks, fps, has)
+        return settled
+
+    def _won(self, settled: dict) -> dict:
+        """The keys of a level's new states in global order, and per worker its own new states'
+        keys and actions with its counts: computed when first needed (mostly while the workers
+        check and expand the next level)."""
+        if "all_keys" in settled:
+            return settled
+        all_keys = array("q")
+        reports = []
+        for e, m in zip(settled["expansions"], settled["masks"]):
+            keys = e["keys"] if m is None else array("q", compress(e["keys"], m))
+            acts = e["acts"] if m is None else array("H", compress(e["acts"], m))
+            all_keys.extend(keys)
+            distinct = [0] * len(self.coverage)
+            for ai, c in Counter(acts).items():
+                distinct[ai] = c
+            reports.append({"keys": keys, "acts": acts, "distinct": distinct, "parents": e["parents"],
+                            "counts": e["counts"], "enabled": e["enabled"], "generated": e["generated"],
+                            "witnesses": e["witnesses"], "faults": e["faults"], "events": e["events"],
+                            "placed": e["placed"]})
+        settled["all_keys"], settled["reports"] = all_keys, reports
+        return settled
+
+    def _plans(self, own: list[int], masks: list, fps: list, has: list) -> list[dict]:
+        """Split the new level into contiguous ranges, one per worker. A worker's range is
+        a list of segments, one per worker whose new states it covers: ("own", a, b), the a-th to
+        b-th of its own; ("copy", h, fingerprints), states of an earlier worker h, which it
+        found too unless h hands them over; ("take", h, count), states a later worker h hands
+        over."""
+        n = len(own)
+        bounds = [0]  # the new states of worker h are [bounds[h], bounds[h + 1]) in the level
+        for c in own:
+            bounds.append(bounds[-1] + c)
+        total = bounds[-1]
+        cuts = [0]  # worker t holds [cuts[t], cuts[t + 1]): shares by the workers' recent speed
+        for share in self.shares:
+            cuts.append(min(total, cuts[-1] + round(share * total)))
+        cuts[-1] = total
+        plans = [{"first": self.distinct + cuts[t], "own": masks[t], "segments": [], "send": {}} for t in range(n)]
+        for t in range(n):
+            lo, hi = cuts[t], cuts[t + 1]
+            for h in range(n):
+                a, b = max(lo, bounds[h]), min(hi, bounds[h + 1])
+                if a >= b:
+                    continue
+                if h == t:
+                    plans[t]["segments"].append(("own", a - bounds[h], b - bounds[h]))
+                    continue
+                # positions of those states in h's candidates
+                theirs = range(a - bounds[h], b - bounds[h]) if masks[h] is None else \
+                    list(compress(range(len(masks[h])), masks[h]))[a - bounds[h]:b - bounds[h]]
+                if h < t:
+                    plans[t]["segments"].append(("copy", h, array("q", map(fps[h].__getitem__, theirs))))
+                    handed = array("q", compress(theirs, map(not_, map(has[t][h].__getitem__, theirs))))
+                else:  # a later worker's own states: no earlier worker found them
+                    plans[t]["segments"].append(("take", h, len(theirs)))
+                    handed = array("q", theirs)
+                if handed:
+                    plans[h]["send"][t] = handed
+        return plans
+
+    # ---------------------------------------------------------------- one level's results
+    def _number(self, settled: dict, level: int) -> Result | None:
+        """Add up a level whose new states are numbered; return the Result if the search stops
+        in this level."""
+        settled = self._won(settled)
+        reports = settled["reports"]
+        all_keys = settled["all_keys"]
+        base = settled["base"]
+        level_start = settled["start"]
+        passes = [(r["witnesses"], r["faults"]) for r in reports]  # the checks' results, by key
+        events = [e for r in reports for e in r["events"]]
+        placed = {e: where for r in reports for e, where in r["placed"].items()}
+        event = self._first_event(events, passes)
+        limit_parent = self._max_states_parent(all_keys, level_start) if self.options.max_states is not None else None
+        if event is not None and (limit_parent is None or event[0] >> _ORDINAL_BITS <= limit_parent):
+            return self._stop_at_event(event, reports, passes, all_keys, base, level, placed.get(event))
+        if limit_parent is not None:
+            self._emulate(reports, all_keys, level, limit_parent, (limit_parent + 1) << _ORDINAL_BITS, None)
+            self.generated += sum(self._row(reports, limit_parent))
+            return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=self.distinct - self.expanded)
+        self._add_level(reports, passes, all_keys, base, level)
+        return None
+
+    def _add_level(self, reports: list, passes: list, all_keys, base: int, level: int) -> None:
+        """Add up a whole level: its expansion's counts, the witnesses its checks found."""
+        for r in reports:
+            self.generated += sum(r["generated"])
+            for ai, cov in enumerate(self.coverage):
+                cov.enabled += r["enabled"][ai]
+                cov.generated += r["generated"][ai]
+                cov.distinct += r["distinct"][ai]
+        for witnesses, _ in passes:
+            for name, key in witnesses.items():
+                i = base + bisect_left(all_keys, key)
+                if name not in self.witnesses or i < self.witnesses[name]:
+                    self.witnesses[name] = i
+        self.distinct = base + len(all_keys)
+        if all_keys:
+            self.depth = level + 1
+
+    @staticmethod
+    def _first_event(events: list, passes: list) -> tuple | None:
+        """The first event in single-process order: (key, kind, detail), or None."""
+        # A reachable check's evaluation error counts only if no state before it witnessed the check.
+        witnessed = {}
+        for witnesses, _ in passes:
+            for name, key in witnesses.items():
+                witnessed[name] = min(key, witnessed.get(name, key))
+        for _, faults in passes:
+            for name, key in faults.items():
+                if key < witnessed.get(name, key + 1):
+                    events.append((key, _REACHABLE_FAULT, name))
+        return min(events, default=None, key=lambda e: (e[0], e[1]))
+
+    def _max_states_parent(self, all_keys, level_start: int) -> int | None:
+        """The first parent after whose expansion one process stops for --max-states."""
+        j = 0
+        for p in range(level_start, self.distinct):
+            while j < len(all_keys) and all_keys[j] >> _ORDINAL_BITS <= p:
+                j += 1
+            d = self.distinct + j
+            if d >= self.options.max_states and p + 1 < d:
+                return p
+        return None
+
+    def _emulate(self, reports, all_keys, level: int, parent: int, key: int, action: int | None,
+                 stored_self: bool = False, covered_self: bool = False) -> None:
+        """Set the counts to a single process's when it reaches `key` while expanding `parent`:
+        parents before it fully counted (states generated and coverage), the coverage of the
+        actions of `parent` before `action` (None: all of them), the new states with a smaller
+        key; the state at `key` is in the distinct count when `stored_self`, and also in the
+        coverage and depth when `covered_self`. The caller adds `parent`'s own successors to
+        the states generated."""
+        a_count = len(self.coverage)
+        for r in reports:
+            parents = r["parents"]
+            counts = r["counts"]
+            cut = bisect_left(parents, parent)
+            for i in range(cut):
+                row = counts[i * a_count:(i + 1) * a_count]
+                self.generated += sum(row)
+                for ai, c in enumerate(row):
+                    if c:
+                        self.coverage[ai].enabled += 1
+                        self.coverage[ai].generated += c
+            if cut < len(parents) and parents[cut] == parent:
+                row = counts[cut * a_count:(cut + 1) * a_count]
+                for ai in range(a_count if action is None else action):
+                    if ai < len(row) and row[ai]:
+                        self.coverage[ai].enabled += 1
+                        self.coverage[ai].generated += row[ai]
+            keys, acts = r["keys"], r["acts"]
+            j = bisect_left(keys, key)
+            if covered_self and j < len(keys) and keys[j] == key:
+                j += 1
+            for ai in acts[:j]:
+                self.coverage[ai].distinct += 1
+        below = bisect_left(all_keys, key)
+        self.distinct += below + (1 if stored_self else 0)
+        if below or covered_self:
+            self.depth = level + 1
+        self.expanded = parent + 1
+
+    def _row(self, reports, parent: int) -> list[int]:
+        a_count = len(self.coverage)
+        for r in reports:
+            cut = bisect_left(r["parents"], parent)
+            if cut < len(r["parents"]) and r["parents"][cut] == parent:
+                return list(r["counts"][cut * a_count:(cut + 1) * a_count])
+        raise AssertionError("no worker expanded the parent")  # pragma: no cover
+
+    def _state(self, i: int) -> tuple:
+        return self.trace_to(i).steps[-1].state
+
+    def _stop_at_event(self, event, reports, passes, all_keys, base: int, level: int, memory=None) -> Result:
+        """`memory`: the note and position of a MemoryError a worker met at the event (_Worker._place)."""
+        key, kind, detail = event
+        parent, ordinal = key >> _ORDINAL_BITS, key & _ORDINAL_MASK
+        model = self.model
+        row = self._row(reports, parent)
+        # the action producing successor number `ordinal` of `parent`
+        action, before = 0, 0
+        while action < len(row) and before + row[action] <= ordinal:
+            before += row[action]
+            action += 1
+        for witnesses, _ in passes:
+            for name, k in witnesses.items():
+                i = base + bisect_left(all_keys, k)
+                if k < key and (name not in self.witnesses or i < self.witnesses[name]):
+                    self.witnesses[name] = i
+        if kind == _DEADLOCK:
+            self._emulate(reports, all_keys, level, parent, key, None)
+            return self._result(Verdict.DEADLOCK, self._deadlock(parent))
+        if kind == _ACTION_FAULT:
+            self._emulate(reports, all_keys, level, parent, key, detail)
+            self.generated += ordinal
+            self._out_of_memory(memory, parent)
+            state = self._state(parent)
+            info = model.action_info[detail]
+            try:
+                for _ in model.actions[detail](state):
+                    pass
+            except EVAL_FAILURES as fault:
+                raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
+            raise AssertionError("the action did not fail again")  # pragma: no cover
+        if kind == _INVARIANT and detail == _UNSTORED:  # one process counts it, checks it, stores nothing
+            self._emulate(reports, all_keys, level, parent, key, action)
+            self.generated += ordinal + 1
+            self._cover(action, ordinal + 1 - before)
+            succ = nth_step(model, self._state(parent), ordinal).state
+            self._out_of_memory(memory, parent, succ)
+            self._check_invariants(parent, succ, unstored=True)
+            raise AssertionError("the event did not happen again")  # pragma: no cover
+        if kind == _CONSTRAINT_FAULT:
+            self._emulate(reports, all_keys, level, parent, key, action)
+            # One process adds a successor to the count when it stores a state or finishes an action.
+            j = bisect_left(all_keys, key) - 1
+            last = all_keys[j] & _ORDINAL_MASK if j >= 0 and all_keys[j] >> _ORDINAL_BITS == parent else -1
+            self.generated += max(last + 1, before)
+            self._cover(action, max(last + 1, before) - before)
+            succ = nth_step(model, self._state(parent), ordinal).state
+            self._out_of_memory(memory, parent, succ)
+            self._in_model(succ, parent)
+            raise AssertionError("the constraint did not fail again")  # pragma: no cover
+        # A stored state: reachable checks (while storing it), then invariants.
+        self._emulate(reports, all_keys, level, parent, key, action, stored_self=True,
+                      covered_self=kind == _INVARIANT)
+        self.generated += ordinal + 1
+        self._cover(action, ordinal + 1 - before)
+        i = base + bisect_left(all_keys, key)
+        self._out_of_memory(memory, i)
+        state = self._state(i)
+        if kind == _REACHABLE_FAULT:
+            self._check_reachables(i, state)
+        else:
+            self._check_invariants(i, state)
+        raise AssertionError("the event did not happen again")  # pragma: no cover
+
+    def _cover(self, action: int, generated: int) -> None:
+        """Count in the coverage the successors of the action a single process was computing
+        when the event stopped it (as its explorer does when a check ends the run there)."""
+        if generated > 0:
+            self.coverage[action].enabled += 1
+            self.coverage[action].generated += generated
+
+    def _out_of_memory(self, memory: tuple | None, at: int, unstored: tuple | None = None) -> None:
+        """End with E411 in stored state `at` (or in its successor `unstored`) if a worker met a
+        MemoryError (`memory`: note, position)."""
+        if memory is not None:  # no traceback: placed at the position given
+            raise self._fault(MemoryError(), at, *memory, unstored=unstored)
+
+
+# -------------------------------------------------------------------- worker side
+
+class _Stopped(Exception):
+    """The coordinator ended the search in the middle of a step."""
+
+
+def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
+                 checks: tuple, live: mmap.mmap, w: int) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    gc.disable()  # as in explore(): no reference cycles here
+    # When the coordinator halts the search, a long expansion is cut short, but never the
+    # exchange of states between workers before it.
+    watchdog = Watchdog(lambda: "halted" if halt[0] else None, model.code_name,
+                        protected=[_Worker._hold.__code__])
+    try:
+        with watchdog:
+            _Worker(conn, model, table, halt, check_deadlock, checks,
+                    memoryview(live).cast("q")[_LIVE * w:_LIVE * (w + 1)]).serve()
+    except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
+        pass
+    except MemoryError:  # outside the spec's code (there it is an event): the worker's own tables
+        try:
+            conn.send(("out of memory",))
+        except (OSError, MemoryError):
+            pass
+    except BaseException:  # a bug: report it to the coordinator, which raises it
+        try:
+            conn.send(("error", traceback.format_exc()))
+        except OSError:
+            pass
+
+
+class _Worker:
+    def __init__(self, conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
+                 checks: tuple, live: memoryview):
+        self.conn = conn
+        self.live = live  # its shared counters: step, expanded, candidates, generated in this expansion
+        self.step = 0  # the number of the step it is in (the coordinator's count)
+        self.model = model
+        self.table = table
+        self.halt = halt
+        self.check_deadlock = check_deadlock
+        self.checks = checks  # (name, predicate, kind) in the order one process checks them
+        # The candidates share equal values, as one process's queue does (explore.ValuePools): only the
+        # values an action writes go through the pools, since the others are its parent's.
+        self.pools = ValuePools(model)
+        self.stored = 0  # candidates so far, for the pools' review
+        self.fingerprint = Fingerprinter(model.var_types)
+        self._replan()
+        self.frontier: list[tuple] = []  # the states it holds, in order
+        self.frontier_fps: list[int] = []  # and their fingerprints
+        self.first = 0  # the global index of the first
+        # This level's candidates: their fingerprints, with those of the successors rejected by a
+        # constraint, as a set; their fingerprints and states in key order.
+        self.recent: set = set()
+        self.fps = array("q")
+        self.states: list[tuple] = []
+
+    def _replan(self) -> None:
+        """Per action: its index, successor function, generator (to find a fault), the invariants
+        it may break and the slots of the values it writes that go through a pool."""
+        model, pools = self.model, self.pools
+        self.plan = []
+        for ai, nexts in enumerate(model.next_states):
+            writes = model.action_writes[ai]
+            invs = tuple((name, f, kind) for name, f, kind in self.checks
+                         if kind != "invariant" or model.invariant_reads[name] & writes)
+            interned = tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
+            self.plan.append((ai, nexts, model.actions[ai], invs, interned))
+
+    def serve(self) -> None:
+        conn = self.conn
+        while True:
+            msg = conn.recv()
+            op = msg[0]
+            if op == "stop":
+                return
+            if op == "init":
+                self.first, self.frontier = msg[1:]
+                self.frontier_fps = list(map(self.fingerprint, self.frontier))
+            elif op == "step":
+                conn.send(("stepped",) + self._step(*msg[1:]))
+            elif op == "lookup":
+                conn.send(("looked up",) + self._lookup(msg[1]))
+            else:
+                raise AssertionError(f"unexpected message {op!r}")
+
+    def _step(self, plan: dict | None, pending: tuple, step: int) -> tuple:
+        """Take the states of the plan and expand them: (expansion, the number of states, the
+        CPU time it took, without the wait for "go"). `pending`: the reachable checks still to
+        witness; `step`: the step's number, which the shared counters carry."""
+        start = time.process_time()
+        self.step = step
+        if plan is not None:
+            self._hold(plan)
+        held = len(self.frontier)
+        cpu = time.process_time() - start
+        slots, = self._expect("go")  # the level is in the table now
+        start = time.process_time()
+        if slots is not None:
+            self._attach(slots)
+        try:
+            expansion = self._expand(pending)
+        except StepInterrupted:  # the coordinator halted the search in the middle of a step
+            self.frontier = self.frontier_fps = []
+            expansion = {"halted": True}
+        return expansion, held, cpu + time.process_time() - start
+
+    def _expect(self, op: str) -> tuple:
+        msg = self.conn.recv()
+        if msg[0] == "stop":
+            raise _Stopped
+        if msg[0] != op:
+            raise AssertionError(f"expected {op!r}, got {msg[0]!r}")
+        return msg[1:]
+
+    def _attach(self, slots: int) -> None:
+        fd = reduction.recv_handle(self.conn)
+        try:
+            table = _Table(slots, fd)
+        finally:
+            os.close(fd)
+        table.fd = None
+        self.table.close()
+        self.table = table
+
+    def _expand(self, pending: tuple) -> dict:
+        """Expand the states it holds, in order. The candidates (successors not yet stored that
+        satisfy the constraints) are checked as one process checks the states it stores: the
+        reachable checks in `pending`, then the invariants the action may have broken. A
+        candidate another worker found first is checked there too, at a smaller key, so the
+        coordinator's first event and first witnesses are never at a candidate that is not new."""
+        table, mask = self.table.table, self.table.mask
+        constraints = self.model.constraints
+        reach = [(name, pred) for name, pred in self.model.reachables if name in pending]
+        recent = set()  # this level's candidates, and the successors rejected by a constraint
+        add = recent.add
+        fps = array("q")
+        keys = array("q")
+        acts = array("H")
+        states: list[tuple] = []
+        a_count = len(self.plan)
+        parents = array("q")
+        counts = array("I")
+        enabled = [0] * a_count
+        generated = [0] * a_count
+        witnesses: dict[str, int] = {}  # reachable check -> key of its first witness here
+        faults: dict[str, int] = {}  # reachable check -> key of its first evaluation error here
+        events = []
+        placed = {}  # event -> where its MemoryError was placed (_Worker._place)
+        check_deadlock = self.check_deadlock
+        event = None
+        halt = self.halt
+        every = _HALT_EVERY
+        live = self.live
+        step = self.step
+        live[1] = live[2] = live[3] = 0
+        live[0] = step
+        shared = self.pools
+        pools = shared.pools
+        fingerprint = self.fingerprint
+        memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
+        frontier, self.frontier = self.frontier, []
+        frontier_fps, self.frontier_fps = self.frontier_fps, []
+        frontier.reverse()  # expanded from the end: each state is freed once expanded
+        frontier_fps.reverse()
+        pop = frontier.pop
+        pop_fp = frontier_fps.pop
+        g = self.first - 1
+        while frontier:
+            state = pop()
+            pfp = pop_fp()
+            g += 1
+            if not g & every:
+                if halt[0]:  # the coordinator stops the search: drop the level
+                    return {"halted": True}
+                live[1], live[2], live[3] = g - self.first, len(fps), sum(generated)
+                live[0] = step
+                if shared.review(self.stored + len(fps)):  # between two states: no plan in use
+                    self._replan()
+            base = g << _ORDINAL_BITS
+            k = base - 1  # the key of the successor
+            parents.append(g)
+            raw = pfp if pfp != 1 else raw_of(state)  # the XOR of its slots' hashes (fingerprints.py)
+            for ai, nexts, act, invs, interned in self.plan:
+                fault = None
+                try:
+                    succs, fps_of = nexts(state, raw, memos, entries)
+                except EVAL_FAILURES as first:
+                    succs, fps_of, fault = until_fault(act, state, first, fingerprint)
+                for succ, fp in zip(succs, fps_of):
+                    k += 1
+                    if fp in recent:
+                        continue
+                    j = fp & mask
+                    x = table[j]
+                    while x:
+                        if x == fp:
+                            break
+                        j = (j + 1) & mask
+                        x = table[j]
+                    else:
+                        add(fp)
+                        if constraints:
+                            try:
+                                ok = True
+                                for name, con in constraints:
+                                    if not con(succ):
+                                        ok = False
+                                        break
+                            except EVAL_FAILURES as exc:
+                                event = (k, _CONSTRAINT_FAULT, None)
+                                self._place(placed, event, exc, "constraint", name)
+                                break
+                            if not ok:  # not stored, but checked as one process checks it
+                                if invs and self._fails(invs, succ, (k, _INVARIANT, _UNSTORED), placed):
+                                    event = (k, _INVARIANT, _UNSTORED)
+                                    break
+                                continue
+                        if interned:  # as FingerprintExplorer._run interns, inline: a call per state costs
+                            values = [*succ]
+                            for q in interned:
+                                v = values[q]
+                                values[q] = pools[q].setdefault(v, v)
+                            succ = tuple(values)
+                        fps.append(fp)
+                        keys.append(k)
+                        acts.append(ai)
+                        states.append(succ)
+                        if reach:
+                            resolved = False
+                            for name, pred in reach:
+                                try:
+                                    if pred(succ):
+                                        witnesses[name] = k
+                                        resolved = True
+                                except EVAL_FAILURES as exc:
+                                    faults[name] = k
+                                    self._place(placed, (k, _REACHABLE_FAULT, name), exc, "reachable", name)
+                                    resolved = True
+                            if resolved:  # a check is decided by its first witness or evaluation error
+                                reach = [(n, p) for n, p in reach if n not in witnesses and n not in faults]
+                        if invs and self._fails(invs, succ, (k, _INVARIANT, None), placed):
+                            event = (k, _INVARIANT, None)
+                            break
+                c = len(succs)
+                counts.append(c)
+                if c:
+                    enabled[ai] += 1
+                    generated[ai] += c
+                if fault is not None and event is None:
+                    event = (k + 1, _ACTION_FAULT, ai)
+                    self._place(placed, event, fault, "action", ai)
+                if event is not None:
+                    counts.extend([0] * (a_count - ai - 1))
+                    break
+            if event is not None:
+                events.append(event)
+                break  # later parents cannot hold an earlier event
+            if k < base and check_deadlock:
+                events.append((base, _DEADLOCK, None))
+                break
+        self.stored += len(fps)
+        self.recent = recent
+        self.fps = fps
+        self.states = states
+        return {"fps": fps, "keys": keys, "acts": acts, "parents": parents, "counts": counts,
+                "enabled": enabled, "generated": generated, "witnesses": witnesses, "faults": faults,
+                "events": events, "placed": placed}
+
+    def _fails(self, checks: tuple, state: tuple, event: tuple, placed: dict) -> bool:
+        """Whether one of `checks` (name, predicate, kind) is false or fails to evaluate in `state`;
+        `event` is the event that makes, where a MemoryError is placed (_place)."""
+        for name, pred, kind in checks:
+            try:
+                if not pred(state):
+                    return True
+            except EVAL_FAILURES as exc:
+                self._place(placed, event, exc, kind, name)
+                return True
+        return False
+
+    def _lookup(self, others: dict) -> tuple:
+        """For each other worker's candidates, 1 for each this worker found too."""
+        recent = self.recent
+        return ({h: bytes(map(recent.__contains__, fps)) for h, fps in others.items()},)
+
+    def _hold(self, plan: dict) -> None:
+        """Take the states of the new level this worker holds, in global order, handing over
+        those another worker holds."""
+        states, fps = self.states, self.fps
+        self.states, self.recent, self.fps = [], set(), array("q")
+        if plan["send"]:  # first, so that the receivers can go on
+            self.conn.send(("moved", {dest: pickle.dumps(list(map(states.__getitem__, pos)), pickle.HIGHEST_PROTOCOL)
+                                      for dest, pos in plan["send"].items()}))
+        own = range(len(states)) if plan["own"] is None else list(compress(range(len(states)), plan["own"]))
+        copied = [segment[2] for segment in plan["segments"] if segment[0] == "copy"]
+        if copied:  # positions of the states it holds for earlier workers
+            wanted = set().union(*copied)
+            here = list(map(wanted.__contains__, fps))
+            position = dict(zip(compress(fps, here), compress(range(len(fps)), here)))
+        states.append(None)  # position -1: a state handed over by another worker, still to arrive
+        frontier = []
+        frontier_fps = []  # their fingerprints (those of states handed over: computed on arrival)
+        awaited = {}  # worker handing states over -> their positions in the frontier
+        for segment in plan["segments"]:
+            if segment[0] == "own":
+                mine = own[segment[1]:segment[2]]
+                frontier_fps.extend(map(fps.__getitem__, mine))
+            else:
+                if segment[0] == "copy":
+                    mine = array("q", map(position.get, segment[2], repeat(-1)))
+                    frontier_fps.extend(segment[2])
+                else:
+                    mine = array("q", [-1]) * segment[2]
+                    frontier_fps.extend(mine)
+                if -1 in mine:
+                    g = len(frontier)
+                    awaited[segment[1]] = compress(range(g, g + len(mine)), map((-1).__eq__, mine))
+            frontier.extend(map(states.__getitem__, mine))
+        del states, own, fps
+        canonical = self.model.canonical_keys
+        fingerprint = self.fingerprint
+        for _ in awaited:
+            sender, data = self._expect("incoming")
+            for i, state in zip(awaited[sender], map(canonical, pickle.loads(data))):
+                frontier[i] = state
+                frontier_fps[i] = fingerprint(state)
+        self.first = plan["first"]
+        self.frontier = frontier
+        self.frontier_fps = frontier_fps
+
+    def _place(self, placed: dict, event: tuple, exc: BaseException, kind: str, name) -> None:
+        """Record in `placed` the note and position of `exc` if it is a MemoryError, found here
+        from its traceback as one process finds them (Model.limit_error; `kind` and `name` say
+        what was being evaluated: an action by index, else a declaration by name). The
+        coordinator reports it without evaluating again: it need not recur there."""
+        if not isinstance(exc, MemoryError):
+            return
+        model = self.model
+        if kind == "action":
+            info = model.action_info[name]
+            note, span = f"computing action {info.name}", info.span
+        else:
+            note = f"evaluating {'reachable check' if kind == 'reachable' else kind} {name}"
+            span = model.span_of(kind, name)
+        placed[event] = (note, model.limit_error(exc, note, span).span)

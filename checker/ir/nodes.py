@@ -1,0 +1,477 @@
+"""The typed intermediate representation every later stage consumes.
+
+Produced by typecheck.py (a second front end, e.g. a TLA+ subset, could target
+it too); consumed by codegen.py (explicit-state exploration) and, later, by the
+SMT translation. Names are resolved: state variables are slots, constants are
+indices, bound names are `Local`s with unique ids. Every node has a type and a span.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from checker.core.source import Span
+from checker.core.types import ANY, INT, TupleT, Type
+
+
+@dataclass(frozen=True)
+class Local:
+    """A bound name (let, action parameter, generator, def parameter); `id` is unique per spec.
+
+    `bounds` is the declared range `lo..hi` of a def parameter or theorem binder
+    of type `lo..hi` (or `(lo..hi)?`): constant int expressions, used by the SMT
+    translation to give ints a finite domain. It does not take part in equality.
+    """
+
+    id: int
+    name: str
+    type: Type
+    bounds: tuple["Expr", "Expr"] | None = field(default=None, compare=False)
+
+
+# ---------------------------------------------------------------- expressions
+
+@dataclass(frozen=True)
+class Expr:
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    """A literal run-time value: bool, int, an atom (int), or runtime.NONE."""
+
+    value: object
+
+
+@dataclass(frozen=True)
+class ConstRef(Expr):
+    index: int
+
+
+@dataclass(frozen=True)
+class VarRef(Expr):
+    slot: int
+
+
+@dataclass(frozen=True)
+class LocalRef(Expr):
+    local: Local
+
+
+@dataclass(frozen=True)
+class Prim(Expr):
+    """A built-in operation. `op` names are listed in codegen.PRIMS."""
+
+    op: str
+    args: tuple[Expr, ...]
+    info: object = None  # static extra data: a field index, a tuple position
+
+
+@dataclass(frozen=True)
+class IfE(Expr):
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
+@dataclass(frozen=True)
+class LetE(Expr):
+    local: Local
+    value: Expr
+    body: Expr
+
+
+@dataclass(frozen=True)
+class Comp(Expr):
+    """A comprehension or quantifier over generators.
+
+    kind: all, any, sum, choose (first element in canonical order), set, map
+    (key and body), seq.
+    """
+
+    kind: str
+    generators: tuple[tuple[Local, Expr], ...]
+    cond: Expr | None
+    body: Expr
+    key: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Build(Expr):
+    """A literal collection: set, seq, tuple, record (fields in sorted order), map (k, v, k, v...)."""
+
+    kind: str
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class CallDef(Expr):
+    index: int
+    args: tuple[Expr, ...]
+
+
+# ---------------------------------------------------------------- statements
+
+@dataclass(frozen=True)
+class Stmt:
+    span: Span
+
+
+@dataclass(frozen=True)
+class RequireS(Stmt):
+    cond: Expr
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One step of an assignment target: `[k]` on a map or seq, `.f` on a record."""
+
+    kind: str  # "map", "seq", "field"
+    index: Expr | int  # the key/position expression, or the field's position
+    span: Span
+    container: Type | None = None  # the type of the map or sequence indexed (for messages)
+
+
+@dataclass(frozen=True)
+class AssignS(Stmt):
+    slot: int
+    steps: tuple[PathStep, ...]
+    value: Expr
+
+
+@dataclass(frozen=True)
+class LetS(Stmt):
+    local: Local
+    value: Expr
+
+
+@dataclass(frozen=True)
+class IfS(Stmt):
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    orelse: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class EitherS(Stmt):
+    branches: tuple[tuple[Stmt, ...], ...]
+
+
+@dataclass(frozen=True)
+class WithS(Stmt):
+    binders: tuple[tuple[Local, Expr], ...]
+    body: tuple[Stmt, ...]
+
+
+# ---------------------------------------------------------------- declarations
+
+@dataclass(frozen=True)
+class Constant:
+    name: str
+    type: Type
+    value: Expr  # evaluated once, before exploration
+    span: Span
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    type: Type
+    init: Expr
+    choice: bool  # the initial value is chosen from the set `init`
+    bounds: "Bound | None"  # declared ranges and sequence bounds, checked at run time
+    span: Span
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    params: tuple[Local, ...]
+    returns: Type
+    body: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    params: tuple[tuple[Local, Expr], ...]
+    body: tuple[Stmt, ...]
+    span: Span
+    actor: str | None = None
+    sends_to: str | None = None
+
+
+# ---------------------------------------------------------------- declared bounds
+
+@dataclass(frozen=True)
+class RangeBound:
+    """`lo..hi`: an int in that range (E402). `lo` and `hi` are constant int expressions."""
+
+    lo: Expr
+    hi: Expr
+
+
+@dataclass(frozen=True)
+class SeqBound:
+    """`seq[T, N]`: at most `limit` elements (E410; None: any number), each within `element`."""
+
+    limit: Expr | None
+    element: "Bound | None"
+
+
+@dataclass(frozen=True)
+class SetBound:
+    element: "Bound"
+
+
+@dataclass(frozen=True)
+class MapBound:
+    key: "Bound | None"
+    value: "Bound | None"
+
+
+@dataclass(frozen=True)
+class PartsBound:
+    """A record (fields in sorted order) or a tuple: one bound per position (None: unchecked)."""
+
+    parts: tuple["Bound | None", ...]
+
+
+@dataclass(frozen=True)
+class OptionBound:
+    inner: "Bound"
+
+
+# What a declared type checks at run time beyond its static type: the ranges and sequence
+# bounds inside it. A variable's bounds are checked on its initial values and on every value
+# assigned to it or to a part of it (a `check_bounds` Prim around the assigned value).
+Bound = RangeBound | SeqBound | SetBound | MapBound | PartsBound | OptionBound
+
+
+def bound_at(bound: "Bound | None", steps) -> "Bound | None":
+    """The bound of the part of a value that an assignment path (PathSteps) reaches."""
+    for step in steps:
+        if bound is None:
+            return None
+        if step.kind == "field":
+            bound = bound.parts[step.index] if isinstance(bound, PartsBound) else None
+        elif step.kind == "map":
+            bound = bound.value if isinstance(bound, MapBound) else None
+        else:
+            bound = bound.element if isinstance(bound, SeqBound) else None
+    return bound
+
+
+def bound_value(bound: "Bound | None", span: Span) -> Expr:
+    """The bound as a constant IR tuple, the form runtime.check_bounds reads:
+    (0, lo, hi) a range, (1, limit or None, element) a sequence, (2, element) a set,
+    (3, key, value) a map, (4, (part, ...)) a record or tuple, (5, inner) an option;
+    None where nothing is checked."""
+    def tup(*items: Expr) -> Expr:
+        return Build(TupleT(tuple(i.type for i in items)), span, "tuple", items)
+
+    def tag(n: int) -> Expr:
+        return Lit(INT, span, n)
+
+    if bound is None:
+        return Lit(ANY, span, None)
+    if isinstance(bound, RangeBound):
+        return tup(tag(0), bound.lo, bound.hi)
+    if isinstance(bound, SeqBound):
+        limit = bound.limit if bound.limit is not None else Lit(ANY, span, None)
+        return tup(tag(1), limit, bound_value(bound.element, span))
+    if isinstance(bound, SetBound):
+        return tup(tag(2), bound_value(bound.element, span))
+    if isinstance(bound, MapBound):
+        return tup(tag(3), bound_value(bound.key, span), bound_value(bound.value, span))
+    if isinstance(bound, PartsBound):
+        return tup(tag(4), tup(*(bound_value(p, span) for p in bound.parts)))
+    return tup(tag(5), bound_value(bound.inner, span))
+
+
+# ---------------------------------------------------------------- temporal formulas
+
+@dataclass(frozen=True)
+class Formula:
+    span: Span
+
+
+@dataclass(frozen=True)
+class TPred(Formula):
+    """A state predicate inside a temporal formula."""
+
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class TUnary(Formula):
+    op: str  # "always", "eventually", "not"
+    operand: Formula
+
+
+@dataclass(frozen=True)
+class TBinary(Formula):
+    op: str  # "and", "or", "implies", "leads_to"
+    left: Formula
+    right: Formula
+
+
+@dataclass(frozen=True)
+class TQuant(Formula):
+    """`all(f for x in S)` / `any(...)` over temporal formulas; S must be constant."""
+
+    kind: str  # "all" or "any"
+    local: Local
+    domain: Expr
+    body: Formula
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    formula: Formula
+    span: Span
+
+    @property
+    def has_liveness(self) -> bool:
+        """Whether the formula says more than `P` and `always P` about state predicates P (it has
+        an `eventually` or a `leads_to`): that part is decided on the whole state graph."""
+        def temporal(f: Formula) -> bool:
+            if isinstance(f, TUnary):
+                return f.op == "eventually" or temporal(f.operand)
+            if isinstance(f, TBinary):
+                return f.op == "leads_to" or temporal(f.left) or temporal(f.right)
+            if isinstance(f, TQuant):
+                return temporal(f.body)
+            return False
+
+        return temporal(self.formula)
+
+
+@dataclass(frozen=True)
+class FairTarget:
+    action: int
+    args: tuple[Expr | None, ...] | None  # None: any instance; an arg None: any value
+
+
+@dataclass(frozen=True)
+class Fairness:
+    """`fair weak|strong A(..) or B(..) for x in S`: one condition per binding of the generators."""
+
+    strong: bool
+    targets: tuple[FairTarget, ...]
+    generators: tuple[tuple[Local, Expr], ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """`theorem NAME: forall x, y: body`: body holds for every value of the (finite-typed) binders."""
+
+    name: str
+    params: tuple[Local, ...]
+    body: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A named state predicate: an invariant or a state constraint."""
+
+    name: str
+    expr: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    file: str
+    sorts: tuple  # SortT, in declaration order
+    constants: tuple[Constant, ...]
+    variables: tuple[Variable, ...]
+    functions: tuple[Function, ...]
+    actions: tuple[Action, ...]
+    invariants: tuple[Predicate, ...]
+    constraints: tuple[Predicate, ...]
+    properties: tuple[Property, ...] = ()
+    reachables: tuple[Predicate, ...] = ()
+    fairness: tuple[Fairness, ...] = ()
+    theorems: tuple[Theorem, ...] = ()
+    warnings: tuple = field(default=())
+
+
+# ---------------------------------------------------------------- analyses shared by later stages
+
+def children(e: Expr) -> tuple:
+    """The direct sub-expressions of `e`."""
+    if isinstance(e, Prim):
+        return e.args
+    if isinstance(e, IfE):
+        return (e.cond, e.then, e.orelse)
+    if isinstance(e, LetE):
+        return (e.value, e.body)
+    if isinstance(e, CallDef):
+        return e.args
+    if isinstance(e, Build):
+        return e.items
+    if isinstance(e, Comp):
+        parts = [d for _, d in e.generators] + [e.body]
+        if e.cond is not None:
+            parts.append(e.cond)
+        if e.key is not None:
+            parts.append(e.key)
+        return tuple(parts)
+    return ()
+
+
+# What an expression reads is answered here and only here. Typecheck asks it (constants, the
+# bounds in types, the sets of fairness conditions and of quantifiers over temporal formulas
+# must not read the state) and codegen relies on the same answer (what it computes once, which
+# functions it memoises, what it evaluates with no state at hand): were the two to disagree, a
+# spec the type checker accepts could compile to code that reads a state it does not have.
+
+def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[set[int], set[int]]:
+    """(state slots, constant indices) that evaluating `e` reads, through function calls too.
+
+    `function_reads` is function_reads()'s table for the spec's functions: a call is looked up
+    in it, never followed, so recursive functions cost nothing more."""
+    slots: set[int] = set()
+    consts: set[int] = set()
+
+    def walk(x):
+        if isinstance(x, VarRef):
+            slots.add(x.slot)
+        elif isinstance(x, ConstRef):
+            consts.add(x.index)
+        elif isinstance(x, CallDef):
+            slots.update(function_reads[x.index][0])
+            consts.update(function_reads[x.index][1])
+        for c in children(x):
+            walk(c)
+
+    walk(e)
+    return slots, consts
+
+
+def reads_state(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> bool:
+    """Whether evaluating `e` reads a state variable, directly or through the functions it calls
+    (`function_reads` as for reads())."""
+    return bool(reads(e, function_reads)[0])
+
+
+def function_reads(functions) -> list[tuple[frozenset, frozenset]]:
+    """For each function, the state slots and constants it reads, directly or through calls: a
+    fixpoint over the call graph (the sets only grow, so it ends, recursion included)."""
+    out: list[tuple[frozenset, frozenset]] = [(frozenset(), frozenset()) for _ in functions]
+    changed = True
+    while changed:
+        changed = False
+        for i, f in enumerate(functions):
+            slots, consts = reads(f.body, out)
+            new = (frozenset(slots), frozenset(consts))
+            if new != out[i]:
+                out[i] = new
+                changed = True
+    return out

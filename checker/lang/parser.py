@@ -1,0 +1,705 @@
+"""Text to AST. The only module that imports `lark`.
+
+Parse first (LALR, with positions), transform after: the Transformer builds the
+frozen dataclasses of syntax.py, and parser failures become `SpecError`s with a
+`file:line:col`, a caret and a hint.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.indenter import DedentError, Indenter
+
+from checker.core.errors import Diagnostic, SpecError
+from checker.core.source import Source, Span
+from checker.lang import syntax as S
+
+
+# Human names for the terminals a user may see in "expected ..." messages.
+_TOKEN_NAMES = {
+    "NAME": "a name", "INT": "a number", "_NL": "end of line", "_INDENT": "an indented block",
+    "_DEDENT": "end of block", "$END": "end of file", "COLON": "`:`", "COMMA": "`,`",
+    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
+    "EQUAL": "`=`", "DOT": "`.`", "COMP_OP": "a comparison", "PLUS": "`+`", "STAR": "`*`", "PERCENT": "`%`", "SLASH": "`/`",
+    "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`", "__ANON_0": "`..`", "RARROW": "`->`",
+}
+
+# How deeply a spec may nest (E007): every level of the parse tree counts (an operator, a
+# bracket, a call, a statement block), and so does every name bound before a sub-tree (`let`
+# lines, generators, `with` binders, action parameters), because the later stages nest those
+# too. The later stages recurse once or more per level: the limit keeps them far from Python's
+# recursion limit and the compiler's limits (200 nested parentheses, 100 indentation levels).
+MAX_NESTING = 100
+_BINDING_RULES = frozenset({"let_line", "generator", "binder", "action_param"})
+
+_KEYWORDS = {
+    "spec", "const", "enum", "var", "action", "def", "invariant", "constraint", "require", "let", "skip",
+    "if", "elif", "else", "either", "or", "with", "then", "implies", "and", "not", "in", "subset",
+    "true", "false", "none", "for", "bool", "int", "model", "set", "seq", "map",
+    "property", "reachable", "fair", "weak", "strong", "theorem", "forall", "variant", "replace", "remove",
+    "expect", "holds", "violates", "proves", "refutes", "deadlocks", "always", "eventually", "leads_to", "by",
+}
+
+
+class _SpecIndenter(Indenter):
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+    def process(self, stream):
+        return super().process(_join_continuations(stream))
+
+    def handle_NL(self, token):
+        try:
+            yield from super().handle_NL(token)
+        except DedentError:
+            raise _BadDedent(token.end_line, token.end_column) from None
+
+
+def _join_continuations(stream):
+    """Drop the line break before a line that starts with `and`, `or` or `implies`, so
+    conjunction lists can be written one conjunct per line, as in TLA+.
+    `or:` (an either branch) is not a continuation."""
+    pending = []
+    for tok in stream:
+        if pending:
+            if len(pending) == 1 and tok.type in ("AND", "IMPLIES"):
+                pending = []
+                yield tok
+                continue
+            if len(pending) == 1 and tok.type == "OR":
+                pending.append(tok)
+                continue
+            if len(pending) == 2:
+                if tok.type == "COLON":
+                    yield from pending
+                else:
+                    yield pending[1]
+                pending = []
+                if tok.type != "_NL":
+                    yield tok
+                    continue
+            else:
+                yield from pending
+                pending = []
+        if tok.type == "_NL":
+            pending = [tok]
+        else:
+            yield tok
+    yield from pending
+
+
+class _BadDedent(Exception):
+    def __init__(self, line: int, column: int):
+        super().__init__(line, column)
+        self.line = line
+        self.column = column
+
+
+@lru_cache(maxsize=None)
+def _lark(start: str) -> Lark:
+    grammar = resources.files("checker.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(
+        grammar,
+        parser="lalr",
+        lexer="basic",
+        start=start,
+        postlex=_SpecIndenter(),
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
+
+
+def _expr_parser() -> Lark:
+    """A parser whose start symbol is one expression (for -D values)."""
+    grammar = resources.files("checker.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar + "\nexpr_start: expr _NL*\n", parser="lalr", lexer="basic", start="expr_start",
+                postlex=_SpecIndenter(), propagate_positions=True, maybe_placeholders=True)
+
+
+_EXPR_PARSER: Lark | None = None
+
+
+def parse(source: Source) -> S.SpecFile:
+    """Parse a whole spec file. Raises SpecError (E001-E004) on bad syntax."""
+    text = source.text
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        tree = _lark("start").parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(source, exc) from None
+    except _BadDedent as exc:
+        raise SpecError.single("E003", "this line's indentation matches no enclosing block",
+                               source.span(exc.line, exc.column),
+                               "indent it exactly as far as the block it belongs to") from None
+    _check_nesting(source, tree)
+    return _transform(source, tree)
+
+
+def parse_expression(source: Source) -> S.Expr:
+    """Parse a single expression, e.g. the VALUE of `-D NAME=VALUE`."""
+    global _EXPR_PARSER
+    if _EXPR_PARSER is None:
+        _EXPR_PARSER = _expr_parser()
+    text = source.text.replace("\n", " ") + "\n"
+    try:
+        tree = _EXPR_PARSER.parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(source, exc) from None
+    _check_nesting(source, tree)
+    return _transform(source, tree.children[0])
+
+
+def _check_nesting(source: Source, tree: Tree) -> None:
+    """Raise E007 at the first sub-tree nested more than MAX_NESTING levels deep (see there).
+    Iterative, so that it cannot itself run out of stack."""
+    stack = [(tree, 1)]
+    while stack:  # pre-order, so the error points at the first offending sub-tree in the text
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise SpecError.single("E007", f"this is nested too deeply (more than {MAX_NESTING} levels)",
+                                   _tree_span(source, node),
+                                   "move part of the expression or block into a `def`; every operator, bracket, "
+                                   "block and bound name (`let`, `for`, `with`, parameter) counts as a level")
+        children = []
+        bound = 0
+        for child in node.children:
+            if isinstance(child, Tree):
+                children.append((child, depth + 1 + bound))
+                if child.data in _BINDING_RULES:
+                    bound += 1
+        stack.extend(reversed(children))
+
+
+def _tree_span(source: Source, node: Tree) -> Span:
+    meta = node.meta
+    if getattr(meta, "empty", True):
+        tokens = [t for t in node.scan_values(lambda v: isinstance(v, Token)) if t.line is not None]
+        if not tokens:
+            return source.span(1, 1)
+        return _tok_span(source, tokens[0])
+    return _span(source, meta)
+
+
+def _transform(source: Source, tree: Tree):
+    try:
+        return _Builder(source).transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, SpecError):
+            raise exc.orig_exc from None
+        raise
+
+
+def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
+    line = getattr(exc, "line", None)
+    column = getattr(exc, "column", None)
+    if not isinstance(line, int) or line < 1:
+        lines = source.text.splitlines() or [""]
+        line, column = len(lines), len(lines[-1]) + 1
+    span = source.span(line, column)
+    if isinstance(exc, UnexpectedCharacters):
+        char = source.line_text(line)[column - 1:column] or "?"
+        hint = None
+        if char == "\t":
+            hint = "use spaces to indent"
+        elif char == "'":
+            hint = "no primes needed: inside an action, `x = e` sets the next value of x"
+        elif char == '"':
+            hint = "the language has no strings: use an enum member or a model value"
+        elif char == "=":
+            hint = "compare with `==`; assign with `=` only at the start of a statement"
+        return SpecError([Diagnostic("E002", f"unexpected character {char!r}", span, hint)])
+    if isinstance(exc, UnexpectedEOF):
+        return SpecError([Diagnostic("E004", "unexpected end of file", span,
+                                     "a declaration or block is unfinished")])
+    assert isinstance(exc, UnexpectedToken)
+    token = exc.token
+    expected = sorted({_TOKEN_NAMES.get(t, _describe_terminal(t)) for t in exc.expected})
+    if token.type == "$END":
+        got = "end of file"
+    elif token.type == "_NL":
+        got = "end of line"
+        span = source.span(token.line or line, token.column or column)
+    elif token.type == "_INDENT":
+        got = "indentation"
+    elif token.type == "_DEDENT":
+        got = "the end of the block"
+    else:
+        got = f"`{token.value}`"
+        if token.end_column and token.line == token.end_line:
+            span = Span(source.name, token.line, token.column, token.end_line, token.end_column)
+    hint = None
+    if len(expected) <= 6:
+        hint = "expected " + ", ".join(expected)
+    if token.value in _KEYWORDS and "NAME" in exc.expected:
+        hint = f"`{token.value}` is a keyword and cannot be used as a name"
+    if token.type == "_INDENT":
+        hint = "this line is indented more than the one before it"
+    if token.type == "STRING":
+        hint = "the language has no strings (they only describe variants): use an enum member or a model value"
+    text = source.line_text(token.line) if isinstance(token.line, int) else ""
+    at = token.column - 1 if isinstance(token.column, int) else -1
+    pair = text[at:at + 2] if at >= 0 else ""
+    if pair in ("&&", "||") or (pair[:1] in ("&", "|") and text[at - 1:at] == pair[:1]):
+        hint = f"write `{'and' if pair[:1] == '&' else 'or'}` (`{pair[:1]}` is set {'intersection' if pair[:1] == '&' else 'union'})"
+    elif pair in ("+=", "-=", "*=", "%="):
+        target, value = text[:at].strip() or "x", text[at + 2:].strip() or "e"
+        if not value.replace("_", "").isalnum():
+            value = f"({value})"
+        hint = f"there is no `{pair}`: write `{target} = {target} {pair[0]} {value}`"
+    elif token.value == "=" and "EQUAL" not in exc.expected:
+        hint = "compare with `==`; `=` assigns, and only at the start of a statement"
+    if token.type == "_COALESCE" and "QMARK" in exc.expected:
+        hint = "an option of an option (`T??`) is not allowed; `??` is the operator that takes a value out of an option"
+    if token.value == "=" and set(exc.expected) == {"COLON"}:
+        words = text.split()
+        if len(words) >= 2 and words[0] in ("var", "const"):
+            hint = f"a {'variable' if words[0] == 'var' else 'constant'} needs a type before its value: " \
+                   f"`{words[0]} {words[1]}: T = ...`, with T a type such as `int`, `0..3` or `set[int]`"
+    code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E004" if token.type == "$END" else "E001"
+    return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
+
+
+def _describe_terminal(name: str) -> str:
+    if name.isupper() and name.lower() in _KEYWORDS:
+        return f"`{name.lower()}`"
+    return name.lower().replace("_", " ")
+
+
+def _span(source: Source, meta) -> Span:
+    return Span(source.name, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tok_span(source: Source, tok: Token) -> Span:
+    return Span(source.name, tok.line, tok.column, tok.end_line or tok.line,
+                tok.end_column or tok.column + len(tok.value))
+
+
+@v_args(meta=True)
+class _Builder(Transformer):
+    """Parse tree to syntax.* nodes. Method names are the grammar's rule aliases."""
+
+    def __init__(self, source: Source):
+        super().__init__()
+        self.src = source
+
+    def sp(self, meta) -> Span:
+        return _span(self.src, meta)
+
+    def ts(self, tok: Token) -> Span:
+        return _tok_span(self.src, tok)
+
+    # ---------------------------------------------------------------- top level
+    def start(self, meta, children):
+        name = None
+        decls = []
+        for child in children:
+            if isinstance(child, tuple) and child and child[0] == "header":
+                name = child[1]
+            else:
+                decls.append(child)
+        span = self.sp(meta) if not meta.empty else self.src.span(1, 1)
+        return S.SpecFile(span, name, tuple(decls))
+
+    def header(self, meta, children):
+        return ("header", str(children[0]))
+
+    def const_decl(self, meta, c):
+        return S.ConstDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1], c[2])
+
+    def enum_decl(self, meta, c):
+        return S.EnumDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def name_list(self, meta, c):
+        return tuple((str(t), self.ts(t)) for t in c)
+
+    def var_decl(self, meta, c):
+        kind, init = c[2]
+        return S.VarDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1], init, kind == "choice")
+
+    def init_value(self, meta, c):
+        return ("value", c[0])
+
+    def init_choice(self, meta, c):
+        return ("choice", c[0])
+
+    def action_decl(self, meta, c):
+        actor = c[2] or (None, None)
+        return S.ActionDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1] or (), c[3], actor[0], actor[1])
+
+    def actor(self, meta, c):
+        return (str(c[0]), str(c[1]) if c[1] is not None else None)
+
+    def property_decl(self, meta, c):
+        return S.PropertyDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def reachable_decl(self, meta, c):
+        return S.ReachableDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def fair_decl(self, meta, c):
+        strong = c[0] == "strong"
+        targets = tuple(x for x in c[1:] if isinstance(x, S.FairTarget))
+        gens = tuple(x for x in c[1:] if isinstance(x, S.Generator))
+        span = self.sp(meta)
+        return S.FairDecl(span, f"fair@{span.line}", span, strong, targets, gens)
+
+    def weak(self, meta, c):
+        return "weak"
+
+    def strong(self, meta, c):
+        return "strong"
+
+    def fair_target(self, meta, c):
+        name, *args = c
+        if args == [None]:
+            args = None
+        return S.FairTarget(self.sp(meta), str(name), tuple(args) if args is not None else None)
+
+    def fair_arg(self, meta, c):
+        return c[0]
+
+    def any_arg(self, meta, c):
+        return None
+
+    def theorem_decl(self, meta, c):
+        params, body = c[1]
+        return S.TheoremDecl(self.sp(meta), str(c[0]), self.ts(c[0]), params, body)
+
+    def forall_untyped(self, meta, c):
+        *names, body = c
+        return (tuple((str(n), self.ts(n), None) for n in names), body)
+
+    def forall_typed(self, meta, c):
+        *params, body = c
+        return (tuple(params), body)
+
+    def closed_theorem(self, meta, c):
+        return ((), c[0])
+
+    def variant_decl(self, meta, c):
+        name, desc, *items = c
+        text = str(desc)[1:-1] if desc is not None else None
+        wrapped = tuple(i if isinstance(i, tuple) else ("add", i) for i in items)
+        return S.VariantDecl(self.sp(meta), str(name), self.ts(name), text, wrapped)
+
+    def replace_item(self, meta, c):
+        return ("replace", c[0])
+
+    def remove_item(self, meta, c):
+        return ("remove", S.RemoveAction(self.sp(meta), str(c[0]), self.ts(c[0])))
+
+    def expect_decl(self, meta, c):
+        variant, outcome, check = c
+        return S.ExpectDecl(self.sp(meta), str(variant), self.ts(variant), outcome,
+                            str(check) if check is not None else None,
+                            self.ts(check) if check is not None else None)
+
+    def holds(self, meta, c):
+        return "holds"
+
+    def violates(self, meta, c):
+        return "violates"
+
+    def proves(self, meta, c):
+        return "proves"
+
+    def refutes(self, meta, c):
+        return "refutes"
+
+    def deadlocks(self, meta, c):
+        return "deadlocks"
+
+    def action_params(self, meta, c):
+        return tuple(c)
+
+    def action_param(self, meta, c):
+        return S.Generator(self.sp(meta), str(c[0]), c[1])
+
+    def def_decl(self, meta, c):
+        name, *rest = c
+        body = rest[-1]
+        returns = rest[-2]
+        params = tuple(p for p in rest[:-2] if p is not None)
+        return S.DefDecl(self.sp(meta), str(name), self.ts(name), params, returns, body)
+
+    def def_param(self, meta, c):
+        return (str(c[0]), self.ts(c[0]), c[1])
+
+    def invariant_decl(self, meta, c):
+        return S.InvariantDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def constraint_decl(self, meta, c):
+        return S.ConstraintDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def inline_expr(self, meta, c):
+        return c[0]
+
+    def block_expr(self, meta, c):
+        *lets, body = c
+        if not lets:
+            return body
+        return S.LetExpr(self.sp(meta), tuple(lets), body)
+
+    def let_line(self, meta, c):
+        return (str(c[0]), self.ts(c[0]), c[1])
+
+    # ---------------------------------------------------------------- types
+    def bool_type(self, meta, c):
+        return S.BoolType(self.sp(meta))
+
+    def int_type(self, meta, c):
+        return S.IntType(self.sp(meta))
+
+    def model_type(self, meta, c):
+        return S.ModelType(self.sp(meta))
+
+    def named_type(self, meta, c):
+        return S.NamedType(self.sp(meta), str(c[0]))
+
+    def range_type(self, meta, c):
+        return S.RangeType(self.sp(meta), c[0], c[1])
+
+    def set_type(self, meta, c):
+        return S.SetType(self.sp(meta), c[0])
+
+    def seq_type(self, meta, c):
+        return S.SeqType(self.sp(meta), c[0])
+
+    def bounded_seq_type(self, meta, c):
+        return S.SeqType(self.sp(meta), c[0], c[1])
+
+    def map_type(self, meta, c):
+        return S.MapType(self.sp(meta), c[0], c[1])
+
+    def record_type(self, meta, c):
+        return S.RecordType(self.sp(meta), tuple(c))
+
+    def field_type(self, meta, c):
+        return (str(c[0]), c[1])
+
+    def tuple_type(self, meta, c):
+        return S.TupleType(self.sp(meta), tuple(c))
+
+    def option_type(self, meta, c):
+        return S.OptionType(self.sp(meta), c[0])
+
+    # ---------------------------------------------------------------- statements
+    def block(self, meta, c):
+        return tuple(c)
+
+    def inline_block(self, meta, c):
+        return (c[0],)
+
+    def require_stmt(self, meta, c):
+        return S.Require(self.sp(meta), c[0])
+
+    def assign_stmt(self, meta, c):
+        return S.Assign(self.sp(meta), c[0], c[1])
+
+    def let_stmt(self, meta, c):
+        return S.Let(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def skip_stmt(self, meta, c):
+        return S.Skip(self.sp(meta))
+
+    def lvalue(self, meta, c):
+        name, *steps = c
+        return S.LValue(self.sp(meta), str(name), self.ts(name),
+                        tuple(s[0] for s in steps), tuple(s[1] for s in steps))
+
+    def index_step(self, meta, c):
+        return (c[0], self.sp(meta))
+
+    def field_step(self, meta, c):
+        return (str(c[0]), self.sp(meta))
+
+    def if_stmt(self, meta, c):
+        cond, body, *rest = c
+        orelse = rest.pop() if rest else None
+        branches = [(cond, body)] + [b for b in rest if b is not None]
+        return S.If(self.sp(meta), tuple(branches), orelse)
+
+    def elif_clause(self, meta, c):
+        return (c[0], c[1])
+
+    def else_clause(self, meta, c):
+        return c[0]
+
+    def either_stmt(self, meta, c):
+        return S.Either(self.sp(meta), tuple(c))
+
+    def or_clause(self, meta, c):
+        return c[0]
+
+    def with_stmt(self, meta, c):
+        *binders, body = c
+        return S.With(self.sp(meta), tuple(binders), body)
+
+    def binder(self, meta, c):
+        return S.Generator(self.sp(meta), str(c[0]), c[1])
+
+    # ---------------------------------------------------------------- expressions
+    def _bin(self, meta, op, c):
+        return S.BinOp(self.sp(meta), op, c[0], c[-1])
+
+    def ite(self, meta, c):
+        return S.IfExpr(self.sp(meta), c[0], c[1], c[2])
+
+    def implies(self, meta, c):
+        return self._bin(meta, "implies", c)
+
+    def or_(self, meta, c):
+        return self._bin(meta, "or", c)
+
+    def and_(self, meta, c):
+        return self._bin(meta, "and", c)
+
+    def not_(self, meta, c):
+        return S.Not(self.sp(meta), c[0])
+
+    def always(self, meta, c):
+        return S.Temporal(self.sp(meta), "always", c[0])
+
+    def eventually(self, meta, c):
+        return S.Temporal(self.sp(meta), "eventually", c[0])
+
+    def leads_to(self, meta, c):
+        return S.Temporal(self.sp(meta), "leads_to", c[0], c[1])
+
+    def compare(self, meta, c):
+        return S.BinOp(self.sp(meta), str(c[1]), c[0], c[2])
+
+    def member(self, meta, c):
+        return self._bin(meta, "in", c)
+
+    def not_member(self, meta, c):
+        return self._bin(meta, "notin", c)
+
+    def subset(self, meta, c):
+        return self._bin(meta, "subset", c)
+
+    def range(self, meta, c):
+        return self._bin(meta, "..", c)
+
+    def union(self, meta, c):
+        return self._bin(meta, "|", c)
+
+    def coalesce(self, meta, c):
+        return self._bin(meta, "??", c)
+
+    def intersect(self, meta, c):
+        return self._bin(meta, "&", c)
+
+    def add(self, meta, c):
+        return self._bin(meta, "+", c)
+
+    def sub(self, meta, c):
+        return self._bin(meta, "-", c)
+
+    def mul(self, meta, c):
+        return self._bin(meta, "*", c)
+
+    def div(self, meta, c):
+        return self._bin(meta, "//", c)
+
+    def mod(self, meta, c):
+        return self._bin(meta, "%", c)
+
+    def neg(self, meta, c):
+        operand = c[0]
+        if isinstance(operand, S.IntLit):
+            return S.IntLit(self.sp(meta), -operand.value)
+        return S.Neg(self.sp(meta), operand)
+
+    def index(self, meta, c):
+        return S.Index(self.sp(meta), c[0], c[1])
+
+    def field(self, meta, c):
+        return S.Field(self.sp(meta), c[0], str(c[1]))
+
+    def call(self, meta, c):
+        name, args = c
+        if args is None:
+            return S.Call(self.sp(meta), str(name), self.ts(name), ())
+        if isinstance(args, S.Comprehension):
+            return S.Call(self.sp(meta), str(name), self.ts(name), (), args)
+        return S.Call(self.sp(meta), str(name), self.ts(name), args)
+
+    def plain_args(self, meta, c):
+        return tuple(c)
+
+    def generator_args(self, meta, c):
+        return self._comprehension(meta, c)
+
+    def _comprehension(self, meta, c):
+        element, *rest = c
+        cond = rest.pop() if rest and not isinstance(rest[-1], S.Generator) else None
+        gens = tuple(g for g in rest if g is not None)
+        return S.Comprehension(self.sp(meta), element, gens, cond)
+
+    def generator(self, meta, c):
+        return S.Generator(self.sp(meta), str(c[0]), c[1])
+
+    def name(self, meta, c):
+        return S.Name(self.sp(meta), str(c[0]))
+
+    def int_lit(self, meta, c):
+        text = str(c[0])
+        if len(text) > 30:
+            raise SpecError.single("E005", "integer literal is too large", self.sp(meta),
+                                   "integers in specs are at most 30 digits long")
+        return S.IntLit(self.sp(meta), int(text))
+
+    def true_lit(self, meta, c):
+        return S.BoolLit(self.sp(meta), True)
+
+    def false_lit(self, meta, c):
+        return S.BoolLit(self.sp(meta), False)
+
+    def none_lit(self, meta, c):
+        return S.NoneLit(self.sp(meta))
+
+    def tuple_lit(self, meta, c):
+        return S.TupleLit(self.sp(meta), tuple(c))
+
+    def seq_lit(self, meta, c):
+        return S.SeqLit(self.sp(meta), tuple(x for x in c if x is not None))
+
+    def empty_set(self, meta, c):
+        return S.SetLit(self.sp(meta), ())
+
+    def empty_map(self, meta, c):
+        return S.MapLit(self.sp(meta), ())
+
+    def set_lit(self, meta, c):
+        return S.SetLit(self.sp(meta), tuple(c))
+
+    def set_comp(self, meta, c):
+        return S.SetComp(self.sp(meta), self._comprehension(meta, c))
+
+    def seq_comp(self, meta, c):
+        return S.SeqComp(self.sp(meta), self._comprehension(meta, c))
+
+    def map_comp(self, meta, c):
+        key, *rest = c
+        return S.MapComp(self.sp(meta), key, self._comprehension(meta, rest))
+
+    def map_lit(self, meta, c):
+        return S.MapLit(self.sp(meta), tuple(c))
+
+    def map_entry(self, meta, c):
+        return (c[0], c[1])
+
+    def record_lit(self, meta, c):
+        return S.RecordLit(self.sp(meta), tuple(c))
+
+    def record_entry(self, meta, c):
+        return (str(c[0]), self.ts(c[0]), c[1])

@@ -1,0 +1,402 @@
+"""The abstract syntax tree: immutable dataclasses, each carrying its source span.
+
+Built by parser.py from Lark's parse tree; no Lark object survives into it.
+Consumed only by typecheck.py, which turns it into the IR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.core.source import Span
+
+
+@dataclass(frozen=True)
+class Node:
+    span: Span
+
+
+# ---------------------------------------------------------------- types
+
+@dataclass(frozen=True)
+class TypeExpr(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class BoolType(TypeExpr):
+    pass
+
+
+@dataclass(frozen=True)
+class IntType(TypeExpr):
+    pass
+
+
+@dataclass(frozen=True)
+class ModelType(TypeExpr):
+    pass
+
+
+@dataclass(frozen=True)
+class NamedType(TypeExpr):
+    name: str
+
+
+@dataclass(frozen=True)
+class RangeType(TypeExpr):
+    low: "Expr"
+    high: "Expr"
+
+
+@dataclass(frozen=True)
+class SetType(TypeExpr):
+    element: TypeExpr
+
+
+@dataclass(frozen=True)
+class SeqType(TypeExpr):
+    """`seq[T]`, or `seq[T, N]`: at most N elements (N a constant int expression)."""
+
+    element: TypeExpr
+    limit: "Expr | None" = None
+
+
+@dataclass(frozen=True)
+class MapType(TypeExpr):
+    key: TypeExpr
+    value: TypeExpr
+
+
+@dataclass(frozen=True)
+class RecordType(TypeExpr):
+    fields: tuple[tuple[str, TypeExpr], ...]
+
+
+@dataclass(frozen=True)
+class TupleType(TypeExpr):
+    elements: tuple[TypeExpr, ...]
+
+
+@dataclass(frozen=True)
+class OptionType(TypeExpr):
+    inner: TypeExpr
+
+
+# ---------------------------------------------------------------- expressions
+
+@dataclass(frozen=True)
+class Expr(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Name(Expr):
+    name: str
+
+
+@dataclass(frozen=True)
+class IntLit(Expr):
+    value: int
+
+
+@dataclass(frozen=True)
+class BoolLit(Expr):
+    value: bool
+
+
+@dataclass(frozen=True)
+class NoneLit(Expr):
+    pass
+
+
+@dataclass(frozen=True)
+class IfExpr(Expr):
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    """A binary operator. `op` is one of: implies or and == != < <= > >= in
+    notin subset .. | & + - * // %."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Not(Expr):
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Temporal(Expr):
+    """`always f`, `eventually f` (op "always"/"eventually", right None) or `p leads_to q`."""
+
+    op: str
+    left: Expr
+    right: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Neg(Expr):
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Index(Expr):
+    target: Expr
+    index: Expr
+
+
+@dataclass(frozen=True)
+class Field(Expr):
+    target: Expr
+    name: str
+
+
+@dataclass(frozen=True)
+class Generator(Node):
+    name: str
+    domain: Expr
+
+
+@dataclass(frozen=True)
+class Comprehension(Node):
+    """`elem for x in S for y in T if cond`, used by set/map comprehensions and
+    by generator arguments (`all(p for x in S)`)."""
+
+    element: Expr
+    generators: tuple[Generator, ...]
+    cond: Expr | None
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    name: str
+    name_span: Span
+    args: tuple[Expr, ...]
+    comprehension: Comprehension | None = None
+
+
+@dataclass(frozen=True)
+class TupleLit(Expr):
+    elements: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class SeqLit(Expr):
+    elements: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class SetLit(Expr):
+    elements: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class SetComp(Expr):
+    comprehension: Comprehension
+
+
+@dataclass(frozen=True)
+class SeqComp(Expr):
+    """`[e for x in S]`: the elements in the canonical order of S (ascending for ints)."""
+
+    comprehension: Comprehension
+
+
+@dataclass(frozen=True)
+class MapComp(Expr):
+    key: Expr
+    comprehension: Comprehension  # element is the value
+
+
+@dataclass(frozen=True)
+class MapLit(Expr):
+    entries: tuple[tuple[Expr, Expr], ...]
+
+
+@dataclass(frozen=True)
+class RecordLit(Expr):
+    fields: tuple[tuple[str, Span, Expr], ...]
+
+
+@dataclass(frozen=True)
+class LetExpr(Expr):
+    """`let` lines in front of an expression (in def, invariant and constraint bodies)."""
+
+    bindings: tuple[tuple[str, Span, Expr], ...]
+    body: Expr
+
+
+# ---------------------------------------------------------------- statements
+
+@dataclass(frozen=True)
+class Stmt(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Require(Stmt):
+    cond: Expr
+
+
+@dataclass(frozen=True)
+class LValue(Node):
+    """`name`, `name[k]`, `name.f`, `name[k].f` ... on the left of `=`."""
+
+    name: str
+    name_span: Span
+    steps: tuple[Expr | str, ...]  # an Expr is an index step, a str a field step
+    step_spans: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    target: LValue
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Let(Stmt):
+    name: str
+    name_span: Span
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Skip(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    orelse: tuple[Stmt, ...] | None
+
+
+@dataclass(frozen=True)
+class Either(Stmt):
+    branches: tuple[tuple[Stmt, ...], ...]
+
+
+@dataclass(frozen=True)
+class With(Stmt):
+    binders: tuple[Generator, ...]
+    body: tuple[Stmt, ...]
+
+
+# ---------------------------------------------------------------- declarations
+
+@dataclass(frozen=True)
+class Decl(Node):
+    name: str
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class ConstDecl(Decl):
+    type: TypeExpr
+    default: Expr | None
+
+
+@dataclass(frozen=True)
+class EnumDecl(Decl):
+    members: tuple[tuple[str, Span], ...]
+
+
+@dataclass(frozen=True)
+class VarDecl(Decl):
+    type: TypeExpr
+    init: Expr
+    choice: bool  # `var x: T in S` (one initial state per element of S)
+
+
+@dataclass(frozen=True)
+class ActionDecl(Decl):
+    params: tuple[Generator, ...]
+    body: tuple[Stmt, ...]
+    actor: str | None = None  # `by Runner`: who takes the step (swimlanes)
+    sends_to: str | None = None  # `by Runner -> Parent`
+
+
+@dataclass(frozen=True)
+class DefDecl(Decl):
+    params: tuple[tuple[str, Span, TypeExpr], ...]
+    returns: TypeExpr
+    body: Expr
+
+
+@dataclass(frozen=True)
+class InvariantDecl(Decl):
+    body: Expr
+
+
+@dataclass(frozen=True)
+class ConstraintDecl(Decl):
+    body: Expr
+
+
+@dataclass(frozen=True)
+class PropertyDecl(Decl):
+    """`property NAME: <temporal formula>`."""
+
+    body: Expr
+
+
+@dataclass(frozen=True)
+class ReachableDecl(Decl):
+    """`reachable NAME: <state predicate>`: some reachable state satisfies it."""
+
+    body: Expr
+
+
+@dataclass(frozen=True)
+class FairTarget(Node):
+    action: str
+    args: tuple[Expr | None, ...] | None  # None: no parentheses (every argument); an arg None is `*`
+
+
+@dataclass(frozen=True)
+class FairDecl(Decl):
+    """`fair weak A(p) or B(p) for p in S`. `name` is a generated label (`fair#3`)."""
+
+    strong: bool
+    targets: tuple[FairTarget, ...]
+    generators: tuple[Generator, ...]
+
+
+@dataclass(frozen=True)
+class TheoremDecl(Decl):
+    params: tuple[tuple[str, Span, TypeExpr | None], ...]
+    body: Expr
+
+
+@dataclass(frozen=True)
+class VariantDecl(Decl):
+    description: str | None
+    items: tuple[tuple[str, "Decl"], ...]  # ("add" | "replace", decl) or ("remove", ActionRef)
+
+
+@dataclass(frozen=True)
+class RemoveAction(Decl):
+    pass
+
+
+@dataclass(frozen=True)
+class ExpectDecl(Decl):
+    """`expect VARIANT OUTCOME [CHECK]`; `name` is the variant (`base` for the base spec)."""
+
+    outcome: str
+    check: str | None
+    check_span: Span | None
+
+
+@dataclass(frozen=True)
+class SpecFile(Node):
+    name: str | None
+    declarations: tuple[Decl, ...]

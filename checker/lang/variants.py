@@ -1,0 +1,98 @@
+"""Variants: a base spec plus declarations that add to it, replace parts of it or remove actions.
+
+`apply_variant` turns one variant into a plain SpecFile that the rest of the
+pipeline checks like any other spec; `expectations` lists the `expect` lines.
+Both work on the AST, before name resolution.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from checker.core.errors import SpecError, UsageError, suggest
+from checker.lang import syntax as S
+
+
+BASE = "base"
+
+
+def variants(tree: S.SpecFile) -> list[S.VariantDecl]:
+    found: dict[str, S.VariantDecl] = {}
+    for d in tree.declarations:
+        if isinstance(d, S.VariantDecl):
+            if d.name == BASE:
+                raise SpecError.single("E101", "a variant cannot be called `base`", d.name_span,
+                                       "`base` names the spec without any variant")
+            if d.name in found:
+                first = found[d.name].name_span
+                raise SpecError.single("E101", f"variant `{d.name}` is declared twice", d.name_span,
+                                       f"first declared at {first}")
+            found[d.name] = d
+    return list(found.values())
+
+
+def expectations(tree: S.SpecFile) -> list[S.ExpectDecl]:
+    names = {v.name for v in variants(tree)} | {BASE}
+    out = []
+    for d in tree.declarations:
+        if isinstance(d, S.ExpectDecl):
+            if d.name not in names:
+                hint = suggest(d.name, names)
+                raise SpecError.single("E100", f"unknown variant `{d.name}`", d.name_span,
+                                       f"did you mean `{hint}`?" if hint else "declare it with `variant`")
+            out.append(d)
+    return out
+
+
+def _kind(d: S.Decl) -> str:
+    return type(d).__name__.replace("Decl", "").lower()
+
+
+def apply_variant(tree: S.SpecFile, name: str) -> S.SpecFile:
+    """The spec as the variant `name` describes it (`base`: the spec without variants)."""
+    base = [d for d in tree.declarations if not isinstance(d, (S.VariantDecl, S.ExpectDecl))]
+    if name == BASE:
+        return dataclasses.replace(tree, declarations=tuple(base))
+    chosen = {v.name: v for v in variants(tree)}.get(name)
+    if chosen is None:
+        # Only a command line names a variant this way (`expect` lines are checked by `expectations`):
+        # a usage error, like an unknown `--invariant`.
+        names = [v.name for v in variants(tree)]
+        hint = suggest(name, names + [BASE])
+        raise UsageError(f"the spec has no variant `{name}`",
+                         f"did you mean `{hint}`?" if hint else
+                         f"its variants: {', '.join([BASE] + names)}" if names else
+                         "it has none: variants are declared with `variant NAME:`")
+    decls = list(base)
+    for how, item in chosen.items:
+        position = next((i for i, d in enumerate(decls)
+                         if d.name == item.name and not isinstance(d, S.FairDecl)), None)
+        if how == "add":
+            if isinstance(item, S.FairDecl) or position is None:
+                decls.append(item)
+            else:
+                raise SpecError.single("E101", f"`{item.name}` is already declared in the base spec",
+                                       item.name_span, f"write `replace {_kind(item)} {item.name}` to change it")
+        elif how == "replace":
+            if position is None or type(decls[position]) is not type(item):
+                raise SpecError.single("E100", f"the base spec has no {_kind(item)} `{item.name}` to replace",
+                                       item.name_span, "drop `replace` to add a new declaration")
+            decls[position] = item
+        else:  # remove
+            if position is None or not isinstance(decls[position], S.ActionDecl):
+                raise SpecError.single("E100", f"the base spec has no action `{item.name}` to remove",
+                                       item.name_span)
+            removed = decls.pop(position)
+            decls = [_drop_fairness_on(d, removed.name) for d in decls]
+            decls = [d for d in decls if d is not None]
+    return dataclasses.replace(tree, declarations=tuple(decls))
+
+
+def _drop_fairness_on(d: S.Decl, action: str):
+    """Fairness naming a removed action loses that target (and disappears when none is left)."""
+    if not isinstance(d, S.FairDecl):
+        return d
+    targets = tuple(t for t in d.targets if t.action != action)
+    if not targets:
+        return None
+    return dataclasses.replace(d, targets=targets)

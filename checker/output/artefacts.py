@@ -1,0 +1,255 @@
+"""Counterexample artefacts: deterministic, safe file names and the content of every file.
+
+One counterexample gives, under the stem `<spec file>.<variant>.<property>`:
+`.txt` (the text report without the run-dependent summary), `.json` (what
+`check --json` prints, with `elapsed_s` null so the file is reproducible),
+`.itf.json` (ITF), `.dot` (trace diagram) and, when the trace involves more
+than one actor or when asked, `.swimlanes.dot`. The command line turns each
+`.dot` into `.svg`/`.png` and writes the files; this module only computes them.
+
+`regenerate` builds the whole `counterexamples/` folder from the `expect ...
+violates|deadlocks` lines of the specs in a folder: the same code and specs
+give byte-identical text files.
+
+Names: every part is reduced to `[A-Za-z0-9_-]` (anything else becomes `_`,
+at most 64 characters), parts are joined by dots, and `inside` refuses a path
+that resolves outside the output directory, so no spec, variant or property
+name can write elsewhere (`../../x` becomes `x`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from checker.compile.model import Model, build_model
+from checker.core.errors import UsageError
+from checker.core.result import Result, Verdict, Violation
+from checker.core.source import Source
+from checker.engine.explore import explore
+from checker.engine.options import Options
+from checker.lang.parser import parse
+from checker.lang.variants import expectations
+from checker.output import itf
+from checker.output import render
+from checker.output.report import format_result, result_json
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+STATUS = {"invariant": "violation", "property": "violation", "deadlock": "deadlock", "liveness": "liveness",
+          "error": "error", "unreachable": "violation"}
+
+
+def safe_part(text: str | None, default: str = "_") -> str:
+    """One component of a file name: letters, digits, `_` and `-` only, never empty, at most 64 characters."""
+    part = _UNSAFE.sub("_", text or "").strip("_")[:64]
+    return part or default
+
+
+def stem(spec: str, variant: str, prop: str | None) -> str:
+    """`diehard.base.NotSolved`: the file name stem of one counterexample."""
+    return ".".join((safe_part(spec, "spec"), safe_part(variant, "base"), safe_part(prop, "violation")))
+
+
+_ARTEFACT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+(\.swimlanes)?\.(txt|json|itf\.json|dot|svg|png)")
+
+
+def is_artefact(name: str) -> bool:
+    """Whether a file name has the shape of a counterexample artefact (`stem` plus a suffix):
+    `tlacheck counterexamples` removes stale files of this shape only, never a user's own files."""
+    return _ARTEFACT.fullmatch(name) is not None
+
+
+def spec_stem(path: str) -> str:
+    name = PurePosixPath(path.replace("\\", "/")).name
+    return name[:-5] if name.endswith(".spec") else name
+
+
+def property_name(violation: Violation) -> str:
+    return violation.name or violation.kind
+
+
+def inside(directory: str | Path, name: str) -> Path:
+    """`directory / name`, resolved; a UsageError for any name that would resolve outside
+    `directory`, by `..` or through a symlink planted in it (say, in a cloned repository)."""
+    base = Path(directory).resolve()
+    path = (base / name).resolve()
+    if path == base or base not in path.parents:
+        raise UsageError(f"refusing to write {name!r}: it would land outside {directory} ({path})",
+                         "is there a symlink in the output directory? remove it or choose another directory")
+    return path
+
+
+# ---------------------------------------------------------------- headlines
+
+def property_source(model: Model, source: Source | None, name: str | None) -> str | None:
+    """The declaration of the named invariant or property as written in the spec, on one line."""
+    if source is None or name is None:
+        return None
+    spans = {p.name: p.span for p in model.spec.invariants}
+    spans.update({p.name: p.span for p in getattr(model.spec, "properties", ())})
+    span = spans.get(name)
+    if span is None:
+        return None
+    lines = source.text.splitlines()
+    first = lines[span.line - 1] if 0 < span.line <= len(lines) else ""
+    text = first.strip()
+    indent = len(first) - len(first.lstrip())
+    for line in lines[span.line:span.line + 6]:  # a multi-line body: its indented lines
+        if not line.strip() or len(line) - len(line.lstrip()) <= indent:
+            break
+        text += " " + line.strip()
+    text = text.split(" #")[0].strip()
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+def headline(model: Model, violation: Violation, source: Source | None = None) -> render.Headline:
+    n = len(violation.trace.steps) - 1
+    steps = f"{n} step{'s' if n != 1 else ''}"
+    name = violation.name
+    kind = violation.kind
+    detail = property_source(model, source, name)
+    if kind == "invariant":
+        return render.Headline(f"{model.name}: invariant {name} is violated after {steps}", f"violates {name}",
+                               detail)
+    if kind == "deadlock":
+        return render.Headline(f"{model.name}: deadlock after {steps}", "deadlock: no action is enabled", detail)
+    if kind == "liveness":
+        why = f": {violation.message}" if violation.message else ""
+        return render.Headline(f"{model.name}: temporal property {name} is violated", f"violates {name}{why}",
+                               detail)
+    if kind == "error":
+        return render.Headline(f"{model.name}: evaluation error {name} after {steps}",
+                               f"error {name}: {violation.message}", None)
+    return render.Headline(f"{model.name}: {kind} {name} is violated", f"violates {name}", detail)
+
+
+# ---------------------------------------------------------------- contents
+
+def run_json(model: Model, result: Result, spec_path: str, variant: str, defines: dict,
+             reproducible: bool = False) -> dict:
+    """`check --json`'s object, plus the variant and `-D` overrides needed to rebuild the model
+    (render and replay read them); `reproducible` drops the one run-dependent value."""
+    data = result_json(model, result, spec_path)
+    data["variant"] = variant
+    data["defines"] = dict(sorted(defines.items()))
+    if reproducible:
+        data["elapsed_s"] = None
+    return data
+
+
+def diagrams(model: Model, violation: Violation, source: Source | None, view: render.View = render.View(),
+             swimlanes: bool | None = None) -> dict[str, str]:
+    """DOT sources by file suffix: `.dot`, and `.swimlanes.dot` when `swimlanes` is True, or when it
+    is None and the trace has more than one actor."""
+    head = headline(model, violation, source)
+    out = {".dot": render.trace_dot(model, violation.trace, head, view)}
+    if swimlanes is None:
+        swimlanes = len(render.lanes(model, violation.trace)[0]) > 1
+    if swimlanes:
+        out[".swimlanes.dot"] = render.swimlanes_dot(model, violation.trace, head, view)
+    return out
+
+
+def counterexample_files(model: Model, result: Result, spec_path: str, variant: str, defines: dict,
+                         source: Source | None, view: render.View = render.View(),
+                         swimlanes: bool | None = None) -> dict[str, str]:
+    """Every text artefact of one counterexample, by file suffix."""
+    v = result.violation
+    report = format_result(model, result, spec_path)
+    text = report.split("\nSummary:\n")[0].rstrip() + "\n"  # the summary holds timings
+    data = run_json(model, result, spec_path, variant, defines, reproducible=True)
+    trace = itf.trace_itf(model, v.trace, source=spec_path, status=STATUS.get(v.kind, "violation"), kind=v.kind,
+                          name=v.name, variant=variant)
+    out = {".txt": text, ".json": _dump(data), ".itf.json": _dump(trace)}
+    out.update(diagrams(model, v, source, view, swimlanes))
+    return out
+
+
+def _dump(data) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+# ---------------------------------------------------------------- the counterexamples/ folder
+
+@dataclass(frozen=True)
+class Expected:
+    spec_path: str  # as written in the artefacts, e.g. specs/classic/diehard.spec
+    folder: str  # output sub-folder, e.g. classic
+    variant: str
+    outcome: str  # "violates" or "deadlocks"
+    check: str | None
+
+
+def expected_violations(spec_path: str, folder: str, source: Source) -> list[Expected]:
+    """The `expect VARIANT violates NAME` and `expect VARIANT deadlocks` lines of a spec."""
+    return [Expected(spec_path, folder, e.name, e.outcome, e.check) for e in expectations(parse(source))
+            if e.outcome in ("violates", "deadlocks")]
+
+
+def check_expected(model: Model, e: Expected) -> Result:
+    """Explore for the one expected violation (only that invariant, property or reachable check;
+    deadlock only when expected), so another check failing first cannot hide it."""
+    invariants = tuple(n for n, _ in model.invariants if n == e.check)
+    properties = tuple(p.name for p in model.spec.properties if p.name == e.check)
+    reachables = tuple(n for n, _ in model.reachables if n == e.check)
+    return explore(model, Options(check_deadlock=e.outcome == "deadlocks", invariants=invariants,
+                                  properties=properties, reachables=reachables))
+
+
+def regenerate(specs_dir: str, read) -> tuple[dict[str, str], list[str]]:
+    """Text files of `counterexamples/` (relative path -> content) for every expected violation of
+    the specs under `specs_dir`, an index README.md, and the problems met (an expectation that
+    does not hold). `read` reads a spec file into a Source (the command line's reader)."""
+    files: dict[str, str] = {}
+    problems: list[str] = []
+    rows = []
+    root = Path(specs_dir)
+    for path in sorted(root.rglob("*.spec"), key=lambda p: p.relative_to(root).as_posix()):
+        rel = path.relative_to(root)
+        spec_path = (PurePosixPath(specs_dir.replace("\\", "/")) / rel.as_posix()).as_posix()
+        source = read(spec_path)
+        folder = rel.parent.as_posix()
+        for e in expected_violations(spec_path, folder, source):
+            model = build_model(source, None, e.variant)
+            result = check_expected(model, e)
+            v = result.violation
+            wanted = "deadlock" if e.outcome == "deadlocks" else e.check
+            if v is None or result.verdict in (Verdict.OK, Verdict.INCOMPLETE, Verdict.ERROR) \
+                    or (e.outcome == "violates" and v.name != e.check):
+                found = result.verdict.value if v is None else f"{result.verdict.value} ({v.name or v.kind})"
+                problems.append(f"{spec_path}: expected `{e.variant} {e.outcome} {e.check or ''}`".rstrip() +
+                                f", but the check found {found}")
+                continue
+            if not v.trace.steps:  # e.g. a `reachable` check that fails: there is no trace to show
+                continue
+            name = stem(spec_stem(spec_path), e.variant, wanted)
+            prefix = f"{folder}/{name}" if folder != "." else name
+            for suffix, text in counterexample_files(model, result, spec_path, e.variant, {}, source).items():
+                files[prefix + suffix] = text
+            rows.append((spec_path, e.variant, f"{e.outcome} {e.check or ''}".strip(), len(v.trace.steps) - 1,
+                         prefix, (prefix + ".swimlanes.dot") in files))
+    files["README.md"] = _index(rows)
+    return files, problems
+
+
+def _index(rows) -> str:
+    out = ["# Counterexamples", "",
+           "Generated by `tlacheck counterexamples` from the `expect ... violates` and `expect ... deadlocks`",
+           "lines of the specs in `specs/`. Do not edit: regenerate (see the README), and",
+           "`tests/test_artefacts.py` fails when this folder is out of date with the code.", "",
+           "Each counterexample has a text trace (`.txt`), the `check --json` object (`.json`), an ITF trace",
+           "(`.itf.json`), a Graphviz trace diagram (`.dot`, `.svg`) and, when more than one actor takes",
+           "part, a swimlane diagram (`.swimlanes.dot`, `.swimlanes.svg`).", "",
+           "| spec | variant | expectation | steps | diagram | files |", "| --- | --- | --- | --- | --- | --- |"]
+    for spec, variant, expectation, steps, prefix, lanes in rows:
+        name = PurePosixPath(prefix).name
+        files = [f"[txt]({prefix}.txt)", f"[json]({prefix}.json)", f"[itf]({prefix}.itf.json)",
+                 f"[dot]({prefix}.dot)"]
+        if lanes:
+            files.append(f"[swimlanes]({prefix}.swimlanes.svg)")
+        out.append(f"| `{spec}` | {variant} | {expectation} | {steps} | [{name}.svg]({prefix}.svg) | "
+                   f"{' · '.join(files)} |")
+    return "\n".join(out) + "\n"

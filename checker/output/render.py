@@ -1,0 +1,498 @@
+"""Counterexamples and state graphs as Graphviz diagrams. The only module that imports `graphviz`.
+
+Three views, each a pure function returning DOT source:
+
+- `trace_dot`: one node per state listing the variables; the variables a
+  step changed are highlighted as `old → new`; edges carry the step number,
+  the action and its arguments; the initial state hangs off a start dot, the
+  violating state is red; a lasso's loop is a dashed blue back edge. Values
+  longer than `View.max_width` are abbreviated with `…`, the full value in a
+  tooltip (SVG). `View.changed_only` hides unchanged variables: each run of
+  consecutive unchanged variables becomes one grey row naming them.
+- `swimlanes_dot`: a sequence diagram: one column per actor (`action A by
+  Runner -> Parent:`), steps going down, each step a box in its actor's
+  column, a `-> Parent` step an arrow to Parent's column. See `lanes` for how
+  actors are found when the spec does not name them.
+- `state_graph_dot`: the whole reachable graph of a small model, node ids
+  from a digest of the state (never memory addresses), the counterexample path
+  drawn bold and red.
+
+Guarantee: the same inputs give byte-identical DOT (nothing depends on hash
+order, time or memory addresses). `image` runs the `dot` program to turn DOT
+into SVG or PNG; those bytes depend on the installed Graphviz version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+import subprocess
+from dataclasses import dataclass
+
+import graphviz
+
+from checker.core.result import Trace
+from checker.core.values import format_value
+
+
+FONT = "Helvetica"
+CHANGED_BG = "#fff1a8"
+INITIAL_BG = "#d9f2d9"
+VIOLATION_BG = "#f8d0d0"
+VIOLATION = "#c62828"
+LOOP = "#1565c0"
+MUTED = "#6b6b6b"
+
+
+class DotMissing(Exception):
+    """The `dot` program is not installed (Debian/Ubuntu: `apt-get install graphviz`)."""
+
+
+@dataclass(frozen=True)
+class View:
+    """How to draw a trace."""
+
+    # list only the variables each step changed (the first and last states list all); None: only
+    # when the spec has more than AUTO_CHANGED_ONLY variables
+    changed_only: bool | None = None
+    max_width: int = 48  # abbreviate longer values (the full value goes in a tooltip)
+
+    def hides_unchanged(self, model) -> bool:
+        if self.changed_only is None:
+            return len(model.var_names) > AUTO_CHANGED_ONLY
+        return self.changed_only
+
+
+AUTO_CHANGED_ONLY = 6
+
+
+@dataclass(frozen=True)
+class Headline:
+    """What went wrong, for titles and the marker on the last state."""
+
+    title: str  # e.g. "DieHard: invariant NotSolved is violated"
+    marker: str  # on the last state, e.g. "violates NotSolved"
+    detail: str | None = None  # e.g. the property's source text "NotSolved: big != 4"
+
+
+# ---------------------------------------------------------------- helpers
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _abbrev(text: str, width: int) -> tuple[str, bool]:
+    if len(text) <= width:
+        return text, False
+    return text[:width - 1] + "…", True
+
+
+def _cell(text: str, width: int, *, bold=False, color=None, bg=None, align="LEFT") -> str:
+    shown, cut = _abbrev(text, width)
+    body = _esc(shown)
+    if bold:
+        body = f"<B>{body}</B>"
+    if color:
+        body = f'<FONT COLOR="{color}">{body}</FONT>'
+    attrs = f' ALIGN="{align}"'
+    if bg:
+        attrs += f' BGCOLOR="{bg}"'
+    if cut:
+        attrs += f' TOOLTIP="{_esc(text)}" HREF="#"'  # Graphviz shows cell tooltips only on links
+    return f"<TD{attrs}>{body}</TD>"
+
+
+def _new_graph(name: str, title_lines: list[tuple[str, bool]]) -> graphviz.Digraph:
+    g = graphviz.Digraph(name=_graph_id(name))
+    g.attr(rankdir="TB", fontname=FONT, labelloc="t", labeljust="l", nodesep="0.5", ranksep="0.45")
+    g.attr("node", fontname=FONT, fontsize="11")
+    g.attr("edge", fontname=FONT, fontsize="10")
+    if title_lines:
+        rows = "".join(f'<TR><TD ALIGN="LEFT">{"<B>" + _esc(t) + "</B>" if bold else _esc(t)}</TD></TR>'
+                       for t, bold in title_lines)
+        g.attr(label=f'<<TABLE BORDER="0" CELLPADDING="2" CELLSPACING="0">{rows}</TABLE>>')
+    return g
+
+
+def _graph_id(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", name) or "trace"
+
+
+def _title_lines(headline: Headline | None, extra: str | None = None) -> list[tuple[str, bool]]:
+    if headline is None:
+        return [(extra, False)] if extra else []
+    lines = [(headline.title, True)]
+    if headline.detail:
+        lines.append((headline.detail, False))
+    if extra:
+        lines.append((extra, False))
+    return lines
+
+
+def _wrapped(first: str, parts: list[str], width: int = 110) -> list[tuple[str, bool]]:
+    """Comma-separated parts on as many title lines as needed."""
+    lines, line = [], first
+    for k, part in enumerate(parts):
+        piece = part + ("," if k < len(parts) - 1 else "")
+        if len(line) + len(piece) > width and line.strip():
+            lines.append((line.rstrip(), False))
+            line = "    "
+        line += piece + " "
+    lines.append((line.rstrip(), False))
+    return lines
+
+
+def step_label(model, step, number: int, multiline: bool = True) -> str:
+    """`3. Move(S={c1, c2})`; long argument lists go one per line."""
+    if step.action is None:
+        return f"{number}. (action not recorded)"
+    info = model.action_info[step.action]
+    if not info.param_names:
+        return f"{number}. {info.name}"
+    args = [f"{n}={v}" for n, v in zip(info.param_names, model.format_args(step.action, step.args))]
+    one_line = f"{number}. {info.name}({', '.join(args)})"
+    if len(one_line) <= 40 or not multiline:
+        return one_line
+    return f"{number}. {info.name}(\n" + ",\n".join("    " + a for a in args) + ")"
+
+
+def _changed(model, before, after) -> list[bool]:
+    if before is None:
+        return [False] * len(model.var_names)
+    return [a != b for a, b in zip(before, after)]
+
+
+# ---------------------------------------------------------------- trace diagram
+
+def trace_dot(model, trace: Trace, headline: Headline | None = None, view: View = View()) -> str:
+    """The trace as a top-down chain of state boxes (see the module docstring)."""
+    n = len(trace.steps)
+    loop_note = None
+    if trace.loop_index is not None:
+        loop_note = (f"Lasso: after state {n} the behaviour goes back to state {trace.loop_index + 1} "
+                     "(dashed blue edge) and repeats forever." if trace.closing is not None else
+                     f"Lasso: the behaviour stays in state {n} forever (it stutters).")
+    legend = [("Each box is a state; each arrow is a step (its action and arguments).", False),
+              ("Yellow rows: the variables that step changed, old → new.", False)]
+    g = _new_graph(f"{model.name}_trace", _title_lines(headline, loop_note) + legend)
+    g.node("start", label="", shape="circle", style="filled", fillcolor="black", width="0.18", fixedsize="true")
+    previous = None
+    for i, step in enumerate(trace.steps):
+        g.node(f"s{i + 1}", label=_state_label(model, trace, i, previous, headline, view),
+               shape="plain", tooltip=_state_tooltip(model, step.state, i))
+        if i == 0:
+            g.edge("start", "s1", label=" initial state", fontcolor=MUTED, color=MUTED)
+        else:
+            label = step_label(model, step, i)
+            g.edge(f"s{i}", f"s{i + 1}", label=_edge_label(label), tooltip=label.replace("\n", " "),
+                   penwidth="1.4")
+        previous = step.state
+    if trace.loop_index is not None and n:
+        if trace.closing is not None:
+            text = step_label(model, trace.closing, n) + f"\n(back to state {trace.loop_index + 1}: repeats forever)"
+        else:
+            text = "stutters here forever"
+        g.edge(f"s{n}", f"s{trace.loop_index + 1}", label=_edge_label(text), color=LOOP, fontcolor=LOOP,
+               style="dashed", penwidth="1.6", constraint="false")
+    return g.source
+
+
+def _edge_label(text: str) -> str:
+    # A leading space keeps the label off the line; `\l` left-justifies every line.
+    return " " + text.replace("\n", "\\l ") + ("\\l" if "\n" in text else "")
+
+
+def _state_label(model, trace: Trace, i: int, previous, headline: Headline | None, view: View) -> str:
+    step = trace.steps[i]
+    last = i == len(trace.steps) - 1
+    shown = model.format_state(step.state)
+    before = model.format_state(previous) if previous is not None else None
+    changed = _changed(model, previous, step.state)
+    border = "#333333"
+    if i == 0:
+        header_bg, header = INITIAL_BG, f"State {i + 1} · initial state"
+    else:
+        header_bg, header = "#eeeeee", f"State {i + 1}"
+    if trace.loop_index == i:
+        header += " · loop starts here"
+    marker = None
+    if last and headline is not None:
+        header_bg, border = VIOLATION_BG, VIOLATION
+        marker = headline.marker
+    rows = [f'<TR><TD COLSPAN="2" ALIGN="LEFT" BGCOLOR="{header_bg}"><B>{_esc(header)}</B></TD></TR>']
+    if marker:
+        rows.append(f'<TR><TD COLSPAN="2" ALIGN="LEFT" BGCOLOR="{header_bg}">'
+                    f'<FONT COLOR="{VIOLATION}"><B>{_esc(marker)}</B></FONT></TD></TR>')
+    hidden: list[str] = []
+    hides_unchanged = view.hides_unchanged(model)
+
+    def flush():
+        if hidden:
+            text = (f"{len(hidden)} unchanged: " if len(hidden) > 1 else "unchanged: ") + ", ".join(hidden)
+            rows.append(f'<TR><TD COLSPAN="2" ALIGN="LEFT">{_cell_body(text, view.max_width, MUTED)}'
+                        f'</TD></TR>')
+            hidden.clear()
+
+    for name, was_changed in zip(model.var_names, changed):
+        if was_changed:
+            flush()
+            rows.append("<TR>" + _cell(name, 40, bold=True, align="RIGHT", bg=CHANGED_BG)
+                        + _change_cell(before[name], shown[name], view.max_width) + "</TR>")
+        elif hides_unchanged and 0 < i < len(trace.steps) - 1:
+            hidden.append(name)
+        else:
+            rows.append("<TR>" + _cell(name, 40, color=MUTED, align="RIGHT")
+                        + _cell(shown[name], view.max_width, color="#222222" if i == 0 else MUTED) + "</TR>")
+    flush()
+    width = "2" if last and headline is not None else "1"
+    return (f'<<TABLE BORDER="{width}" COLOR="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4">'
+            + "".join(rows) + "</TABLE>>")
+
+
+def _change_cell(old: str, new: str, width: int, prefix: str = "") -> str:
+    """`old → new` on one line when it fits, else the old value (grey) over `→ new` (bold); each part
+    abbreviated on its own so the new value stays visible, the full change in a tooltip."""
+    full = f"{prefix}{old} → {new}"
+    attrs = f' ALIGN="LEFT" BGCOLOR="{CHANGED_BG}"'
+    if len(full) <= width:
+        return f"<TD{attrs}><B>{_esc(full)}</B></TD>"
+    old_shown, cut_old = _abbrev(prefix + old, width)
+    new_shown, cut_new = _abbrev("→ " + new, width)
+    if cut_old or cut_new:
+        attrs += f' TOOLTIP="{_esc(full)}" HREF="#"'
+    return (f'<TD{attrs}><FONT COLOR="{MUTED}">{_esc(old_shown)}</FONT><BR ALIGN="LEFT"/>'
+            f'<B>{_esc(new_shown)}</B><BR ALIGN="LEFT"/></TD>')
+
+
+def _cell_body(text: str, width: int, color: str) -> str:
+    shown, _ = _abbrev(text, width)
+    return f'<FONT COLOR="{color}"><I>{_esc(shown)}</I></FONT>'
+
+
+def _state_tooltip(model, state, i: int) -> str:
+    shown = model.format_state(state)
+    return f"State {i + 1}\n" + "\n".join(f"{n} = {shown[n]}" for n in model.var_names)
+
+
+# ---------------------------------------------------------------- swimlanes
+
+_ACRONYM = re.compile(r"^([A-Z]{2,})(?=[A-Z][a-z0-9])")
+
+
+def derived_actor(name: str) -> str | None:
+    """The actor a process-like action name suggests: `Runner_Stop` -> Runner, `TMCommit` -> TM."""
+    if "_" in name.strip("_"):
+        return name.strip("_").split("_")[0]
+    m = _ACRONYM.match(name)
+    return m.group(1) if m else None
+
+
+def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[str | None]]:
+    """The swimlane columns, and for each step the column of its actor and of its `->` target.
+
+    With `by` annotations: a step's column is its actor; an actor that names one
+    of the action's parameters (`action Stop(r in Runners) by r`) gives one
+    column per argument value. Actions without `by` in an annotated spec go to
+    a column "(other)". Without any annotation, actors are derived from the
+    action names (`Runner_Stop`, `TMCommit`) only when every action of the
+    spec yields one and at least two differ; otherwise there is one column.
+    """
+    infos = model.action_info
+    annotated = any(info.actor for info in infos)
+    derived = {info.name: derived_actor(info.name) for info in infos}
+    use_derived = (not annotated and all(derived.values()) and len(set(derived.values())) > 1)
+
+    def resolve(who: str | None, step) -> str | None:
+        if who is None:
+            return None
+        info = infos[step.action]
+        if who in info.param_names:
+            k = info.param_names.index(who)
+            return model.format_args(step.action, step.args)[k]
+        return who
+
+    actors: list[str | None] = [None]
+    targets: list[str | None] = [None]
+    for step in trace.steps[1:]:
+        if step.action is None:
+            actors.append("(other)" if annotated else model.name)
+            targets.append(None)
+            continue
+        info = infos[step.action]
+        if annotated:
+            actors.append(resolve(info.actor, step) or "(other)")
+            targets.append(resolve(info.sends_to, step))
+        elif use_derived:
+            actors.append(derived[info.name])
+            targets.append(None)
+        else:
+            actors.append(model.name)
+            targets.append(None)
+    columns: list[str] = []
+    # declaration order of actors first (stable across traces of one spec), then values as they appear
+    for info in infos:
+        for who in ((info.actor, info.sends_to) if annotated else (derived[info.name] if use_derived else None,)):
+            if who and who not in info.param_names and who not in columns and (who in actors or who in targets):
+                columns.append(who)
+    for who in actors[1:] + targets[1:]:
+        if who and who not in columns:
+            columns.append(who)
+    if not columns:
+        columns.append(model.name)
+    return columns, actors, targets
+
+
+def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: View = View()) -> str:
+    """The trace as a sequence diagram: columns are actors, time goes down."""
+    columns, actors, targets = lanes(model, trace)
+    initial = model.format_state(trace.steps[0].state) if trace.steps else {}
+    loop_note = None
+    if trace.loop_index is not None:
+        loop_note = (f"Lasso: after step {len(trace.steps) - 1} the behaviour goes back to state "
+                     f"{trace.loop_index + 1} (dashed blue edge) and repeats forever." if trace.closing is not None
+                     else "Lasso: the behaviour stays in the last state forever (it stutters).")
+    g = _new_graph(f"{model.name}_swimlanes", _title_lines(headline, loop_note) + _wrapped(
+        "Initial state: ", [f"{n} = {_abbrev(initial[n], view.max_width)[0]}" for n in model.var_names]))
+    g.attr(nodesep="0.35", ranksep="0.25", newrank="true")
+    col_id = {c: f"c{k}" for k, c in enumerate(columns)}
+    rows = len(trace.steps)  # row r (1..rows-1) is step r; one more row for the verdict
+    with g.subgraph(name="heads") as head:
+        head.attr(rank="same")
+        for c in columns:
+            head.node(f"{col_id[c]}_0", label=c, shape="box", style="filled,bold", fillcolor="#e3e8f0",
+                      fontsize="12")
+    for a, b in zip(columns, columns[1:]):
+        g.edge(f"{col_id[a]}_0", f"{col_id[b]}_0", style="invis")
+    previous = trace.steps[0].state if trace.steps else None
+    last_row = rows  # the verdict row
+    for r in range(1, rows + 1):
+        with g.subgraph(name=f"row{r}") as row:
+            row.attr(rank="same")
+            for c in columns:
+                nid = f"{col_id[c]}_{r}"
+                if r < rows and actors[r] == c:
+                    step = trace.steps[r]
+                    row.node(nid, label=_lane_box(model, step, r, previous, r == rows - 1 and headline, view),
+                             shape="plain")
+                elif r == last_row and headline is not None and rows > 1 and actors[rows - 1] == c:
+                    row.node(nid, label=f"<<FONT COLOR=\"{VIOLATION}\"><B>{_esc(headline.marker)}</B></FONT>>",
+                             shape="note", color=VIOLATION, fillcolor=VIOLATION_BG, style="filled")
+                else:
+                    row.node(nid, label="", shape="point", width="0.04", color="#9e9e9e")
+            if r < rows:
+                previous = trace.steps[r].state
+    for c in columns:
+        for r in range(rows):
+            g.edge(f"{col_id[c]}_{r}", f"{col_id[c]}_{r + 1}", arrowhead="none", style="dashed", color="#9e9e9e",
+                   weight="100")
+    for r in range(1, rows):
+        if targets[r] and targets[r] in col_id and targets[r] != actors[r]:
+            info = model.action_info[trace.steps[r].action]
+            g.edge(f"{col_id[actors[r]]}_{r}", f"{col_id[targets[r]]}_{r}", color=LOOP, penwidth="1.6",
+                   label=f" {info.name} ", fontcolor=LOOP, constraint="false")
+    if trace.loop_index is not None and rows > 1:
+        target_row = max(trace.loop_index, 1)
+        if trace.closing is not None:
+            text = f" {step_label(model, trace.closing, rows, multiline=False)}: back to state {trace.loop_index + 1} "
+        else:
+            text = " stutters here forever "
+        g.edge(f"{col_id[actors[rows - 1]]}_{rows - 1}", f"{col_id[actors[target_row]]}_{target_row}",
+               color=LOOP, style="dashed", constraint="false", fontcolor=LOOP, label=text)
+    return g.source
+
+
+def _lane_box(model, step, r: int, previous, is_last, view: View) -> str:
+    label = step_label(model, step, r).split("\n")
+    border, bg = ("#333333", "#ffffff")
+    if is_last:
+        border, bg = VIOLATION, VIOLATION_BG
+    rows = [f'<TR><TD ALIGN="LEFT" BGCOLOR="{bg}"><B>{_esc(line)}</B></TD></TR>' for line in label]
+    shown = model.format_state(step.state)
+    before = model.format_state(previous)
+    changed = [n for n, a, b in zip(model.var_names, previous, step.state) if a != b]
+    for n in changed:
+        rows.append("<TR>" + _change_cell(before[n], shown[n], view.max_width, f"{n}: ") + "</TR>")
+    if not changed:
+        rows.append("<TR>" + _cell("(no change)", view.max_width) + "</TR>")
+    return (f'<<TABLE BORDER="1" COLOR="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">'
+            + "".join(rows) + "</TABLE>>")
+
+
+# ---------------------------------------------------------------- state graph
+
+def state_id(model, state) -> str:
+    """A node id from a digest of the state's printed values (every digit of an int, not the
+    abbreviation shown: two states must not share an id): the same in every run and process."""
+    text = "\x1f".join(f"{n}={format_value(v, t, exact=True)}"
+                        for n, v, t in zip(model.var_names, state, model.var_types))
+    return "s" + hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
+
+
+def state_graph_dot(model, graph, headline: Headline | None = None, path: Trace | None = None,
+                    bad: frozenset = frozenset(), self_loops: bool = False) -> str:
+    """The reachable state graph (a stategraph.StateGraph). Parallel edges are merged into one
+    edge listing the actions; `path` (a counterexample) is drawn bold red; `bad` holds the indices
+    of states violating an invariant."""
+    loops = sum(1 for src, dst, _, _ in graph.edges if src == dst)
+    extra = f"{len(graph.states)} states, {len(graph.edges)} transitions"
+    if loops and not self_loops:
+        extra += f" ({loops} that leave the state unchanged are not drawn)"
+    g = _new_graph(f"{model.name}_graph", _title_lines(headline, extra))
+    g.attr(nodesep="0.3", ranksep="0.5")
+    ids = [state_id(model, s) for s in graph.states]
+    on_path_states = set()
+    on_path_edges = set()
+    if path is not None and path.steps:
+        index = {s: i for i, s in enumerate(graph.states)}
+        chain = [index.get(step.state) for step in path.steps]
+        on_path_states = {c for c in chain if c is not None}
+        on_path_edges = {(a, b) for a, b in zip(chain, chain[1:]) if a is not None and b is not None}
+    initial = set(graph.initial)
+    for i, state in enumerate(graph.states):
+        shown = model.format_state(state)
+        text = "\n".join(f"{n} = {_abbrev(shown[n], 32)[0]}" for n in model.var_names)
+        attrs = {"shape": "box", "style": "rounded", "tooltip": _state_tooltip(model, state, i)}
+        if i in initial:
+            attrs.update(style="rounded,filled,bold", fillcolor=INITIAL_BG)
+        if i in bad:
+            attrs.update(style="rounded,filled,bold", fillcolor=VIOLATION_BG, color=VIOLATION)
+        if i in on_path_states:
+            attrs.update(color=VIOLATION, penwidth="2.2")
+        g.node(ids[i], label=text.replace("\n", "\\l") + "\\l", **attrs)
+    merged: dict[tuple[int, int], list[str]] = {}
+    for src, dst, action, args in graph.edges:
+        if src == dst and not self_loops:
+            continue
+        name = model.step_label(action, args)
+        names = merged.setdefault((src, dst), [])
+        if name not in names:
+            names.append(name)
+    for (src, dst), names in merged.items():
+        attrs = {"color": "#555555"}
+        if (src, dst) in on_path_edges:
+            attrs = {"color": VIOLATION, "penwidth": "2.4", "fontcolor": VIOLATION}
+        if src == dst:
+            attrs["style"] = "dotted"
+        g.edge(ids[src], ids[dst], label=" " + "\\n ".join(names), **attrs)
+    return g.source
+
+
+# ---------------------------------------------------------------- images
+
+def image(dot_source: str, fmt: str) -> bytes:
+    """Render DOT to `svg` or `png` bytes with the `dot` program. Raises DotMissing without it."""
+    if fmt not in ("svg", "png"):
+        raise ValueError(f"unknown image format {fmt!r}")
+    try:
+        return graphviz.Source(dot_source).pipe(format=fmt, engine="dot")
+    except graphviz.ExecutableNotFound:
+        raise DotMissing("the `dot` program is not installed") from None
+
+
+def dot_available() -> bool:
+    try:
+        graphviz.version()
+    except (graphviz.ExecutableNotFound, subprocess.CalledProcessError, RuntimeError):
+        return False
+    return True

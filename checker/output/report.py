@@ -1,0 +1,284 @@
+"""Results to text and JSON. Pure functions: they return strings and dicts; cli.py prints."""
+
+from __future__ import annotations
+
+from checker import __version__
+from checker.compile.model import Model
+from checker.core.errors import Diagnostic
+from checker.core.result import Result, Trace, Verdict
+
+
+_HEADLINES = {
+    Verdict.OK: "No error found.",
+    Verdict.INCOMPLETE: "Stopped before the search was complete: no error found so far.",
+}
+
+_STOP_REASONS = {
+    "max_states": "the --max-states limit was reached",
+    "max_depth": "the --max-depth limit was reached",
+    "time_limit": "the --time-limit was reached",
+    "memory_limit": "the --memory-limit was reached",
+    "interrupted": "interrupted",
+}
+
+
+def _n(x: int) -> str:
+    return f"{x:,}"
+
+
+def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
+    """A TLC-like trace: one block per state and the action that led to it. The first state
+    lists every variable; later states list the variables the step changed, marked `*` with
+    the old value (`full`: every variable, as TLC prints them)."""
+    lines = []
+    width = max((len(n) for n in model.var_names), default=0)
+    previous = before = None
+    for i, step in enumerate(trace.steps, start=1):
+        if step.action is None:
+            lines.append(f"State {i}: initial state")
+        else:
+            info = model.action_info[step.action]
+            where = f"{info.span.file}:{info.span.line}"
+            lines.append(f"State {i}: {model.step_label(step.action, step.args)}    ({where})")
+        shown = model.format_state(step.state)
+        unchanged = 0
+        for slot, name in enumerate(model.var_names):
+            value = shown[name]
+            # values, not their text: two long ints may print alike (values.format_int)
+            if previous is not None and previous[slot] != step.state[slot]:
+                lines.append(f"  * {name:<{width}} = {value}    (was {before[name]})")
+            elif previous is None or full:
+                lines.append(f"    {name:<{width}} = {value}")
+            else:
+                unchanged += 1
+        if unchanged and not full:
+            if unchanged == len(model.var_names):
+                lines.append("    (no variable changed)")
+            else:
+                lines.append(f"    ({unchanged} other variable{'s' if unchanged != 1 else ''} unchanged)")
+        if trace.loop_index is not None and i == len(trace.steps):
+            if trace.closing is None:
+                lines.append("  (the behaviour stays in this state forever: it stutters)")
+            else:
+                label = model.step_label(trace.closing.action, trace.closing.args)
+                lines.append(f"  then {label} leads back to state {trace.loop_index + 1}, and the cycle repeats forever")
+        lines.append("")
+        previous, before = step.state, shown
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def trace_omitted(result: Result) -> str | None:
+    """Why an evaluation error comes without its trace although it happened in a reachable state:
+    "out of memory" when rebuilding the trace ran out of memory after an E411 (the explorer sets
+    the error's `trace_omitted`), else None."""
+    if result.verdict != Verdict.ERROR or result.error is None:
+        return None
+    return getattr(result.error, "trace_omitted", None)
+
+
+def _headline(result: Result) -> str:
+    v = result.violation
+    if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "property":
+        return f"Error: property {v.name} is violated: {v.message}."
+    if result.verdict == Verdict.INVARIANT_VIOLATED:
+        return f"Error: invariant {v.name} is violated."
+    if result.verdict == Verdict.DEADLOCK:
+        return "Error: deadlock reached (a state with no successor)."
+    if result.verdict == Verdict.ERROR:
+        err = result.error
+        where = f"{err.span}: " if err is not None and err.span is not None else ""
+        return f"{where}error[{err.code}]: {err.message}" if err is not None else "Error."
+    if result.verdict == Verdict.LIVENESS_VIOLATED:
+        return f"Error: temporal property {v.name} is violated: {v.message}."
+    if result.verdict == Verdict.UNREACHABLE:
+        return f"Error: reachable check {v.name} failed: no reachable state satisfies it."
+    if result.verdict == Verdict.INCOMPLETE and result.undecided:
+        return "Stopped while checking the temporal properties: no error found so far."
+    return _HEADLINES[result.verdict]
+
+
+def format_result(model: Model, result: Result, spec_path: str, full: bool = False) -> str:
+    """The whole text report for `tlacheck check`."""
+    out = [f"tlacheck {__version__}: checking {spec_path} (spec {model.name})", ""]
+    out.append(_headline(result))
+    if result.verdict == Verdict.INCOMPLETE:
+        out.append(f"Reason: {_STOP_REASONS.get(result.stop_reason, result.stop_reason)}.")
+    if result.undecided:
+        out.append(f"The search was complete; not decided: {', '.join(result.undecided)}.")
+    v = result.violation
+    omitted = trace_omitted(result)
+    if omitted is not None:
+        out.append(f"The trace to the state where the error occurred could not be rebuilt: {omitted}; "
+                   "it is left out.")
+    if v is not None and v.trace.steps:
+        n = len(v.trace.steps) - 1
+        if result.verdict == Verdict.ERROR:
+            out.append(f"The error occurred in the last state of this trace ({n} step{'s' if n != 1 else ''}):")
+        elif v.trace.loop_index is not None:
+            k = v.trace.loop_index + 1
+            if v.trace.closing is None:
+                out.append(f"Counterexample: {n} step{'s' if n != 1 else ''}, then the behaviour stutters in state {n + 1}"
+                           " forever.")
+            else:
+                out.append(f"Counterexample: a prefix to state {k}, then a cycle through states {k}..{n + 1}"
+                           " that repeats forever.")
+        else:
+            out.append(f"Shortest trace: {n} step{'s' if n != 1 else ''} after the initial state.")
+        out.append("")
+        out.append(format_trace(model, v.trace, full).rstrip())
+    for name, trace in sorted(result.witnesses.items()):
+        n = len(trace.steps) - 1
+        out.append("")
+        out.append(f"Reachable {name}: witnessed {n} step{'s' if n != 1 else ''} after an initial state (shortest):")
+        out.append("")
+        out.append(format_trace(model, trace, full).rstrip())
+    out.append("")
+    out.append(format_summary(model, result))
+    return "\n".join(out).rstrip() + "\n"
+
+
+def format_summary(model: Model, result: Result) -> str:
+    rate = result.states_generated / result.elapsed_s if result.elapsed_s > 0 else 0.0
+    rows = [
+        ("states generated", _n(result.states_generated)),
+        ("distinct states", _n(result.distinct_states)),
+        ("left on queue", _n(result.queue_left)),
+        ("depth", _n(result.depth)),
+        ("time", f"{result.elapsed_s:.2f} s ({_n(int(rate))} states/s)"),
+    ]
+    out = ["Summary:"]
+    out += [f"  {k:<17} {v}" for k, v in rows]
+    if result.fingerprint_collision is None:
+        out.append("  states are stored exactly: no fingerprint collision is possible")
+    else:
+        out.append(f"  fingerprints: 64-bit; probability of a collision (optimistic, as TLC computes it): "
+                   f"{result.fingerprint_collision:.1e}")
+    if model.action_info:
+        out.append("")
+        out.append("Coverage:")
+        width = max(len(a.name) for a in model.action_info)
+        out.append(f"  {'action':<{width}}  {'enabled':>10}  {'generated':>10}  {'distinct':>10}")
+        for info, cov in zip(model.action_info, result.coverage):
+            out.append(f"  {info.name:<{width}}  {_n(cov.enabled):>10}  {_n(cov.generated):>10}  {_n(cov.distinct):>10}")
+        never = [info.name for info, cov in zip(model.action_info, result.coverage) if cov.enabled == 0]
+        if never and result.verdict in (Verdict.OK,):
+            out.append(f"  never enabled: {', '.join(never)}")
+    return "\n".join(out)
+
+
+def trace_json(model: Model, trace: Trace) -> list[dict]:
+    steps = []
+    for step in trace.steps:
+        if step.action is None:
+            steps.append({"action": None, "args": {}, "state": model.state_json(step.state)})
+        else:
+            steps.append({
+                "action": model.action_info[step.action].name,
+                "args": model.args_json(step.action, step.args),
+                "state": model.state_json(step.state),
+            })
+    return steps
+
+
+def result_json(model: Model, result: Result, spec_path: str) -> dict:
+    """The `--json` object. Keys are stable; `elapsed_s` is the only run-dependent value."""
+    violation = None
+    if result.violation is not None:
+        v = result.violation
+        violation = {
+            "kind": v.kind,
+            "name": v.name,
+            "message": v.message,
+            "trace": trace_json(model, v.trace),
+            "loop_index": v.trace.loop_index,
+            "stutters": v.trace.loop_index is not None and v.trace.closing is None,
+            "closing": None if v.trace.closing is None else {
+                "action": model.action_info[v.trace.closing.action].name,
+                "args": model.args_json(v.trace.closing.action, v.trace.closing.args),
+            },
+        }
+        if v.kind == "error":  # why `trace` is empty although the error is in a reachable state, or null
+            violation["trace_omitted"] = trace_omitted(result)
+    error = None
+    if result.error is not None:
+        error = result.error.diagnostic().to_json()
+    return {
+        "tool": "tlacheck",
+        "version": __version__,
+        "spec": model.name,
+        "file": spec_path,
+        "verdict": result.verdict.value,
+        "distinct_states": result.distinct_states,
+        "states_generated": result.states_generated,
+        "depth": result.depth,
+        "queue_left": result.queue_left,
+        "elapsed_s": round(result.elapsed_s, 3),
+        "stop_reason": result.stop_reason,
+        "coverage": {
+            info.name: {"enabled": cov.enabled, "generated": cov.generated, "distinct": cov.distinct}
+            for info, cov in zip(model.action_info, result.coverage)
+        },
+        "never_enabled": [info.name for info, cov in zip(model.action_info, result.coverage) if cov.enabled == 0],
+        "violation": violation,
+        "witnesses": {name: trace_json(model, t) for name, t in sorted(result.witnesses.items())},
+        "error": error,
+        "warnings": [w.to_json() for w in model.warnings],
+    }
+
+
+def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: str = "error") -> dict:
+    """The `--json` object for a run that stopped before exploring (spec or usage error)."""
+    return {
+        "tool": "tlacheck",
+        "version": __version__,
+        "file": spec_path,
+        "verdict": verdict,
+        "errors": [d.to_json() for d in diagnostics],
+    }
+
+
+def format_verify(rows) -> str:
+    """The `tlacheck verify` table, one row per expectation, then the failures in detail."""
+    header = ("spec", "variant", "check", "expected", "got", "states", "time", "trace")
+    table = []
+    for r in rows:
+        table.append((
+            r.spec, r.variant, r.check, r.expected, ("ok " if r.ok else "FAIL ") + r.got,
+            "" if r.states is None else _n(r.states), f"{r.seconds:.2f}s",
+            "" if r.trace_length is None else str(r.trace_length),
+        ))
+    widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    for row in table:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    replays = [r for r in rows if getattr(r, "replay", None)]
+    if replays:
+        lines.append("")
+        lines.append("Base counterexamples against the fixes:")
+        for r in replays:
+            lines.append(f"  {r.variant} / {r.check}: {r.replay}")
+    failed = [r for r in rows if not r.ok]
+    lines.append("")
+    lines.append(f"{len(rows) - len(failed)} of {len(rows)} expectations met" +
+                 ("." if not failed else f"; {len(failed)} failed:"))
+    for r in failed:
+        lines.append("")
+        lines.append(format_row_failure(r))
+    return "\n".join(lines) + "\n"
+
+
+def format_row_failure(r) -> str:
+    """Why one expectation failed, with the counterexample or witness when there is one."""
+    where = f"{r.span.file}:{r.span.line}: " if r.span is not None else ""
+    out = [f"{where}expected `{r.variant}` {r.expected} {r.check}, but it {r.got}."]
+    if r.note:
+        out.append(r.note)
+    evidence = r.evidence
+    trace = getattr(evidence, "trace", evidence)
+    if trace is not None and getattr(trace, "steps", None):
+        label = "Counterexample" if r.got == "violates" else "Witness"
+        out.append(f"{label} ({len(trace.steps) - 1} steps):")
+        out.append("")
+        out.append(format_trace(r.model, trace).rstrip())
+    return "\n".join(out)
