@@ -104,27 +104,21 @@ class _BadDedent(Exception):
 
 
 @lru_cache(maxsize=None)
-def _lark(start: str) -> Lark:
+def _lark() -> Lark:
+    """The one parser, for whole specs (start) and for single expressions (expr_start: the VALUE
+    of `-D NAME=VALUE`). Lark caches the analysed grammar in the temporary directory (keyed by
+    the grammar and the options), which makes start-up 2-3 times faster than building it."""
     grammar = resources.files("checker.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
     return Lark(
         grammar,
         parser="lalr",
         lexer="basic",
-        start=start,
+        start=["start", "expr_start"],
         postlex=_SpecIndenter(),
         propagate_positions=True,
         maybe_placeholders=True,
+        cache=True,
     )
-
-
-def _expr_parser() -> Lark:
-    """A parser whose start symbol is one expression (for -D values)."""
-    grammar = resources.files("checker.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar + "\nexpr_start: expr _NL*\n", parser="lalr", lexer="basic", start="expr_start",
-                postlex=_SpecIndenter(), propagate_positions=True, maybe_placeholders=True)
-
-
-_EXPR_PARSER: Lark | None = None
 
 
 def parse(source: Source) -> S.SpecFile:
@@ -133,7 +127,7 @@ def parse(source: Source) -> S.SpecFile:
     if not text.endswith("\n"):
         text += "\n"
     try:
-        tree = _lark("start").parse(text)
+        tree = _lark().parse(text, start="start")
     except UnexpectedInput as exc:
         raise _syntax_error(source, exc) from None
     except _BadDedent as exc:
@@ -146,12 +140,9 @@ def parse(source: Source) -> S.SpecFile:
 
 def parse_expression(source: Source) -> S.Expr:
     """Parse a single expression, e.g. the VALUE of `-D NAME=VALUE`."""
-    global _EXPR_PARSER
-    if _EXPR_PARSER is None:
-        _EXPR_PARSER = _expr_parser()
     text = source.text.replace("\n", " ") + "\n"
     try:
-        tree = _EXPR_PARSER.parse(text)
+        tree = _lark().parse(text, start="expr_start")
     except UnexpectedInput as exc:
         raise _syntax_error(source, exc) from None
     _check_nesting(source, tree)
