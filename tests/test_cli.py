@@ -363,3 +363,41 @@ def test_soundness_7_errors_writing_stderr_are_ignored(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stderr", _Failing(OSError(28, "No space left on device")))
     assert main(["check", DIEHARD]) == 12
     assert "NotSolved" in capsys.readouterr().out
+
+
+def _internal_error(monkeypatch):
+    """An internal bug stands in: building the model raises a plain Python exception."""
+    from checker.app import cli
+
+    def broken(*_args, **_kwargs):
+        raise ZeroDivisionError("division by zero, a bug")
+
+    monkeypatch.setattr(cli, "build_model", broken)
+
+
+def test_an_internal_error_is_one_line_and_names_the_way_to_the_traceback(monkeypatch, capsys):
+    monkeypatch.delenv("TLACHECK_DEBUG", raising=False)
+    _internal_error(monkeypatch)
+    assert main(["check", DIEHARD]) == 1
+    err = capsys.readouterr().err
+    assert "internal error: ZeroDivisionError: division by zero, a bug" in err
+    assert "Traceback" not in err and "--debug" in err
+
+
+@pytest.mark.parametrize("how", [["--debug", "check", DIEHARD], ["check", DIEHARD, "--debug"], "env"])
+def test_debug_shows_the_traceback_of_an_internal_error(monkeypatch, capsys, how):
+    if how == "env":
+        monkeypatch.setenv("TLACHECK_DEBUG", "1")
+        how = ["check", DIEHARD]
+    else:
+        monkeypatch.delenv("TLACHECK_DEBUG", raising=False)
+    _internal_error(monkeypatch)
+    assert main(how) == 1
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "in broken" in err
+    assert "internal error: ZeroDivisionError" in err
+
+
+def test_debug_changes_nothing_else(monkeypatch, capsys):
+    monkeypatch.delenv("TLACHECK_DEBUG", raising=False)
+    assert main(["check", DIEHARD, "--debug", "--quiet"]) == main(["check", DIEHARD, "--quiet"]) == 12

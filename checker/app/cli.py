@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 
 from checker import __version__
 from checker.compile.model import build_model
@@ -190,7 +191,18 @@ def _build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--against", metavar="VARIANT", help="the variant to compare with (for --diff)")
     prove.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
     _add_counterexample_commands(sub)
+    for each in parser._parsers():  # before or after the command; SUPPRESS: a command's default keeps the other
+        each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                          help=f"on an internal error, also print its Python traceback (or set {DEBUG_ENV}=1)")
     return parser
+
+
+DEBUG_ENV = "TLACHECK_DEBUG"
+
+
+def _debugging(args) -> bool:
+    """--debug, or TLACHECK_DEBUG set to anything but empty or 0 (also before the arguments parse)."""
+    return getattr(args, "debug", False) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
 def _add_render_options(p, needs: str) -> None:
@@ -342,6 +354,7 @@ def _run(argv: list[str] | None) -> int:
     stdout, stderr = sys.stdout, sys.stderr
     want_json = False
     sources: dict[str, Source] = {}
+    args = None
     try:
         args = _build_parser().parse_args(argv)
         want_json = getattr(args, "json", False)
@@ -381,8 +394,11 @@ def _run(argv: list[str] | None) -> int:
         return EXIT_LIMIT
     except Exception as exc:  # an internal bug: say so plainly, without a traceback
         print(f"tlacheck: internal error: {type(exc).__name__}: {exc}", file=stderr)
-        print("  = hint: this is a bug in tlacheck; please report it with the spec that triggered it",
-              file=stderr)
+        if _debugging(args):
+            traceback.print_exception(exc, file=stderr)
+        else:
+            print(f"  = hint: this is a bug in tlacheck; please report it with the spec that triggered it "
+                  f"(--debug or {DEBUG_ENV}=1 shows the Python traceback)", file=stderr)
         return EXIT_INTERNAL
 
 
