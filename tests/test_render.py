@@ -341,3 +341,47 @@ def test_violation_without_trace_writes_nothing(tmp_path, capsys):
     model, _ = diehard()
     files = artefacts.diagrams(model, Violation("invariant", "X", Trace((Step(None, (), (0, 0)),))), None)
     assert set(files) == {".dot"}
+
+
+def _components_by_reachability(graph) -> tuple[int, list[tuple[int, ...]]]:
+    """The strongly connected components and the terminal ones, from the reachability closure
+    (an oracle independent of networkx): i and j share a component iff each reaches the other."""
+    n = len(graph.states)
+    succ = [set() for _ in range(n)]
+    for src, dst, _, _ in graph.edges:
+        succ[src].add(dst)
+    reach = []
+    for i in range(n):
+        seen, todo = {i}, [i]
+        while todo:
+            for j in succ[todo.pop()]:
+                if j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+        reach.append(seen)
+    comps = {tuple(sorted(j for j in reach[i] if i in reach[j])) for i in range(n)}
+    terminal = sorted(c for c in comps if all(reach[i] <= set(c) for i in c))
+    return len(comps), terminal
+
+
+@pytest.mark.parametrize("name,defines", [("diehard", {}), ("two_phase", {"RM": "{r1, r2}"}),
+                                          ("dining_philosophers", {}), ("alternating_bit", {}), ("tcommit", {})])
+def test_state_graph_shape_agrees_with_the_reachability_closure(name, defines):
+    model = build_model(read_source(str(SPECS / "classic" / f"{name}.spec")), defines)
+    graph = stategraph.build(model)
+    shape = stategraph.shape(graph)
+    components, terminal = _components_by_reachability(graph)
+    assert (shape.components, list(shape.terminal)) == (components, terminal)
+    assert terminal  # a finite graph always has one
+
+
+def test_state_graph_frames_a_terminal_component_and_says_how_many():
+    model = build_model(read_source(str(SPECS / "classic" / "dining_philosophers.spec")))
+    graph = stategraph.build(model)
+    shape = stategraph.shape(graph)
+    dot = render.state_graph_dot(model, graph, shape=shape)
+    assert dot.count("subgraph cluster_terminal") == sum(1 for c in shape.terminal if len(c) > 1) == 1
+    assert f"{shape.components} strongly connected components, 1 terminal" in dot
+    one = stategraph.build(build_model(read_source(DIEHARD)))  # every state reaches every other: no frame
+    one_dot = render.state_graph_dot(build_model(read_source(DIEHARD)), one, shape=stategraph.shape(one))
+    assert "cluster" not in one_dot and "strongly connected (every state can reach every other)" in one_dot

@@ -777,10 +777,11 @@ def _graph(args, sources: dict[str, Source]) -> int:
     result = explore(model, Options(check_deadlock=not args.no_deadlock))
     v = result.violation
     headline = artefacts.headline(model, v, source) if v is not None and v.trace.steps else None
-    dot = render.state_graph_dot(model, graph, headline, v.trace if headline else None, bad)
+    shape = stategraph.shape(graph)
+    dot = render.state_graph_dot(model, graph, headline, v.trace if headline else None, bad, shape=shape)
     stem = ".".join((artefacts.safe_part(artefacts.spec_stem(args.file)), artefacts.safe_part(args.variant), "graph"))
     written, missing = _write_diagrams(args.out, stem, {".dot": dot}, args.format)
-    print(f"tlacheck: {len(graph.states):,} states, {len(graph.edges):,} transitions; wrote {', '.join(written)}")
+    print(f"tlacheck: {render.shape_text(graph, shape)}; wrote {', '.join(written)}")
     if missing:
         print(_NO_DOT, file=sys.stderr)
     return EXIT_OK

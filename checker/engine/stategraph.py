@@ -6,11 +6,17 @@ order), but keeps every transition, so the result is deterministic: state
 `i` is the i-th state discovered. Above `max_states` it stops storing and
 raises `TooLarge` with the number of reachable states, counted exactly up to
 `count_limit` (beyond that, "more than count_limit").
+
+`shape` analyses a built graph off the hot path (the only module that imports `networkx`):
+its strongly connected components, and which of them are terminal, the parts of the graph
+that every behaviour ends in and never leaves.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import networkx as nx
 
 from checker.compile.model import Model
 
@@ -81,3 +87,23 @@ def _count_rest(model: Model, states: list, index: dict, head: int, count_limit:
                     states.append(succ)
         head += 1
     return TooLarge(len(states), True, max_states)
+
+
+@dataclass(frozen=True)
+class GraphShape:
+    components: int  # strongly connected components
+    # The terminal components (no transition leaves them), each as its sorted state indices, in
+    # the order of their first state: where every infinite behaviour ends up; a deadlock state
+    # is a terminal component of its own.
+    terminal: tuple[tuple[int, ...], ...]
+
+
+def shape(graph: StateGraph) -> GraphShape:
+    """The strongly connected components of `graph`, and which of them are terminal."""
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(graph.states)))
+    g.add_edges_from((src, dst) for src, dst, _, _ in graph.edges)
+    condensed = nx.condensation(g)
+    members = nx.get_node_attributes(condensed, "members")
+    terminal = sorted(tuple(sorted(members[c])) for c in condensed if condensed.out_degree(c) == 0)
+    return GraphShape(condensed.number_of_nodes(), tuple(terminal))

@@ -429,15 +429,28 @@ def state_id(model, state) -> str:
     return "s" + hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
 
 
+def shape_text(graph, shape) -> str:
+    """`12 states, 30 transitions; 4 strongly connected components, 1 terminal` (stategraph.shape)."""
+    text = f"{len(graph.states):,} states, {len(graph.edges):,} transitions"
+    if shape is None:
+        return text
+    if shape.components == 1:
+        return text + "; strongly connected (every state can reach every other)"
+    n = len(shape.terminal)
+    where = "where every behaviour ends up" if n == 1 else "each behaviour ends up in one of them"
+    return text + f"; {shape.components} strongly connected components, {n} terminal ({where})"
+
+
 def state_graph_dot(model, graph, headline: Headline | None = None, path: Trace | None = None,
-                    bad: frozenset = frozenset(), self_loops: bool = False) -> str:
+                    bad: frozenset = frozenset(), self_loops: bool = False, shape=None) -> str:
     """The reachable state graph (a stategraph.StateGraph). Parallel edges are merged into one
     edge listing the actions; `path` (a counterexample) is drawn bold red; `bad` holds the indices
-    of states violating an invariant."""
+    of states violating an invariant; with `shape` (stategraph.shape), each terminal component
+    of more than one state, when there are others, is framed as a dashed cluster."""
     loops = sum(1 for src, dst, _, _ in graph.edges if src == dst)
-    extra = f"{len(graph.states)} states, {len(graph.edges)} transitions"
+    extra = shape_text(graph, shape)
     if loops and not self_loops:
-        extra += f" ({loops} that leave the state unchanged are not drawn)"
+        extra += f" ({loops} transitions that leave the state unchanged are not drawn)"
     g = _new_graph(f"{model.name}_graph", _title_lines(headline, extra))
     g.attr(nodesep="0.3", ranksep="0.5")
     ids = [state_id(model, s) for s in graph.states]
@@ -449,7 +462,11 @@ def state_graph_dot(model, graph, headline: Headline | None = None, path: Trace 
         on_path_states = {c for c in chain if c is not None}
         on_path_edges = {(a, b) for a, b in zip(chain, chain[1:]) if a is not None and b is not None}
     initial = set(graph.initial)
-    for i, state in enumerate(graph.states):
+    framed = [c for c in shape.terminal if len(c) > 1] if shape is not None and shape.components > 1 else []
+    inside = {i for c in framed for i in c}
+
+    def node(target, i: int) -> None:
+        state = graph.states[i]
         shown = model.format_state(state)
         text = "\n".join(f"{n} = {_abbrev(shown[n], 32)[0]}" for n in model.var_names)
         attrs = {"shape": "box", "style": "rounded", "tooltip": _state_tooltip(model, state, i)}
@@ -459,7 +476,17 @@ def state_graph_dot(model, graph, headline: Headline | None = None, path: Trace 
             attrs.update(style="rounded,filled,bold", fillcolor=VIOLATION_BG, color=VIOLATION)
         if i in on_path_states:
             attrs.update(color=VIOLATION, penwidth="2.2")
-        g.node(ids[i], label=text.replace("\n", "\\l") + "\\l", **attrs)
+        target.node(ids[i], label=text.replace("\n", "\\l") + "\\l", **attrs)
+
+    for i in range(len(graph.states)):
+        if i not in inside:
+            node(g, i)
+    for k, component in enumerate(framed):
+        with g.subgraph(name=f"cluster_terminal{k}") as c:
+            c.attr(label="terminal: never left once entered", style="dashed,rounded", color="#777777",
+                   fontcolor="#555555", fontsize="10")
+            for i in component:
+                node(c, i)
     merged: dict[tuple[int, int], list[str]] = {}
     for src, dst, action, args in graph.edges:
         if src == dst and not self_loops:
