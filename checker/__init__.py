@@ -1,7 +1,8 @@
 """tlacheck: a TLA+-style explicit-state model checker in pure Python.
 
-Pipeline (one direction): parser -> typecheck (IR) -> codegen/model -> explore
--> report. Only cli.py prints, writes files or exits.
+Stages, one package each, importing one way (docs/architecture.md, tests/test_architecture.py):
+core <- ir <- lang <- compile <- engine, prove <- output <- app. Only app/cli.py prints, writes
+files or exits.
 """
 
 __version__ = "0.1.0"

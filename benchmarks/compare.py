@@ -1,0 +1,92 @@
+"""Two commits side by side: `python -m benchmarks.compare BASE [NEW] [--models A,B] [--runs 3] [--startup]`.
+
+BASE and NEW are git revisions (NEW defaults to the working tree). Each is checked out into a
+temporary worktree (the working tree itself for NEW when omitted); then, for each model, runs
+alternate between the two sides (A B A B ...), each run a fresh `python -m benchmarks.measure`
+process, so load that comes and goes hits both sides alike. Printed per model: the minimum
+and median CPU seconds of `explore()` on each side, the ratio of the minima (NEW / BASE), and
+the distinct and generated counts and bytes per state of each side (the counts must agree).
+
+`--startup` instead times `python -m checker check specs/classic/diehard.spec` end to end
+(wall seconds; start-up dominates), alternated the same way.
+
+Both sides run with this interpreter, whose environment must have the dependencies; each side
+imports its own `checker` (the worktree is the working directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from benchmarks.suite import BENCHMARKS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _worktree(stack: ExitStack, rev: str) -> Path:
+    where = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tlacheck-compare-"))) / "tree"
+    subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(where), rev], cwd=ROOT, check=True)
+    stack.callback(subprocess.run, ["git", "worktree", "remove", "--force", str(where)], cwd=ROOT, check=False)
+    return where
+
+
+def _measure(tree: Path, model: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "benchmarks.measure", model], cwd=tree, capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)
+
+
+def _startup(tree: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "checker", "check", "specs/classic/diehard.spec", "--quiet"], cwd=tree,
+                   capture_output=True, check=False)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.compare", description=__doc__.split("\n")[0])
+    ap.add_argument("base", help="the revision to compare against")
+    ap.add_argument("new", nargs="?", help="the revision to compare (default: the working tree)")
+    ap.add_argument("--models", default=",".join(b.name for b in BENCHMARKS), help="comma-separated benchmark names")
+    ap.add_argument("--runs", type=int, default=3, help="runs per side and model (default 3)")
+    ap.add_argument("--startup", action="store_true", help="time start-up instead (diehard end to end)")
+    args = ap.parse_args(argv)
+    with ExitStack() as stack:
+        sides = {"base": _worktree(stack, args.base), "new": _worktree(stack, args.new) if args.new else ROOT}
+        if args.startup:
+            times: dict[str, list[float]] = {"base": [], "new": []}
+            for _ in range(args.runs):
+                for side, tree in sides.items():
+                    times[side].append(_startup(tree))
+            for side, ts in times.items():
+                print(f"{side}: min {min(ts):.3f} s, median {statistics.median(ts):.3f} s ({len(ts)} runs)")
+            return 0
+        print("| model | base min (median) | new min (median) | ratio | distinct, generated | B/state base → new |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for model in args.models.split(","):
+            runs: dict[str, list[dict]] = {"base": [], "new": []}
+            for _ in range(args.runs):
+                for side, tree in sides.items():
+                    runs[side].append(_measure(tree, model))
+            cpu = {side: [r["cpu_s"] for r in rs] for side, rs in runs.items()}
+            last = {side: rs[-1] for side, rs in runs.items()}
+            counts = {side: (r["distinct"], r["generated"]) for side, r in last.items()}
+            per_state = {side: round((r["peak_rss"] - r["rss_before"]) / max(r["distinct"], 1)) for side, r in last.items()}
+            agree = "" if counts["base"] == counts["new"] else f" **differ: {counts['base']} vs {counts['new']}**"
+            print(f"| {model} | {min(cpu['base']):.2f} ({statistics.median(cpu['base']):.2f}) | "
+                  f"{min(cpu['new']):.2f} ({statistics.median(cpu['new']):.2f}) | "
+                  f"{min(cpu['new']) / min(cpu['base']):.2f} | {counts['new'][0]:,}, {counts['new'][1]:,}{agree} | "
+                  f"{per_state['base']} → {per_state['new']} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
