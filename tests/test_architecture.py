@@ -177,3 +177,19 @@ def test_soundness_5_one_analysis_says_what_an_expression_reads():
                     and (module_name(path), fn.name) not in _TRANSLATES_VAR_REFS:
                 found.append(f"{module_name(path)}.{fn.name}")
     assert found == []
+
+
+def test_generated_functions_are_found_by_role_not_by_a_naming_convention():
+    """The Model looks generated functions up through codegen.Entries and the tables of
+    codegen.Generated; no one formats a generated name (`namespace[f"a{i}"]`), and only the
+    compile stage sees the generated module's namespace at all (issue 13)."""
+    found = []
+    for name, tree in sources().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.JoinedStr):
+                target = ast.unparse(node.value)
+                if target.endswith("namespace"):
+                    found.append(f"{name}: {ast.unparse(node)}")
+            if isinstance(node, ast.Attribute) and node.attr == "namespace" and not name.startswith("compile."):
+                found.append(f"{name}: {ast.unparse(node)}")
+    assert found == [], found

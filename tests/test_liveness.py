@@ -32,15 +32,14 @@ def successors(model, state):
 def fairness_instances(model):
     """(strong, [(action, {position: value-fn}) ...]) for every fairness condition instance."""
     out = []
-    for fair, (bind_fn, arg_fns) in zip(model.spec.fairness, model.generated.fairness):
-        for binding in model.namespace[bind_fn]():
+    for fair, (bind_fn, arg_fns) in zip(model.spec.fairness, model.fairness):
+        for binding in bind_fn():
             targets = []
             for target, fn in zip(fair.targets, arg_fns):
                 if fn is None:
                     targets.append((target.action, None))
                 else:
-                    name, positions = fn
-                    f = model.namespace[name]
+                    f, positions = fn
                     targets.append((target.action, (positions, lambda s, f=f, b=binding: f(s, *b))))
             out.append((fair.strong, targets))
     return out

@@ -71,11 +71,30 @@ RUNTIME_NAMES = {
 }
 
 
+_CONSTANTS = "_constants"  # the function computing the constants and the hoisted globals
+
+
+@dataclass(frozen=True)
+class Entries:
+    """The generated module's entry points by role: the names codegen gave them, so that the
+    Model finds them here and never by a naming convention."""
+
+    init: str  # (): yields every initial state
+    actions: tuple[str, ...]  # per action, (s): yields (arguments, successor) in canonical order
+    next_states: tuple[str, ...]  # per action, (s, fp, M, E): (successors, their fingerprints)
+    invariants: tuple[str, ...]  # per invariant, (s) -> bool
+    constraints: tuple[str, ...]
+    reachables: tuple[str, ...]
+    canonical_keys: str  # (s): s with every map's key tuple the interned one
+    constants: str  # (): the constants' values, computing the hoisted globals
+
+
 @dataclass
 class Generated:
     """The generated module's source and the tables it refers to by index."""
 
     source: str
+    entries: Entries
     wheres: list  # (Span, kind, detail) for each `where` index used in the source
     function_reads: list[tuple[int, ...]] = field(default_factory=list)
     # Liveness support: generated function name and the ids of its free locals, for each
@@ -161,7 +180,7 @@ class _Gen:
         spec = self.spec
         tables_at = len(self.out)  # the keys tables are defined here, once all are known
         self.emit(0, "")
-        self.emit(0, "def _constants():")
+        self.emit(0, f"def {_CONSTANTS}():")
         header = len(self.out)
         names = [f"K{i}" for i in range(len(spec.constants))]
         for i, c in enumerate(spec.constants):
@@ -179,14 +198,17 @@ class _Gen:
             if not params:  # no arguments and no state: a constant, computed once
                 self.emit(0, f"f{i} = _memo(f{i})")
             self.emit(0, "")
-        self._init()
-        self._canonical_keys()
+        init = self._init()
+        canonical = self._canonical_keys()
+        actions, next_states = [], []
         for i, a in enumerate(spec.actions):
-            self._action(i, a)
-            self._action(i, a, into=self.fresh())
+            actions.append(self._action(i, a))
+            next_states.append(self._action(i, a, into=self.fresh()))
+        checks = {}
         for prefix, preds in (("inv", spec.invariants), ("con", spec.constraints), ("reach", spec.reachables)):
-            for i, p in enumerate(preds):
-                self._predicate(f"{prefix}{i}", p)
+            checks[prefix] = tuple(self._predicate(f"{prefix}{i}", p) for i, p in enumerate(preds))
+        entries = Entries(init, tuple(actions), tuple(next_states), checks["inv"], checks["con"], checks["reach"],
+                          canonical, _CONSTANTS)
         predicates: dict = {}
         domains: dict = {}
         for prop in spec.properties:
@@ -206,12 +228,12 @@ class _Gen:
         self.spans[tables_at:tables_at] = [None] * len(tables)
         action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
         invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
-        return Generated("\n".join(self.out) + "\n", self.wheres, [tuple(r) for r in self.reads],
+        return Generated("\n".join(self.out) + "\n", entries, self.wheres, [tuple(r) for r in self.reads],
                          action_writes, invariant_reads, predicates, domains, fairness, self.spans)
 
-    def _predicate(self, name: str, p) -> None:
+    def _predicate(self, name: str, p) -> str:
         """`{name}(s)`: the value of the state predicate `p` (an invariant, constraint or
-        reachable check)."""
+        reachable check). Returns the name."""
         self.at = p.span
         self.emit(0, f"def {name}(s):")
         self._unpack(1, _expr_reads(p.expr, self.reads))
@@ -221,6 +243,7 @@ class _Gen:
         finally:
             self.prologue, self.predicate = None, False
         self.emit(0, "")
+        return name
 
     # ---------------------------------------------------------------- liveness support
     def _scoped_function(self, name: str, expr: ir.Expr, with_state: bool, body: str | None = None) -> tuple:
@@ -290,7 +313,7 @@ class _Gen:
             for i in sorted(slots):
                 self.emit(indent, f"v{i} = s[{i}]")
 
-    def _init(self) -> None:
+    def _init(self) -> str:
         spec = self.spec
         self.emit(0, "def init():")
         indent = 1
@@ -306,8 +329,9 @@ class _Gen:
                 self.emit(indent, f"_check_bounds(v{i}, {self.ex(ir.bound_value(v.bounds, v.span))}, {w})")
         self.emit(indent, f"yield {self._state_tuple()}")
         self.emit(0, "")
+        return "init"
 
-    def _canonical_keys(self) -> None:
+    def _canonical_keys(self) -> str:
         """`t0(s)`: `s` with each map variable's key tuple replaced by the interned one (a state
         that went through pickle, from another worker, gets the map fast path back)."""
         slots = [i for i, v in enumerate(self.spec.variables) if isinstance(v.type, T.MapT)]
@@ -321,13 +345,14 @@ class _Gen:
                 self.emit(1, f"v{i} = ({table}.get(v{i}[0], v{i}[0]), v{i}[1])")
             self.emit(1, f"return {self._state_tuple()}")
         self.emit(0, "")
+        return "t0"
 
     def _state_tuple(self) -> str:
         n = len(self.spec.variables)
         return "(" + ", ".join(f"v{i}" for i in range(n)) + ("," if n == 1 else "") + ")"
 
     # ---------------------------------------------------------------- actions
-    def _action(self, index: int, action: ir.Action, into: str | None = None) -> None:
+    def _action(self, index: int, action: ir.Action, into: str | None = None) -> str:
         """`a{index}(s)`, a generator of (args, next state); or, with `into` (a fresh name for
         the list), `n{index}(s, fp, M)`: the lists of next states in the same order and of their
         fingerprints, for the explorers' hot loop (no generator switch, no argument tuples).
@@ -342,7 +367,8 @@ class _Gen:
         self.into = into
         self.at = action.span
         assigned = _assigned_slots(action.body)
-        self.emit(0, f"def {'n' if into else 'a'}{index}{'(s, fp, M, E)' if into else '(s)'}:")
+        name = f"{'n' if into else 'a'}{index}"
+        self.emit(0, f"def {name}{'(s, fp, M, E)' if into else '(s)'}:")
         if into:
             maps = [i for i in sorted(assigned) if isinstance(self.spec.variables[i].type, T.MapT)]
             self.deltas = {i: self.fresh() for i in maps}
@@ -388,6 +414,7 @@ class _Gen:
         self.prologue, self.loops = None, False
         for local, _ in action.params:
             self.positions.pop(local.id, None)
+        return name
 
     def _hoist_guards(self, action: ir.Action, assigned: set[int]) -> tuple[list, dict]:
         """Move the action's leading `require`s out of the parameter loops they do not depend

@@ -77,19 +77,28 @@ class Model:
         self.constants = constants
         self.var_names = tuple(v.name for v in spec.variables)
         self.var_types = tuple(v.type for v in spec.variables)
-        self.init = namespace["init"]
-        self.actions = tuple(namespace[f"a{i}"] for i in range(len(spec.actions)))
+        entries = generated.entries
+        self.init = namespace[entries.init]
+        self.actions = tuple(namespace[name] for name in entries.actions)
         # The same successors as lists of next states, without arguments (the explorers' hot loop).
-        self.next_states = tuple(namespace[f"n{i}"] for i in range(len(spec.actions)))
+        self.next_states = tuple(namespace[name] for name in entries.next_states)
         # An equal state whose maps share the model's interned key tuples (after unpickling).
-        self.canonical_keys = namespace["t0"]
+        self.canonical_keys = namespace[entries.canonical_keys]
         self.action_info = tuple(
             ActionInfo(a.name, tuple(l.name for l, _ in a.params), tuple(l.type for l, _ in a.params), a.span,
                        a.actor, a.sends_to)
             for a in spec.actions)
-        self.invariants = tuple((p.name, namespace[f"inv{i}"]) for i, p in enumerate(spec.invariants))
-        self.constraints = tuple((p.name, namespace[f"con{i}"]) for i, p in enumerate(spec.constraints))
-        self.reachables = tuple((p.name, namespace[f"reach{i}"]) for i, p in enumerate(spec.reachables))
+        self.invariants = tuple((p.name, namespace[n]) for p, n in zip(spec.invariants, entries.invariants))
+        self.constraints = tuple((p.name, namespace[n]) for p, n in zip(spec.constraints, entries.constraints))
+        self.reachables = tuple((p.name, namespace[n]) for p, n in zip(spec.reachables, entries.reachables))
+        # Temporal properties' state predicates and quantifier domains (ir.Expr -> (function, the
+        # ids of the free locals it takes after the state)), and per fairness declaration (the
+        # function yielding its bindings, per target None or (its fixed arguments' function,
+        # their positions)): liveness.py calls these.
+        self.temporal_predicates = {e: (namespace[n], ids) for e, (n, ids) in generated.predicates.items()}
+        self.temporal_domains = {e: (namespace[n], ids) for e, (n, ids) in generated.domains.items()}
+        self.fairness = tuple((namespace[bindings], tuple(None if fn is None else (namespace[fn[0]], fn[1]) for fn in args))
+                              for bindings, args in generated.fairness)
         # Slots each action may assign, slots each invariant reads (by name): see codegen.Generated.
         self.action_writes = tuple(generated.action_writes)
         self.invariant_reads = {p.name: r for p, r in zip(spec.invariants, generated.invariant_reads)}
@@ -234,7 +243,7 @@ def compile_spec(spec: ir.Spec) -> Model:
     exec(code, namespace)  # the source holds generated identifiers and int/bool literals only
     model = Model(spec, generated, namespace, [])
     try:
-        model.constants = namespace["_constants"]()
+        model.constants = namespace[generated.entries.constants]()
     except runtime.Fault as fault:
         raise model.eval_error(fault) from None
     except (RecursionError, MemoryError) as exc:

@@ -145,8 +145,7 @@ class LivenessViolation:
 # ---------------------------------------------------------------- formulas
 
 def _predicate(model, expr: ir.Expr, env: dict):
-    name, ids = model.generated.predicates[expr]
-    fn = model.namespace[name]
+    fn, ids = model.temporal_predicates[expr]
     if not ids:
         return fn
     bound = tuple(env[i] for i in ids)
@@ -216,8 +215,8 @@ def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
     if isinstance(f, ir.TQuant):
         if f.kind != "all":
             raise _unsupported(f)
-        name, ids = model.generated.domains[f.domain]
-        for value in model.namespace[name](*(env[i] for i in ids)):
+        domain, ids = model.temporal_domains[f.domain]
+        for value in domain(*(env[i] for i in ids)):
             _expand(model, f.body, {**env, f.local.id: value}, out, label)
         return
     state = _state_formula(model, f, env)
@@ -274,9 +273,9 @@ class _Fairness:
         #                          [(bit, values-fn)] for conditions fixing those positions)}
         groups: dict[int, dict[tuple, list]] = {}
         spans = []  # per condition (bit): its `fair` declaration
-        for fair, (bindings_fn, arg_fns) in zip(model.spec.fairness, model.generated.fairness):
+        for fair, (bindings_fn, arg_fns) in zip(model.spec.fairness, model.fairness):
             try:
-                bindings = list(model.namespace[bindings_fn]())
+                bindings = list(bindings_fn())
             except EVAL_FAILURES as exc:
                 raise EvaluationFailed(exc, -1, "evaluating a fairness condition", fair.span) from None
             for binding in bindings:
@@ -288,8 +287,7 @@ class _Fairness:
                     if fn is None:
                         by_positions.setdefault((), [0, []])[0] |= bit
                     else:
-                        name, positions = fn
-                        f = model.namespace[name]
+                        f, positions = fn
                         by_positions.setdefault(positions, [0, []])[1].append(
                             (bit, (lambda st, f=f, b=binding: f(st, *b))))
         plan = {a: [(positions, any_mask, fixed) for positions, (any_mask, fixed) in sorted(g.items())]
