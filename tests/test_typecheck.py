@@ -512,3 +512,92 @@ def test_soundness_6_a_binder_inferred_again_warns_once():
         invariant I: (if true then {y for x in {} for y in {}} else {1}) == {}
         """)
     assert [w.code for w in model.warnings] == ["W204"]
+
+
+# ---------------------------------------------------------------- every error in one run
+
+def spec_errors(text: str) -> list:
+    from checker.core.errors import SpecError
+
+    with pytest.raises(SpecError) as info:
+        model_of(text)
+    return [(d.code, d.span.line) for d in info.value.diagnostics]
+
+
+def line_of(text: str, needle: str) -> int:
+    """The line of `needle` as the checker numbers them (model_of drops the leading newline)."""
+    return text.lstrip("\n").split("\n").index(needle) + 1
+
+
+MANY_ERRORS = """
+var x: int = 0
+var b: bool = false
+
+def twice(n: int) -> int: n + true
+
+action Inc:
+    x = x + 1
+    b = 3
+
+action Dec:
+    require x > 0
+    x = y
+
+invariant Small: x < 10 and b
+invariant Typo: x + 1
+"""
+BROKEN = {"def twice(n: int) -> int: n + true": ("E102", "def twice(n: int) -> int: n + 1"),
+          "    b = 3": ("E102", "    b = true"),
+          "    x = y": ("E100", "    x = x - 1"),
+          "invariant Typo: x + 1": ("E105", "invariant Typo: x + 1 > 0")}
+
+
+def test_every_body_with_an_error_is_reported_once_in_source_order():
+    expected = sorted((code, line_of(MANY_ERRORS, bad)) for bad, (code, _) in BROKEN.items())
+    assert sorted(spec_errors(MANY_ERRORS), key=lambda e: e[1]) == spec_errors(MANY_ERRORS)
+    assert sorted(spec_errors(MANY_ERRORS)) == expected
+
+
+def test_recovery_adds_no_error_of_its_own():
+    """Each broken body alone (the others repaired) gives exactly its own diagnostic, the same
+    one it gives among the others."""
+    for bad, (code, _) in BROKEN.items():
+        text = MANY_ERRORS
+        for other, (_, repaired) in BROKEN.items():
+            if other != bad:
+                text = text.replace(other + "\n", repaired + "\n")
+        assert spec_errors(text) == [(code, line_of(text, bad))]
+
+
+PROPERTY_AFTER_A_FAILED_ACTION = """
+var x: int = 0
+action Take(p in 0..2):
+    x = p + false
+fair weak Take(p) for p in 0..2
+property Eventually: eventually x == 2
+invariant Bad: 1
+"""
+
+
+def test_properties_and_fairness_wait_for_the_actions_they_name():
+    """A failed action has no parameters to check `fair weak Take(p)` against: its error and the
+    other bodies' are reported, not one about the fairness condition, and nothing breaks."""
+    text = PROPERTY_AFTER_A_FAILED_ACTION
+    assert spec_errors(text) == [("E102", line_of(text, "    x = p + false")), ("E105", line_of(text, "invariant Bad: 1"))]
+
+
+FAILED_DEF = """
+var x: int = 0
+def f(n: int) -> int: n and true
+action A:
+    x = f(x)
+invariant I: f(x) >= 0
+invariant J: x == true
+"""
+
+
+def test_a_failed_def_does_not_cascade_into_its_callers():
+    """Calls are checked against the def's declared signature, which stands although its body
+    failed: `f(x)` raises nothing more."""
+    assert spec_errors(FAILED_DEF) == [("E105", line_of(FAILED_DEF, "def f(n: int) -> int: n and true")),
+                                       ("E102", line_of(FAILED_DEF, "invariant J: x == true"))]

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from checker.core import types as T
-from checker.core.errors import SpecError, UsageError, Warnings, suggest
+from checker.core.errors import Diagnostic, SpecError, UsageError, Warnings, suggest
 from checker.core.runtime import NONE
 from checker.core.source import Source, Span
 from checker.ir import nodes as ir
@@ -64,6 +64,12 @@ class _Scope:
 def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None) -> ir.Spec:
     """Resolve and typecheck a parsed spec. `overrides` maps constant names to `-D` value texts."""
     return _Checker(tree, source, dict(overrides or {})).run()
+
+
+def _in_source_order(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics by position (those without a span last), each once."""
+    unique = list({(d.code, d.message, d.span): d for d in diagnostics}.values())
+    return sorted(unique, key=lambda d: (d.span is None, (d.span.line, d.span.column) if d.span else (0, 0)))
 
 
 class _Checker:
@@ -121,18 +127,28 @@ class _Checker:
         for d in decls:
             if isinstance(d, S.VarDecl):
                 self._declare_var(d)
-        functions = [self._check_def(self.defs[d.name]) for d in decls if isinstance(d, S.DefDecl)]
-        self.function_reads = ir.function_reads(functions)
+        # The bodies, each declaration on its own: an error in one is collected and checking goes
+        # on with the next, so that one run reports every body's first error (_recover). What
+        # needs every def body (the functions' reads) or every action's parameters (properties,
+        # fairness) is checked only when those all checked.
+        errors: list[Diagnostic] = []
+        functions = [self._recover(errors, self._check_def, self.defs[d.name]) for d in decls if isinstance(d, S.DefDecl)]
+        if not errors:
+            self.function_reads = ir.function_reads(functions)
         action_decls = [d for d in decls if isinstance(d, S.ActionDecl)]
         self.action_index = {d.name: i for i, d in enumerate(action_decls)}
-        actions = [self._check_action(d) for d in action_decls]
+        actions = [self._recover(errors, self._check_action, d) for d in action_decls]
+        invariants = [self._recover(errors, self._check_predicate, d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
+        constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
+        reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
+        theorems = [self._recover(errors, self._check_theorem, d) for d in decls if isinstance(d, S.TheoremDecl)]
+        if errors and (self.function_reads is None or None in actions):
+            raise SpecError(_in_source_order(errors))
         self.action_params = [a.params for a in actions]
-        invariants = [self._check_predicate(d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
-        constraints = [self._check_predicate(d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
-        reachables = [self._check_predicate(d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
-        properties = [self._check_property(d) for d in decls if isinstance(d, S.PropertyDecl)]
-        fairness = [self._check_fairness(d) for d in decls if isinstance(d, S.FairDecl)]
-        theorems = [self._check_theorem(d) for d in decls if isinstance(d, S.TheoremDecl)]
+        properties = [self._recover(errors, self._check_property, d) for d in decls if isinstance(d, S.PropertyDecl)]
+        fairness = [self._recover(errors, self._check_fairness, d) for d in decls if isinstance(d, S.FairDecl)]
+        if errors:
+            raise SpecError(_in_source_order(errors))
         self._check_evaluation_order()
         for slot, var in enumerate(self.variables):
             if slot not in self.reads:
@@ -163,6 +179,21 @@ class _Checker:
             theorems=tuple(theorems),
             warnings=tuple(self.warnings.items),
         )
+
+    def _recover(self, errors: list[Diagnostic], check, *args):
+        """`check(*args)`, or None after adding its error to `errors` and putting the checker back
+        as it was before (scopes, inference tables, the flags a declaration sets)."""
+        saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds)
+        try:
+            return check(*args)
+        except SpecError as exc:
+            errors.extend(exc.diagnostics)
+            del self.scopes[saved[0]:]
+            self.in_def, self.no_state, self.var_init_limit, self.defer_bounds = saved[1:]
+            self.inferring = 0
+            self.inferred.clear()
+            self.binders.clear()
+            return None
 
     def _check_evaluation_order(self) -> None:
         """Constants and the bounds in types are computed once, in order, before any state
