@@ -9,6 +9,7 @@ indices, bound names are `Local`s with unique ids. Every node has a type and a s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from checker.core.source import Span
 from checker.core.types import ANY, INT, TupleT, Type
@@ -27,6 +28,37 @@ class Local:
     name: str
     type: Type
     bounds: tuple["Expr", "Expr"] | None = field(default=None, compare=False)
+
+
+# ---------------------------------------------------------------- operators
+
+# Every built-in operation of `Prim`, with its number of arguments. `item` reads position
+# `info` of a tuple or record; `check_bounds` is a value assigned to a bounded variable and its
+# bound; `unwrap` the value inside an option known not to be none.
+OP_ARITY = {
+    "not": 1, "neg": 1, "len": 1, "card": 1, "elems": 1, "domain": 1, "head": 1, "tail": 1,
+    "bigunion": 1, "unwrap": 1, "powerset": 1, "min": 1, "max": 1, "item": 1,
+    "and": 2, "or": 2, "implies": 2, "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
+    "in": 2, "notin": 2, "subset": 2, "union": 2, "inter": 2, "diff": 2, "add": 2, "sub": 2,
+    "mul": 2, "div": 2, "mod": 2, "concat": 2, "append": 2, "lookup": 2, "at": 2, "maps": 2,
+    "range": 2, "check_bounds": 2,
+    "subseq": 3,
+}
+
+# The operators, as enums whose members' names are their values: an Op is equal to its string
+# and hashes as it does (Enum hashes the name), so tables keyed by the strings work with Ops.
+# Prim, Comp and Build turn the strings they are given into members, so an unknown operator is
+# an error where the node is built, not somewhere downstream.
+class _Named(str, Enum):
+    """An enum member that reads as its string everywhere: in f-strings and str() too."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+Op = _Named("Op", [(name, name) for name in OP_ARITY], module=__name__)
+CompKind = _Named("CompKind", [(k, k) for k in ("all", "any", "sum", "choose", "set", "map", "seq")], module=__name__)
+BuildKind = _Named("BuildKind", [(k, k) for k in ("set", "seq", "tuple", "record", "map")], module=__name__)
 
 
 # ---------------------------------------------------------------- expressions
@@ -61,11 +93,14 @@ class LocalRef(Expr):
 
 @dataclass(frozen=True)
 class Prim(Expr):
-    """A built-in operation. `op` names are listed in codegen.PRIMS."""
+    """A built-in operation (`op`: an Op, see OP_ARITY)."""
 
-    op: str
+    op: Op
     args: tuple[Expr, ...]
     info: object = None  # static extra data: a field index, a tuple position
+
+    def __post_init__(self):
+        object.__setattr__(self, "op", Op(self.op))
 
 
 @dataclass(frozen=True)
@@ -90,19 +125,25 @@ class Comp(Expr):
     (key and body), seq.
     """
 
-    kind: str
+    kind: CompKind
     generators: tuple[tuple[Local, Expr], ...]
     cond: Expr | None
     body: Expr
     key: Expr | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", CompKind(self.kind))
 
 
 @dataclass(frozen=True)
 class Build(Expr):
     """A literal collection: set, seq, tuple, record (fields in sorted order), map (k, v, k, v...)."""
 
-    kind: str
+    kind: BuildKind
     items: tuple[Expr, ...]
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", BuildKind(self.kind))
 
 
 @dataclass(frozen=True)
