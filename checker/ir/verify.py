@@ -55,12 +55,7 @@ class _Verifier:
             self.expr(f.body, scope, f"def {f.name}")
             self.same(f.body.type, f.returns, f"def {f.name}: its body")
         for a in spec.actions:
-            scope: dict[int, ir.Local] = {}
-            for local, domain in a.params:
-                self.expr(domain, scope, f"action {a.name}")
-                self.generator(local, domain, f"action {a.name}")
-                scope = self.bind(scope, (local,), f"action {a.name}")
-            self.stmts(a.body, scope, f"action {a.name}")
+            self.stmts(a.body, self.generators(a.params, {}, f"action {a.name}"), f"action {a.name}")
         for kind, preds in (("invariant", spec.invariants), ("constraint", spec.constraints),
                             ("reachable", spec.reachables)):
             for p in preds:
@@ -74,10 +69,7 @@ class _Verifier:
             self.formula(prop.formula, {}, f"property {prop.name}")
         for i, fair in enumerate(spec.fairness):
             where = f"fairness condition {i + 1}"
-            scope = {}
-            for local, domain in fair.generators:
-                self.expr(domain, scope, where)
-                scope = self.bind(scope, (local,), where)
+            scope = self.generators(fair.generators, {}, where)
             for target in fair.targets:
                 if not 0 <= target.action < len(spec.actions):
                     self.problems.append(f"{where}: action index {target.action} out of range")
@@ -99,6 +91,14 @@ class _Verifier:
             self.bound_ids.add(local.id)
             out[local.id] = local
         return out
+
+    def generators(self, binders, scope: dict, where: str) -> dict:
+        """The scope inside `x in S, y in T, ...` (each set may read the names bound before it)."""
+        for local, domain in binders:
+            self.expr(domain, scope, where)
+            self.generator(local, domain, where)
+            scope = self.bind(scope, (local,), where)
+        return scope
 
     def generator(self, local: ir.Local, domain: ir.Expr, where: str) -> None:
         if isinstance(domain.type, (T.SetT, T.SeqT)):
@@ -144,12 +144,7 @@ class _Verifier:
             for body in st.branches:
                 self.stmts(body, scope, where)
         elif isinstance(st, ir.WithS):
-            inner = scope
-            for local, domain in st.binders:
-                self.expr(domain, inner, where)
-                self.generator(local, domain, where)
-                inner = self.bind(inner, (local,), where)
-            self.stmts(st.body, inner, where)
+            self.stmts(st.body, self.generators(st.binders, scope, where), where)
         else:
             self.problems.append(f"{where}: unknown statement {type(st).__name__}")
         return scope
@@ -213,11 +208,7 @@ class _Verifier:
             self.expr(e.value, scope, where)
             self.expr(e.body, self.bind(scope, (e.local,), where), where)
         elif isinstance(e, ir.Comp):
-            inner = scope
-            for local, domain in e.generators:
-                self.expr(domain, inner, where)
-                self.generator(local, domain, where)
-                inner = self.bind(inner, (local,), where)
+            inner = self.generators(e.generators, scope, where)
             for part in (e.cond, e.body, e.key):
                 if part is not None:
                     self.expr(part, inner, where)
