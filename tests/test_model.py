@@ -43,3 +43,37 @@ def test_twenty_nested_loops_still_compile():
     params = ", ".join(f"p{i} in {{1}}" for i in range(20))
     model = model_of(f"var x: int = 0\naction Many({params}):\n    require x == 0\n    x = 1\n")
     assert len(model.actions) == 1
+
+
+def test_every_generated_line_knows_its_declaration():
+    """Generated.line_owners (what E008 and E406 are located by): the lines of each entry point
+    belong to its declaration."""
+    model = model_of("""
+const N: int = 2
+var x: int in 0..N
+def f(n: int) -> int: n + 1
+action A(p in 0..N):
+    x = (f(x) + p) % 3
+invariant I: x < 3
+constraint C: x < 3
+reachable R: x == 2
+property P: always x >= 0
+fair weak A
+""")
+    g = model.generated
+    lines = g.source.split("\n")
+    entries = g.entries
+    roles = {entries.actions[0]: ("action", 0), entries.next_states[0]: ("action", 0),
+             entries.invariants[0]: ("invariant", 0), entries.constraints[0]: ("constraint", 0),
+             entries.reachables[0]: ("reachable", 0), entries.init: ("variable", 0)}
+    current = None
+    seen = set()
+    for text, owner in zip(lines, g.line_owners):
+        if text.startswith("def "):
+            current = roles.get(text[4:].split("(")[0])
+        elif current is not None and text.startswith("    ") and owner is not None:
+            assert owner == current, (text, owner, current)
+            seen.add(owner)
+    assert seen == set(roles.values())
+    kinds = {o[0] for o in g.line_owners if o is not None}
+    assert {"constant", "function", "fairness", "property"} <= kinds

@@ -110,6 +110,10 @@ class Generated:
     # generated for, or None. Locates a RecursionError or MemoryError (Model.limit_error), at no cost
     # while exploring.
     line_spans: list = field(default_factory=list)
+    # Per line of `source`: the declaration it was generated for, (kind, index) with kind one of
+    # "constant", "variable" (the initial states), "function", "action", "invariant",
+    # "constraint", "reachable", "property", "fairness"; or None. Locates an E008.
+    line_owners: list = field(default_factory=list)
 
 
 def generate(spec: ir.Spec) -> Generated:
@@ -120,8 +124,10 @@ class _Gen:
     def __init__(self, spec: ir.Spec):
         self.spec = spec
         self.out: list[str] = []
-        self.spans: list = []  # per line of self.out: Generated.line_spans
+        # Per line of self.out: (span, owner) for Generated.line_spans and line_owners, or None.
+        self.spans: list = []
         self.at = None  # the span of the declaration or statement being generated
+        self.owner = None  # the declaration being generated: Generated.line_owners
         self.wheres: list = []
         self.function_reads = ir.function_reads(spec.functions)  # the one answer to "what does it read?"
         self.reads = [sorted(slots) for slots, _ in self.function_reads]  # state slots per function
@@ -169,7 +175,7 @@ class _Gen:
 
     def emit(self, indent: int, line: str) -> None:
         self.out.append("    " * indent + line)
-        self.spans.append(self.at)
+        self.spans.append((self.at, self.owner))
 
     def fresh(self) -> str:
         self.label += 1
@@ -184,14 +190,14 @@ class _Gen:
         header = len(self.out)
         names = [f"K{i}" for i in range(len(spec.constants))]
         for i, c in enumerate(spec.constants):
-            self.at = c.span
+            self.at, self.owner = c.span, ("constant", i)
             self.emit(1, f"K{i} = {self.ex(c.value)}")
         constants_end = len(self.out)
         self.emit(1, "return [" + ", ".join(names) + "]")
         self.emit(0, "")
         self.hoisting = True
         for i, f in enumerate(spec.functions):
-            self.at = f.span
+            self.at, self.owner = f.span, ("function", i)
             params = [f"l{p.id}" for p in f.params] + [f"v{s}" for s in self.reads[i]]
             self.emit(0, f"def f{i}({', '.join(params)}):")
             self.emit(1, f"return {self.ex(f.body)}")
@@ -205,13 +211,15 @@ class _Gen:
             actions.append(self._action(i, a))
             next_states.append(self._action(i, a, into=self.fresh()))
         checks = {}
-        for prefix, preds in (("inv", spec.invariants), ("con", spec.constraints), ("reach", spec.reachables)):
-            checks[prefix] = tuple(self._predicate(f"{prefix}{i}", p) for i, p in enumerate(preds))
+        for prefix, kind, preds in (("inv", "invariant", spec.invariants), ("con", "constraint", spec.constraints),
+                                    ("reach", "reachable", spec.reachables)):
+            checks[prefix] = tuple(self._predicate(f"{prefix}{i}", p, (kind, i)) for i, p in enumerate(preds))
         entries = Entries(init, tuple(actions), tuple(next_states), checks["inv"], checks["con"], checks["reach"],
                           canonical, _CONSTANTS)
         predicates: dict = {}
         domains: dict = {}
-        for prop in spec.properties:
+        for i, prop in enumerate(spec.properties):
+            self.owner = ("property", i)
             self._formula(prop.formula, predicates, domains)
         fairness = [self._fairness(i, f) for i, f in enumerate(spec.fairness)]
         hoisted = list(self.hoisted.values())
@@ -229,12 +237,14 @@ class _Gen:
         action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
         invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
         return Generated("\n".join(self.out) + "\n", entries, self.wheres, [tuple(r) for r in self.reads],
-                         action_writes, invariant_reads, predicates, domains, fairness, self.spans)
+                         action_writes, invariant_reads, predicates, domains, fairness,
+                         [None if x is None else x[0] for x in self.spans],
+                         [None if x is None else x[1] for x in self.spans])
 
-    def _predicate(self, name: str, p) -> str:
+    def _predicate(self, name: str, p, owner: tuple) -> str:
         """`{name}(s)`: the value of the state predicate `p` (an invariant, constraint or
         reachable check). Returns the name."""
-        self.at = p.span
+        self.at, self.owner = p.span, owner
         self.emit(0, f"def {name}(s):")
         self._unpack(1, _expr_reads(p.expr, self.reads))
         self.prologue, self.dirty, self.once, self.predicate = len(self.out), set(), {}, True
@@ -274,7 +284,7 @@ class _Gen:
     def _fairness(self, index: int, fair: ir.Fairness) -> tuple:
         """`fb{i}()` yields every binding of the generators; `fa{i}_{j}(s, bindings...)` gives
         the values of target j's fixed arguments (`*` positions left out)."""
-        self.at = fair.span
+        self.at, self.owner = fair.span, ("fairness", index)
         self.emit(0, f"def fb{index}():")
         indent = 1
         for local, domain in fair.generators:
@@ -315,10 +325,11 @@ class _Gen:
 
     def _init(self) -> str:
         spec = self.spec
+        self.at, self.owner = None, None
         self.emit(0, "def init():")
         indent = 1
         for i, v in enumerate(spec.variables):
-            self.at = v.span
+            self.at, self.owner = v.span, ("variable", i)
             if v.choice:
                 self.emit(indent, f"for v{i} in {self.domain(v.init)}:")
                 indent += 1
@@ -335,6 +346,7 @@ class _Gen:
         """`t0(s)`: `s` with each map variable's key tuple replaced by the interned one (a state
         that went through pickle, from another worker, gets the map fast path back)."""
         slots = [i for i, v in enumerate(self.spec.variables) if isinstance(v.type, T.MapT)]
+        self.at, self.owner = None, None
         self.emit(0, "def t0(s):")
         if not slots:
             self.emit(1, "return s")
@@ -365,7 +377,7 @@ class _Gen:
         is updated entry by entry where the action assigns entries by position (self.deltas:
         the change so far, None once the map is assigned otherwise, which looks it up whole)."""
         self.into = into
-        self.at = action.span
+        self.at, self.owner = action.span, ("action", index)
         assigned = _assigned_slots(action.body)
         name = f"{'n' if into else 'a'}{index}"
         self.emit(0, f"def {name}{'(s, fp, M, E)' if into else '(s)'}:")
@@ -652,7 +664,7 @@ class _Gen:
         if name is None:
             name = self.once[code] = self.fresh()
             self.out.insert(self.prologue, f"    {name} = {code}")
-            self.spans.insert(self.prologue, self.at)
+            self.spans.insert(self.prologue, (self.at, self.owner))
             self.prologue += 1
         return name
 
@@ -746,7 +758,7 @@ class _Gen:
             name = self.fresh()
             self.hoisted[code] = name
             self.hoisted_lines.append(f"{name} = {code}")
-            self.hoisted_at.append(self.at)
+            self.hoisted_at.append((self.at, self.owner))
         return name
 
     def ex(self, e: ir.Expr) -> str:

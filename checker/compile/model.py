@@ -8,7 +8,6 @@ and errors. A Model is immutable once built; explorers only call it.
 
 from __future__ import annotations
 
-import re
 import traceback
 from dataclasses import dataclass
 
@@ -52,7 +51,6 @@ _RECURSION_HINT = ("a recursive `def` must reach its base case within about 900 
                    "recursion limit)")
 _MEMORY_HINT = ("a value computed here does not fit in the memory this process may use (a huge range or set, a "
                 "sequence that keeps doubling): bound it with a guard or a constraint, or allow more memory")
-_GENERATED_FUNCTION = re.compile(r"f(\d+)$")
 
 
 def _code_name(spec: ir.Spec) -> str:
@@ -191,9 +189,9 @@ class Model:
 
     def _origin(self, exc: BaseException) -> tuple[Span | None, int | None]:
         """The span of the innermost line of generated code in `exc`'s traceback and the index of
-        the innermost generated `def` (f0, f1, ...) on it; then the traceback is dropped."""
+        the innermost `def` of the spec on it (Generated.line_owners); then the traceback is dropped."""
         tb = exc.__traceback__
-        spans = self.generated.line_spans
+        spans, owners = self.generated.line_spans, self.generated.line_owners
         filename = self.code_name
         where = function = None
         try:
@@ -203,9 +201,9 @@ class Model:
                     line = tb.tb_lineno
                     if 0 < line <= len(spans) and spans[line - 1] is not None:
                         where = spans[line - 1]
-                    m = _GENERATED_FUNCTION.match(code.co_name)
-                    if m and int(m.group(1)) < len(self.spec.functions):
-                        function = int(m.group(1))
+                    owner = owners[line - 1] if 0 < line <= len(owners) else None
+                    if owner is not None and owner[0] == "function":
+                        function = owner[1]
                 tb = tb.tb_next
         finally:
             traceback.clear_frames(exc.__traceback__)
@@ -251,7 +249,6 @@ def compile_spec(spec: ir.Spec) -> Model:
     return model
 
 
-_GENERATED_DEF = re.compile(r"def ([A-Za-z_]+?)(\d*)(?:_\d+)?\(")
 _LOOPS_HINT = ("Python allows 20 nested loops in a function: each action parameter, `with` binder and enclosing "
                "`either` adds one, as does each `var NAME: T in SET` to the initial states; split the action, or "
                "choose a tuple from one set instead of several values")
@@ -259,29 +256,22 @@ _DEPTH_HINT = "move parts of the expression or block into a `def`, or split the 
 
 
 def _too_complex(spec: ir.Spec, generated: codegen.Generated | None, line: int | None, reason: str) -> SpecError:
-    """E008 at the declaration whose generated code broke a limit of Python (the line of the
-    generated source says which one); at the top of the file when that cannot be told."""
+    """E008 at the declaration whose generated code broke a limit of Python (the declaration
+    codegen generated that line for: Generated.line_owners); at the top of the file when that
+    cannot be told."""
     what, span = "the spec", Span(spec.file, 1, 1, 1, 2)
-    if generated is not None and line:
-        lines = generated.source.splitlines()
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        header = next((m for m in map(_GENERATED_DEF.match, reversed(lines[:line])) if m), None)
-        kind, index = (header.group(1), int(header.group(2) or 0)) if header else ("", 0)
-        tables = {"a": ("action", spec.actions), "n": ("action", spec.actions), "f": ("function", spec.functions),
-                  "inv": ("invariant", spec.invariants), "con": ("constraint", spec.constraints),
-                  "reach": ("reachable check", spec.reachables)}
-        var = re.search(r"\bfor v(\d+) in\b", text)
-        const = re.match(r"\s*K(\d+) = ", text)
-        if kind == "init" and var and int(var.group(1)) < len(spec.variables):
-            v = spec.variables[int(var.group(1))]
-            what, span = f"the initial states (variable `{v.name}`)", v.span
-        elif kind == "_constants" and const and int(const.group(1)) < len(spec.constants):
-            c = spec.constants[int(const.group(1))]
-            what, span = f"constant `{c.name}`", c.span
-        elif kind in tables and index < len(tables[kind][1]):
-            decl = tables[kind][1][index]
-            what, span = f"{tables[kind][0]} `{decl.name}`", decl.span
-        elif kind in ("fb", "fa") and index < len(spec.fairness):
-            what, span = "this fairness condition", spec.fairness[index].span
+    owners = generated.line_owners if generated is not None else []
+    owner = owners[line - 1] if line and 0 < line <= len(owners) else None
+    if owner is not None:
+        kind, index = owner
+        decls = {"constant": spec.constants, "variable": spec.variables, "function": spec.functions,
+                 "action": spec.actions, "invariant": spec.invariants, "constraint": spec.constraints,
+                 "reachable": spec.reachables, "property": spec.properties, "fairness": spec.fairness}[kind]
+        decl = decls[index]
+        span = decl.span
+        what = {"variable": f"the initial states (variable `{getattr(decl, 'name', '')}`)",
+                "fairness": "this fairness condition",
+                "reachable": f"reachable check `{getattr(decl, 'name', '')}`"}.get(
+            kind, f"{kind} `{getattr(decl, 'name', '')}`")
     hint = _LOOPS_HINT if "nested blocks" in reason else _DEPTH_HINT
     return SpecError.single("E008", f"cannot compile {what}: {reason}", span, hint)
