@@ -132,3 +132,35 @@ def test_a_local_bound_twice_is_reported():
     let = next(st for st in body if isinstance(st, ir.LetS))
     problems = verify(with_action_body(spec, [let] + body))
     assert any("is bound twice" in p for p in problems), problems
+
+
+# ---------------------------------------------------------------- the shared walkers
+
+def _naive_statements(body) -> list:
+    out = []
+    for st in body:
+        out.append(st)
+        if isinstance(st, ir.IfS):
+            for _, b in st.branches:
+                out += _naive_statements(b)
+            out += _naive_statements(st.orelse)
+        elif isinstance(st, ir.EitherS):
+            for b in st.branches:
+                out += _naive_statements(b)
+        elif isinstance(st, ir.WithS):
+            out += _naive_statements(st.body)
+    return out
+
+
+def _naive_subexpressions(e) -> list:
+    return [e] + [x for c in ir.children(e) for x in _naive_subexpressions(c)]
+
+
+@pytest.mark.parametrize("path", SPEC_FILES, ids=lambda p: p.name)
+def test_the_shared_walkers_visit_what_a_recursion_visits(path):
+    for _, spec in lowered(path):
+        for a in spec.actions:
+            assert list(ir.statements(a.body)) == _naive_statements(a.body)
+            for st in ir.statements(a.body):
+                for e in ir.stmt_exprs(st):
+                    assert list(ir.subexpressions(e)) == _naive_subexpressions(e)

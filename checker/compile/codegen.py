@@ -935,48 +935,19 @@ def _nonzero_int(e: ir.Expr) -> bool:
 def _keyed_locals(spec: ir.Spec) -> set[int]:
     """Ids of the bound names used directly as a map key (`m[k]` read or `m[k] = v` written)."""
     out: set[int] = set()
-
-    def expr(e):
-        if isinstance(e, ir.Prim) and e.op == "lookup" and isinstance(e.args[1], ir.LocalRef):
-            out.add(e.args[1].local.id)
-        for c in _children(e):
-            expr(c)
-
-    def stmts(body):
-        for st in body:
-            if isinstance(st, (ir.RequireS,)):
-                expr(st.cond)
-            elif isinstance(st, ir.LetS):
-                expr(st.value)
-            elif isinstance(st, ir.AssignS):
-                expr(st.value)
-                for step in st.steps:
-                    if step.kind != "field":
-                        expr(step.index)
-                    if step.kind == "map" and isinstance(step.index, ir.LocalRef):
-                        out.add(step.index.local.id)
-            elif isinstance(st, ir.IfS):
-                for cond, b in st.branches:
-                    expr(cond)
-                    stmts(b)
-                stmts(st.orelse)
-            elif isinstance(st, ir.EitherS):
-                for b in st.branches:
-                    stmts(b)
-            elif isinstance(st, ir.WithS):
-                for _, d in st.binders:
-                    expr(d)
-                stmts(st.body)
-
+    exprs = [d for a in spec.actions for _, d in a.params]
     for a in spec.actions:
-        for _, d in a.params:
-            expr(d)
-        stmts(a.body)
-    for f in spec.functions:
-        expr(f.body)
-    for p in (*spec.invariants, *spec.constraints, *spec.reachables):
-        expr(p.expr)
+        for st in ir.statements(a.body):
+            exprs += ir.stmt_exprs(st)
+            if isinstance(st, ir.AssignS):
+                out.update(s.index.local.id for s in st.steps if s.kind == "map" and isinstance(s.index, ir.LocalRef))
+    exprs += [f.body for f in spec.functions] + [p.expr for p in (*spec.invariants, *spec.constraints, *spec.reachables)]
+    for e in exprs:
+        for x in ir.subexpressions(e):
+            if isinstance(x, ir.Prim) and x.op == "lookup" and isinstance(x.args[1], ir.LocalRef):
+                out.add(x.args[1].local.id)
     return out
+
 
 _children = ir.children
 
@@ -1043,28 +1014,11 @@ def _expr_reads(e: ir.Expr, function_reads) -> set[int]:
 
 
 def _assigned_slots(stmts) -> set[int]:
-    out: set[int] = set()
-    for st in stmts:
-        if isinstance(st, ir.AssignS):
-            out.add(st.slot)
-        elif isinstance(st, ir.IfS):
-            for _, b in st.branches:
-                out |= _assigned_slots(b)
-            out |= _assigned_slots(st.orelse)
-        elif isinstance(st, ir.EitherS):
-            for b in st.branches:
-                out |= _assigned_slots(b)
-        elif isinstance(st, ir.WithS):
-            out |= _assigned_slots(st.body)
-    return out
+    return {st.slot for st in ir.statements(stmts) if isinstance(st, ir.AssignS)}
 
 
 def _nondeterministic(st: ir.Stmt) -> bool:
-    if isinstance(st, (ir.EitherS, ir.WithS)):
-        return True
-    if isinstance(st, ir.IfS):
-        return any(_nondeterministic_block(b) for _, b in st.branches) or _nondeterministic_block(st.orelse)
-    return False
+    return any(isinstance(s, (ir.EitherS, ir.WithS)) for s in ir.statements((st,)))
 
 
 def _nondeterministic_block(stmts) -> bool:

@@ -467,6 +467,51 @@ def children(e: Expr) -> tuple:
     return ()
 
 
+def subexpressions(e: Expr):
+    """`e` and every expression inside it, pre-order."""
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        yield x
+        todo.extend(reversed(children(x)))
+
+
+def blocks(st: Stmt) -> tuple:
+    """The statement blocks directly inside `st` (an `if`'s branches and else, `either`'s
+    branches, a `with`'s body)."""
+    if isinstance(st, IfS):
+        return tuple(b for _, b in st.branches) + (st.orelse,)
+    if isinstance(st, EitherS):
+        return st.branches
+    if isinstance(st, WithS):
+        return (st.body,)
+    return ()
+
+
+def stmt_exprs(st: Stmt) -> tuple:
+    """The expressions directly in `st`, not in its blocks: a guard, an assigned value and the
+    keys and positions of its target, a `let`'s value, an `if`'s conditions, a `with`'s sets."""
+    if isinstance(st, RequireS):
+        return (st.cond,)
+    if isinstance(st, AssignS):
+        return tuple(s.index for s in st.steps if s.kind != "field") + (st.value,)
+    if isinstance(st, LetS):
+        return (st.value,)
+    if isinstance(st, IfS):
+        return tuple(c for c, _ in st.branches)
+    if isinstance(st, WithS):
+        return tuple(d for _, d in st.binders)
+    return ()
+
+
+def statements(body):
+    """Every statement in the block `body`, nested ones too, pre-order."""
+    for st in body:
+        yield st
+        for b in blocks(st):
+            yield from statements(b)
+
+
 # What an expression reads is answered here and only here. Typecheck asks it (constants, the
 # bounds in types, the sets of fairness conditions and of quantifiers over temporal formulas
 # must not read the state) and codegen relies on the same answer (what it computes once, which
