@@ -7,6 +7,10 @@
   all on the safety part (invariants, constraints, deadlock). They explore in the same order,
   so they must agree on everything: verdict, distinct states, states generated, depth, trace
   length and the violated invariant (for an evaluation error: the verdict).
+- a representation check (tests/values_check.py): every state a breadth-first walk of the
+  compiled successor functions reaches uses the run-time representation of its types, and
+  every successor's incrementally updated fingerprint is its fingerprint computed afresh
+  (differences prefixed "representation: ").
 - optionally TLC on the translation (tests/oracle/tla.py), against tlacheck with exact storage
   and the temporal properties (its differences are prefixed "TLC: "). For a complete run: verdict, distinct, generated and depth; for
   a violation: its kind, the invariant and the trace length (counts at a violation depend on
@@ -38,6 +42,7 @@ from tests.oracle import tlc as tlc_runner
 from tests.oracle.generate import GeneratedSpec, generate
 from tests.oracle.tla import Unsupported, translate
 from tests.reference_explorer import TooLarge, reference_check
+from tests.values_check import state_problems
 
 LIMIT = 3000  # distinct states: past this a spec is skipped
 TIME_LIMIT_S = 30.0
@@ -153,6 +158,7 @@ def check_spec(g: GeneratedSpec, tlc: bool = False, inject=None) -> Outcome:
         d = diff(exact, other)
         if d is not None:
             out.diffs.append(d)
+    out.diffs += [f"representation: {p}" for p in state_problems(model, LIMIT)]
     if tlc:
         own = len(out.diffs)
         _compare_tlc(model, g, exact, out)
