@@ -64,6 +64,7 @@ RUNTIME_NAMES = {
     "_int_range": "int_range", "_range_domain": "range_domain", "_mul": "mul", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
     "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_memo": "memo", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
+    "_map_update": "map_update",
     "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
     "_check_bounds": "check_bounds", "_keys_tuple": "keys_tuple", "NONE": "NONE", "Fault": "Fault",
 }
@@ -550,9 +551,12 @@ class _Gen:
         fast = self._position(steps[0].index, current) if steps and steps[0].kind == "map" else None
         delta = self.deltas.get(st.slot)
         if fast is None:
-            self.emit(indent, f"{current} = {self._update(current, steps, st.value)}")
-            if delta is not None:  # its hash: looked up whole in the fingerprint
-                self.emit(indent, f"{delta} = None")
+            if delta is not None and steps and steps[0].kind == "map":
+                self._assign_entry(st, indent, delta)
+            else:
+                self.emit(indent, f"{current} = {self._update(current, steps, st.value)}")
+                if delta is not None:  # its hash: looked up whole in the fingerprint
+                    self.emit(indent, f"{delta} = None")
             self.dirty.add(current)
             return
         pos, dom = fast
@@ -572,10 +576,31 @@ class _Gen:
             self.emit(indent + 2, f"{delta} ^= E[{st.slot}][({key}, {old}[{pos}])] ^ E[{st.slot}][({key}, {values}[{pos}])]")
         self.emit(indent + 1, f"{current} = ({dom}, tuple({values}))")
         self.emit(indent, "else:")
-        self.emit(indent + 1, f"{current} = {self._update_by_key(current, steps[0], steps[1:], st.value)}")
         if delta is not None:
-            self.emit(indent + 1, f"{delta} = None")
+            self._assign_entry(st, indent + 1, delta)
+        else:
+            self.emit(indent + 1, f"{current} = {self._update_by_key(current, steps[0], steps[1:], st.value)}")
         self.dirty.add(current)
+
+    def _assign_entry(self, st: ir.AssignS, indent: int, delta: str) -> None:
+        """`m[k] = e` or `m[k]... = e` for a map slot whose hash's change is tracked (`delta`), by
+        key: the old and new values of the entry update the change. Evaluated in the order of
+        the expression _update_by_key builds (the key, then for `m[k] = e` the value and the
+        lookup, for a longer path the lookup first), so errors come in the same order in the
+        generator form, which uses that expression."""
+        current, step, more = f"v{st.slot}", st.steps[0], st.steps[1:]
+        key, old, new = self.fresh(), self.fresh(), self.fresh()
+        w = self.where(step.span, "lookup", (step.container,))
+        self.emit(indent, f"{key} = {self.ex(step.index)}")
+        if more:
+            self.emit(indent, f"{old} = _lookup({current}, {key}, {w})")
+            self.emit(indent, f"{new} = {self._update(old, more, st.value)}")
+            self.emit(indent, f"{current} = _map_set({current}, {key}, {new}, {w})")
+        else:
+            self.emit(indent, f"{new} = {self.ex(st.value)}")
+            self.emit(indent, f"{current}, {old} = _map_update({current}, {key}, {new}, {w})")
+        self.emit(indent, f"if {delta} is not None:")
+        self.emit(indent + 1, f"{delta} ^= E[{st.slot}][({key}, {old})] ^ E[{st.slot}][({key}, {new})]")
 
     def _keys_are(self, m: str, dom: str) -> str:
         """The test "map `m`'s key tuple is the interned domain `dom`". For a variable not yet

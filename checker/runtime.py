@@ -119,13 +119,19 @@ def lookup(m, k, where: int):
 
 
 def map_set(m, k, v, where: int):
+    return map_update(m, k, v, where)[0]
+
+
+def map_update(m, k, v, where: int):
+    """(m with key `k` mapped to `v`, the value `k` had); E401 when `k` is not in m's domain. The
+    old value is what generated code needs to update the map's hash."""
     keys = m[0]
     try:
         i = keys.index(k)
     except ValueError:
         raise Fault("E401", where, m, k) from None
     vals = m[1]
-    return (keys, vals[:i] + (v,) + vals[i + 1:])
+    return (keys, vals[:i] + (v,) + vals[i + 1:]), vals[i]
 
 
 # ---------------------------------------------------------------- sequences
