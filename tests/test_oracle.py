@@ -135,7 +135,13 @@ def test_the_generator_is_deterministic_and_covers_the_language():
               "append", "subseq", "elems", "if-expr", "invariant", "constraint", "no-deadlock", "deadlock-check",
               "init-several", "init-reads-earlier", "always", "eventually", "leads_to", "always-eventually",
               "eventually-always", "property-and", "property-all", "fair-weak", "fair-strong", "fair-per-value",
-              "fair-wildcard", "fair-or", "intended-error"):
+              "fair-wildcard", "fair-or", "intended-error",
+              "nested-type", "set-of-sets", "set-of-records", "set-of-tuples", "set-of-options", "set-of-maps",
+              "map-of-maps", "map-int-keys", "map-partial", "map-domain-grows", "map-domain-shrinks", "read-nested",
+              "assign-nested", "read-partial-map", "assign-partial-map-entry", "map-key-bound", "map-key-with",
+              "map-key-computed", "map-assign-repeated", "map-assign-in-branch", "map-assign-then-whole",
+              "map-whole-then-entry", "choose-over-nested", "choose-over-maps", "choose-over-records",
+              "init-choice-nested", "step-action-nested"):
         assert f in features, f
 
 
