@@ -20,7 +20,8 @@ compared number for number:
   to everything else); sequences and tuples as TLA+ tuples, records as records, maps as
   functions, sets as sets.
 - Where tlacheck's canonical order is observable (`choose`, sequence comprehensions) the
-  translation picks or sorts with an explicit order operator generated per type.
+  translation picks or sorts with an explicit order operator generated per type (a map is
+  ordered as its pair (keys, values): its sorted domain, then its values in key order).
 - `//` and `%` are Python's (floor division for any sign of the divisor); `len` of a set is
   Cardinality; `let` is strict; an evaluation error of tlacheck (a key outside a domain,
   `head` of `[]`, a value outside a declared range, ...) is an error of TLC too (TLC's own,
@@ -31,9 +32,8 @@ compared number for number:
   made state-level, see `predicate`); temporal properties PROPERTYs of
   `Spec == Init /\\ [][Next]_vars /\\ fairness`, with `fair weak|strong` as WF_vars/SF_vars.
 
-Limits (raise Unsupported): `reachable` checks; an order on maps (a `choose` or sequence
-comprehension over maps); identifiers are prefixed (v_, c_, f_, l<id>_, A_, Inv_, Con_,
-Prop_) so that no spec name can clash with TLA+'s.
+Limits (raise Unsupported): `reachable` checks. Identifiers are prefixed (v_, c_, f_, l<id>_,
+A_, Inv_, Con_, Prop_) so that no spec name can clash with TLA+'s.
 """
 
 from __future__ import annotations
@@ -531,6 +531,10 @@ class _Translator:
         elif isinstance(t, T.SetT):
             sort = self.sorted(t.element)
             body = f"{self.seq_order(t.element)}({sort}(a), {sort}(b))"
+        elif isinstance(t, T.MapT):  # a map is its pair (keys, values): the sorted domains first
+            sort, keys, vals = self.sorted(t.key), self.seq_order(t.key), self.seq_order(t.value)
+            body = (f"LET ka == {sort}(DOMAIN a) kb == {sort}(DOMAIN b) IN {keys}(ka, kb) \\/ (ka = kb /\\ "
+                    f"{vals}([i \\in 1..Len(ka) |-> a[ka[i]]], [i \\in 1..Len(kb) |-> b[kb[i]]]))")
         else:
             raise Unsupported(f"canonical order of {t}")
         self.order_defs.append(f"{name}(a, b) == {body}")
