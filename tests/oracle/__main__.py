@@ -22,7 +22,7 @@ import json
 import sys
 import time
 from collections import Counter, defaultdict
-from multiprocessing import Pool
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from tests.oracle import tlc as tlc_runner
@@ -83,8 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     done = {(r["seed"], r.get("tlc", False)) for r in rows}
     todo = [s for s in _seeds(args.seeds) if (s, args.tlc) not in done]
     start = time.monotonic()
-    with results.open("a") as fh, Pool(args.jobs) if args.jobs > 1 else _Serial() as pool:
-        for i, o in enumerate(pool.imap(_check, [(s, args.tlc) for s in todo])):
+    # Not multiprocessing.Pool: its processes are daemonic, and tlacheck's workers=2 starts
+    # processes of its own, which a daemonic process may not have.
+    with results.open("a") as fh, ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _Serial() as pool:
+        for i, o in enumerate(pool.map(_check, [(s, args.tlc) for s in todo])):
             row = o.as_json() | {"tlc": args.tlc}
             if o.status == "disagree":
                 row["known"] = _label(o)
@@ -122,7 +124,7 @@ def _label(o: Outcome) -> str | None:
 
 
 class _Serial:
-    """Pool's imap, in this process."""
+    """The executor's map, in this process."""
 
     def __enter__(self):
         return self
@@ -131,7 +133,7 @@ class _Serial:
         return False
 
     @staticmethod
-    def imap(fn, items):
+    def map(fn, items):
         return map(fn, items)
 
 
