@@ -770,7 +770,10 @@ class _Gen:
         elem = self.pick([self.small_set_type(), ("rec", (("a", ("int", 0, 1)), ("b", BOOL))),
                           ("tup", (("int", 0, 1), sort)), ("map", self.key_type(small=True), BOOL),
                           ("opt", ("int", 0, 2)), ("seq", ("int", 0, 1), 2)])
-        return self.expr(("set", elem, []), ctx, 1), elem
+        made = self.expr(("set", elem, []), ctx, 1)
+        if elem[0] == "opt":  # `{1, 2}` or `{none}` alone is not a set of options: make it one
+            return f"({made} | {{none, {self.lit(elem[1])}}})", elem
+        return made, elem
 
     def choose_nested(self, ctx: _Ctx, d: int) -> str:
         """An int that depends on which element of a set of sets, records, tuples, maps, options
