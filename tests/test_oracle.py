@@ -17,8 +17,8 @@ from tests.oracle.compare import check_seed, check_spec, run_reference
 from tests.oracle.generate import GeneratedSpec, generate
 from tests.oracle.tla import translate
 
-REFERENCE_SEEDS = range(1, 151)
-TLC_SEEDS = range(1, 16)
+REFERENCE_SEEDS = range(1, 101)
+TLC_SEEDS = range(1, 13)
 
 needs_tlc = pytest.mark.skipif(tlc.available() is not None,
                                reason=f"TLC cannot run here: {tlc.available()}")
