@@ -36,8 +36,11 @@ that tlacheck's canonical order on them is observable (the reference explorer sh
 runtime.canon with tlacheck: only TLC, through the translation's explicit order operators,
 checks it independently).
 
-Not covered: `reachable` checks, variants and `expect`, theorems (not explored); temporal
-formulas under `not`/`or` (rejected, E114); `by` actors (display only).
+About a fifth of the specs have one or two `reachable` checks: some may hold, some cannot (a
+state outside a box, a state the random constraint cuts off, a contradiction).
+
+Not covered: variants and `expect`, theorems (not explored); temporal formulas under
+`not`/`or` (rejected, E114); `by` actors (display only).
 """
 
 from __future__ import annotations
@@ -1489,6 +1492,37 @@ class _Gen:
                 self.lines.append(f"invariant {name}: {body}")
             self.feat("invariant")
 
+    def declare_reachables(self, boxed: list[_Name], cut: str | None) -> None:
+        """One or two reachable checks: a target state or a state-dependent condition (which may
+        or may not be reachable), or one that cannot hold in a stored state: outside a variable's
+        box (never generated with the box as a `require`, generated and not stored with it as a
+        constraint), cut off by the random constraint, or a contradiction."""
+        ctx = self.state_ctx()
+        for _ in range(self.r.randint(1, 2)):
+            name = self.fresh("Reach")
+            r = self.r.random()
+            if r < 0.35:
+                self.feat("reachable-target")
+                vs = self.r.sample(self.vars, min(self.r.randint(1, 2), len(self.vars)))
+                body = " and ".join(f"{v.name} == {self.lit(v.type)}" for v in vs)
+            elif r < 0.6:
+                self.feat("reachable-guard")
+                body = self.guard(ctx)
+            elif r < 0.85 and cut is not None:
+                self.feat("reachable-impossible", "reachable-cut-by-constraint")
+                body = cut
+            elif boxed:
+                self.feat("reachable-impossible", "reachable-outside-box")
+                v = self.pick(boxed)
+                body = f"not {self.box(v.type, v.name)}"
+            else:
+                self.feat("reachable-impossible", "reachable-contradiction")
+                v = self.pick(self.vars)
+                value = self.lit(v.type)
+                body = f"{v.name} == {value} and {v.name} != {value}"
+            self.lines.append(f"reachable {name}: {body}")
+            self.feat("reachable")
+
     def declare_temporal(self) -> None:
         ctx = self.state_ctx()
 
@@ -1594,10 +1628,13 @@ class _Gen:
             self.feat("constraint", "constraint-box")
         else:
             self.feat(f"box-{box_mode}")
+        cut = None  # the states the random constraint cuts off
         if self.chance(0.08):
             self.feat("constraint", "constraint-random")
             v = self.pick(self.vars)
-            self.lines.append(f"constraint Extra: {v.name} != {self.lit(v.type)} or {self.expr(BOOL, self.state_ctx(), 2)}")
+            value, cond = self.lit(v.type), self.expr(BOOL, self.state_ctx(), 2)
+            self.lines.append(f"constraint Extra: {v.name} != {value} or {cond}")
+            cut = f"{v.name} == {value} and not ({cond})"
         temporal = self.chance(0.2)
         if temporal:
             self.declare_temporal()
@@ -1605,6 +1642,8 @@ class _Gen:
             self.declare_invariants(box_mode)
         deadlock = self.chance(0.5)
         self.feat("deadlock-check" if deadlock else "no-deadlock")
+        if self.chance(0.2):
+            self.declare_reachables(boxed, cut)
         return GeneratedSpec(self.seed, "\n".join(self.lines) + "\n", deadlock, frozenset(self.features))
 
 
