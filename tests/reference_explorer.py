@@ -277,11 +277,13 @@ class Outcome:
     generated: int
     depth: int
     trace_length: int | None = None
-    invariant: str | None = None
+    invariant: str | None = None  # for "unreachable": the first reachable check no state satisfies
+    witnesses: tuple[tuple[str, int], ...] | None = None  # see reference_check
 
 
 def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200_000,
-                    invariants: tuple[str, ...] | None = None, legacy_constraints: bool = False) -> Outcome:
+                    invariants: tuple[str, ...] | None = None, legacy_constraints: bool = False,
+                    reachables: bool = True) -> Outcome:
     """A plain BFS with TLC's semantics (invariants: None for all, else the named ones).
 
     As TLC: `generated` counts every initial state and every successor computed; a state not
@@ -294,6 +296,14 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
     and 1 when the initial states are computed but none is stored (TLC's report).
     Raises TooLarge past `limit` stored states.
 
+    Reachable checks (unless not `reachables`), decided after a complete search only: a check
+    holds iff a stored state (one that satisfies the constraints) satisfies it; `witnesses`
+    lists (name, trace length to the first such state in BFS order, i.e. its level) for those
+    that hold, and the verdict is "unreachable" (`invariant`: the first check, in declaration
+    order, that no stored state satisfies) if one does not. Each check is evaluated on the
+    stored states in BFS order up to its first witness (an evaluation error there is the
+    verdict "error"). `witnesses` is None when the spec has none or the search stopped early.
+
     `legacy_constraints` is tlacheck's semantics before it followed TLC (used only to triage
     disagreements, tests/oracle/triage.py): states failing a constraint are not checked against
     the invariants, and the depth is 0 when no initial state is stored."""
@@ -301,6 +311,7 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
     checks = [p for p in spec.invariants if invariants is None or p.name in invariants]
     seen: set = set()
     frontier: list = []
+    stored: list = []  # (state, level), in BFS order: for the reachable checks
     generated = 0
     depth = 1
 
@@ -323,6 +334,7 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
             if in_model(s):
                 seen.add(s)
                 frontier.append(s)
+                stored.append((s, 1))
         if legacy_constraints and not frontier:
             depth = 0
         level = 1
@@ -336,10 +348,11 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
                     if t in seen:
                         continue
                     bad = violated(t)
-                    stored = in_model(t)
-                    if stored:
+                    kept = in_model(t)
+                    if kept:
                         seen.add(t)
                         nxt.append(t)
+                        stored.append((t, level + 1))
                         depth = level + 1
                     if bad is not None:
                         return Outcome("invariant", len(seen), generated, depth, level + 1, bad)
@@ -349,14 +362,22 @@ def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200
                     raise TooLarge(len(seen))
             level += 1
             frontier = nxt
+        witnesses = {}
+        for p in spec.reachables if reachables else ():
+            witnesses[p.name] = next((level for s, level in stored if it.ev(p.expr, s, {})), None)
     except R.Fault:
         return Outcome("error", len(seen), generated, depth)
-    return Outcome("ok", len(seen), generated, depth)
+    if not witnesses:
+        return Outcome("ok", len(seen), generated, depth)
+    missing = [name for name, level in witnesses.items() if level is None]
+    found = tuple(sorted((name, level) for name, level in witnesses.items() if level is not None))
+    return Outcome("unreachable" if missing else "ok", len(seen), generated, depth,
+                   invariant=missing[0] if missing else None, witnesses=found)
 
 
 def reference_counts(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200_000):
     """(distinct, generated, depth, verdict) of reference_check; verdict ok, invariant or deadlock."""
-    out = reference_check(spec, check_deadlock, limit)
+    out = reference_check(spec, check_deadlock, limit, reachables=False)
     if out.verdict == "error":
         raise R.Fault("E4xx", -1)
     return out.distinct, out.generated, out.depth, out.verdict

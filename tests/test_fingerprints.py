@@ -18,6 +18,7 @@ from checker.engine.explore import explore
 from checker.engine.fingerprints import Fingerprinter, FingerprintSet, collision_probability, encode, slot_hash
 from checker.engine.options import Options, Storage
 from tests.conftest import ROOT, SPECS, model_of, spec_runs
+from tests.values_check import state_problems, well_represented
 
 
 INT, BOOL = T.INT, T.BOOL
@@ -341,34 +342,17 @@ def test_giving_up_a_pool_changes_no_result(monkeypatch):
     assert (fp.distinct_states, fp.states_generated) == (2 ** 10 * 7, 2 ** 10 * 7 * 10 + 1)
 
 
-def well_represented(v, t: T.Type) -> bool:
-    """Whether value `v` of type `t` uses exactly the run-time representation of runtime.py: bools
-    only where `t` says bool, ints (never bools) for ints, enum members and model values. Equal
-    values of two Python types (True == 1) encode, so fingerprint, differently."""
-    if isinstance(t, T.BoolT):
-        return type(v) is bool
-    if isinstance(t, (T.IntT, T.SortT)):
-        return type(v) is int
-    if isinstance(t, T.OptionT):
-        return v is NONE or well_represented(v, t.inner)
-    if isinstance(t, (T.SetT, T.SeqT)):
-        return isinstance(v, frozenset if isinstance(t, T.SetT) else tuple) and \
-            all(well_represented(x, t.element) for x in v)
-    if isinstance(t, T.MapT):
-        return all(well_represented(k, t.key) for k in v[0]) and all(well_represented(x, t.value) for x in v[1])
-    if isinstance(t, (T.TupleT, T.RecordT)):
-        parts = t.elements if isinstance(t, T.TupleT) else [f for _, f in t.fields]
-        return len(v) == len(parts) and all(map(well_represented, v, parts))
-    return isinstance(t, T.AnyT)
-
-
 def test_the_representation_check_sees_a_bool_for_an_int():
     assert well_represented(((0, 1), (True, False)), T.MapT(T.INT, T.BOOL))
     assert not well_represented(((False, True), (True, False)), T.MapT(T.INT, T.BOOL))
+    assert not well_represented(((1, 0), (True, False)), T.MapT(T.INT, T.BOOL))  # keys out of order
+    assert well_represented(frozenset({(0, 1)}), T.SetT(T.SeqT(T.INT)))
+    assert not well_represented(frozenset({(0, True)}), T.SetT(T.SeqT(T.INT)))
+    assert not well_represented([0], T.SeqT(T.INT))
+    assert well_represented(NONE, T.OptionT(T.INT)) and not well_represented(None, T.OptionT(T.INT))
 
 
 @pytest.mark.parametrize("spec, variant", spec_runs())
 def test_every_reachable_state_is_well_represented(spec, variant):
     model = build_model(read_source(str(SPECS / spec)), None, variant)
-    for state in reachable(model, 400):
-        assert all(map(well_represented, state, model.var_types)), state
+    assert state_problems(model, 400) == []

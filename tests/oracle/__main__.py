@@ -6,7 +6,8 @@ writes into DIR (default oracle-out):
 - results.jsonl: one line per seed checked (the campaign is resumable: seeds already there
   are not checked again, so an interrupted run goes on where it stopped);
 - summary.json (summary-tlc.json with --tlc): counts per outcome, per feature (how many
-  agreeing, disagreeing, ... specs used each feature), every disagreement with its seed and
+  agreeing, disagreeing, ... specs used each feature) and per class of features (CLASSES),
+  every disagreement with its seed and
   the known bug that explains it (tests/oracle/triage.py; null: none does), every generator
   or translator bug;
 - for every seed that did not agree: seed-N.spec (the spec; the first comment line says how
@@ -22,7 +23,7 @@ import json
 import sys
 import time
 from collections import Counter, defaultdict
-from multiprocessing import Pool
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from tests.oracle import tlc as tlc_runner
@@ -30,7 +31,28 @@ from tests.oracle.compare import Outcome, check_seed
 from tests.oracle.generate import generate
 from tests.oracle.triage import label
 
+
 INTERESTING = ("disagree", "generator-bug", "translator-bug")
+
+# Feature classes for the summary (the first that matches a feature's name): a spec counts in a
+# class when it uses one of its features.
+CLASSES = [
+    ("reachable checks", ("reachable",)),
+    ("temporal properties and fairness", ("always", "eventually", "leads_to", "property", "fair-")),
+    ("nested state", ("nested-type", "set-of-", "map-of-", "seq-of-", "record-of-", "init-choice-nested")),
+    ("int-keyed and partial maps", ("map-int-keys", "map-partial", "map-domain-", "map-comprehension-partial",
+                                    "read-partial-map", "assign-partial-map")),
+    ("map entries assigned", ("assign-map-entry", "map-key-", "map-assign-", "map-whole-then-entry",
+                              "assign-partial-map-entry")),
+    ("nested paths", ("read-nested", "assign-nested", "read-path-", "assign-path-", "step-action-nested")),
+    ("canonical order (choose, sequence comprehensions)", ("choose", "seq-comprehension", "generators-several")),
+    ("constraints", ("constraint",)),
+    ("intended evaluation errors", ("intended-error", "bounded-seq")),
+]
+
+
+def feature_class(feature: str) -> str:
+    return next((name for name, prefixes in CLASSES if feature.startswith(prefixes)), "other")
 
 
 def _check(args: tuple[int, bool]) -> Outcome:
@@ -46,9 +68,12 @@ def summarise(rows: list[dict]) -> dict:
     """Counts per outcome and per feature, and the seeds of every non-agreeing outcome."""
     outcomes = Counter(r["status"] for r in rows)
     features: dict[str, Counter] = defaultdict(Counter)
+    classes: dict[str, Counter] = defaultdict(Counter)
     for r in rows:
         for f in r["features"]:
             features[f][r["status"]] += 1
+        for c in {feature_class(f) for f in r["features"]} - {"other"}:
+            classes[c][r["status"]] += 1
     reasons = Counter(f"{r['status']}: {r['reason']}" for r in rows if r["status"] in ("skipped", "error")
                       or r["status"] in INTERESTING and r["reason"])
     return {
@@ -56,6 +81,7 @@ def summarise(rows: list[dict]) -> dict:
         "outcomes": dict(sorted(outcomes.items())),
         "reasons": dict(reasons.most_common()),
         "features": {f: dict(sorted(c.items())) for f, c in sorted(features.items())},
+        "classes": {name: dict(sorted(classes[name].items())) for name, _ in CLASSES},
         "known_bugs": dict(Counter(str(r.get("known")) for r in rows if r["status"] == "disagree").most_common()),
         "disagreements": [{"seed": r["seed"], "known": r.get("known"), "diffs": r["diffs"], "tlc": r.get("tlc", False)}
                           for r in rows if r["status"] == "disagree"],
@@ -83,8 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     done = {(r["seed"], r.get("tlc", False)) for r in rows}
     todo = [s for s in _seeds(args.seeds) if (s, args.tlc) not in done]
     start = time.monotonic()
-    with results.open("a") as fh, Pool(args.jobs) if args.jobs > 1 else _Serial() as pool:
-        for i, o in enumerate(pool.imap(_check, [(s, args.tlc) for s in todo])):
+    # Not multiprocessing.Pool: its processes are daemonic, and tlacheck's workers=2 starts
+    # processes of its own, which a daemonic process may not have.
+    with results.open("a") as fh, ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _Serial() as pool:
+        for i, o in enumerate(pool.map(_check, [(s, args.tlc) for s in todo])):
             row = o.as_json() | {"tlc": args.tlc}
             if o.status == "disagree":
                 row["known"] = _label(o)
@@ -122,7 +150,7 @@ def _label(o: Outcome) -> str | None:
 
 
 class _Serial:
-    """Pool's imap, in this process."""
+    """The executor's map, in this process."""
 
     def __enter__(self):
         return self
@@ -131,7 +159,7 @@ class _Serial:
         return False
 
     @staticmethod
-    def imap(fn, items):
+    def map(fn, items):
         return map(fn, items)
 
 

@@ -4,9 +4,15 @@
 
 - tlacheck in-process (checker.compile.model.build_model, checker.engine.explore.explore) with exact storage,
   fingerprint storage and `workers=2`, and the reference explorer (tests/reference_explorer.py),
-  all on the safety part (invariants, constraints, deadlock). They explore in the same order,
-  so they must agree on everything: verdict, distinct states, states generated, depth, trace
-  length and the violated invariant (for an evaluation error: the verdict).
+  all on the safety part (invariants, constraints, deadlock) and the reachable checks. They
+  explore in the same order, so they must agree on everything: verdict, distinct states, states
+  generated, depth, trace length and the violated invariant (for an evaluation error: the
+  verdict), and after a complete search which reachable checks hold (a stored state satisfies
+  it; else the verdict is unreachable) and the trace length of each one's first witness.
+- a representation check (tests/values_check.py): every state a breadth-first walk of the
+  compiled successor functions reaches uses the run-time representation of its types, and
+  every successor's incrementally updated fingerprint is its fingerprint computed afresh
+  (differences prefixed "representation: ").
 - optionally TLC on the translation (tests/oracle/tla.py), against tlacheck with exact storage
   and the temporal properties (its differences are prefixed "TLC: "). For a complete run: verdict, distinct, generated and depth; for
   a violation: its kind, the invariant and the trace length (counts at a violation depend on
@@ -16,7 +22,10 @@
   agree on it, and both reports must be at the same BFS level (a violated invariant is found
   while the level before it is expanded, a deadlock while its own level is), except that
   tlacheck decides temporal properties after the search, so a property TLC reports during the
-  search may come first there.
+  search may come first there. Reachable checks are left out of these runs; after a complete
+  search (tlacheck: ok or unreachable), each one is checked alone by TLC as an invariant it
+  finds violated iff the check holds (tla.translate(spec, reachable=NAME)): it must hold in
+  both or in neither, with witnesses at the same trace length.
 
 The Outcome's status is one of: agree; error (every tool stopped with an evaluation error);
 disagree (with diffs); skipped (too large, or an undecidable race; the reason says which);
@@ -39,6 +48,7 @@ from tests.oracle import tlc as tlc_runner
 from tests.oracle.generate import GeneratedSpec, generate
 from tests.oracle.tla import Unsupported, translate
 from tests.reference_explorer import TooLarge, reference_check
+from tests.values_check import state_problems
 
 
 LIMIT = 3000  # distinct states: past this a spec is skipped
@@ -47,7 +57,8 @@ TIME_LIMIT_S = 30.0
 
 @dataclass(frozen=True)
 class Answer:
-    """One tool's answer. verdict: ok, invariant, deadlock, temporal, error, incomplete."""
+    """One tool's answer. verdict: ok, invariant, deadlock, temporal, unreachable, error,
+    incomplete."""
 
     tool: str
     verdict: str
@@ -55,7 +66,10 @@ class Answer:
     generated: int | None = None
     depth: int | None = None
     trace_length: int | None = None
-    check: str | None = None  # the violated invariant or property
+    check: str | None = None  # the violated invariant or property, or the first unreachable check
+    # After a complete search with reachable checks: (name, trace length of its witness) for
+    # each check that holds, by name; None: no reachable check, or the search stopped early.
+    witnesses: tuple[tuple[str, int], ...] | None = None
 
     def fields(self, counts: bool = True) -> dict:
         if self.verdict == "error":
@@ -63,6 +77,8 @@ class Answer:
         out = {"verdict": self.verdict, "trace_length": self.trace_length, "check": self.check}
         if counts:
             out.update(distinct=self.distinct, generated=self.generated, depth=self.depth)
+        if self.witnesses is not None:
+            out.update(witnesses=self.witnesses)
         return out
 
 
@@ -83,14 +99,19 @@ class Outcome:
                 "features": sorted(self.features), "check_deadlock": self.check_deadlock}
 
 
-def from_result(tool: str, r: Result) -> Answer:
+def from_result(tool: str, r: Result, reachables: bool = False) -> Answer:
+    """`r` as an Answer; `reachables`: reachable checks were checked (their witnesses count)."""
     v = r.violation
     if r.verdict == Verdict.ERROR:
         return Answer(tool, "error", trace_length=len(v.trace.steps) if v else None, check=v.name if v else None)
     if r.verdict == Verdict.INCOMPLETE:
         return Answer(tool, "incomplete", r.distinct_states, r.states_generated, r.depth, check=r.stop_reason)
+    witnesses = tuple(sorted((n, len(t.steps)) for n, t in r.witnesses.items())) if reachables else None
     if r.verdict == Verdict.OK:
-        return Answer(tool, "ok", r.distinct_states, r.states_generated, r.depth)
+        return Answer(tool, "ok", r.distinct_states, r.states_generated, r.depth, witnesses=witnesses)
+    if r.verdict == Verdict.UNREACHABLE:
+        return Answer(tool, "unreachable", r.distinct_states, r.states_generated, r.depth, check=v.name,
+                      witnesses=witnesses)
     if r.verdict == Verdict.DEADLOCK:
         return Answer(tool, "deadlock", r.distinct_states, r.states_generated, r.depth, len(v.trace.steps))
     if v.kind == "invariant":
@@ -102,17 +123,22 @@ def from_result(tool: str, r: Result) -> Answer:
 
 def run_tlacheck(model: Model, deadlock: bool, storage: Storage = Storage.EXACT, workers: int = 1,
                  invariants: tuple[str, ...] | None = None, properties: tuple[str, ...] | None = (),
-                 tool: str = "tlacheck") -> Answer:
-    """tlacheck's answer; `properties` () checks none, None all."""
+                 reachables: tuple[str, ...] | None = None, tool: str = "tlacheck") -> Answer:
+    """tlacheck's answer; `invariants`, `properties`, `reachables`: () checks none, None all."""
     opts = Options(check_deadlock=deadlock, max_states=LIMIT, time_limit=TIME_LIMIT_S, storage=storage,
-                   workers=workers, invariants=invariants, properties=properties,
-                   check_properties=properties != ())
-    return from_result(tool, explore(model, opts))
+                   workers=workers, invariants=invariants, properties=properties, reachables=reachables,
+                   check_properties=properties != () or reachables != ())
+    return from_result(tool, explore(model, opts), reachables=bool(model.reachables) and reachables != ())
 
 
 def run_reference(model: Model, deadlock: bool) -> Answer:
-    out = reference_check(model.spec, deadlock, limit=LIMIT)
-    return Answer("reference", out.verdict, out.distinct, out.generated, out.depth, out.trace_length, out.invariant)
+    return reference_answer(reference_check(model.spec, deadlock, limit=LIMIT))
+
+
+def reference_answer(out) -> Answer:
+    """The reference explorer's Outcome as an Answer."""
+    return Answer("reference", out.verdict, out.distinct, out.generated, out.depth, out.trace_length, out.invariant,
+                  out.witnesses)
 
 
 def diff(a: Answer, b: Answer, counts: bool = True) -> str | None:
@@ -155,9 +181,12 @@ def check_spec(g: GeneratedSpec, tlc: bool = False, inject=None) -> Outcome:
         d = diff(exact, other)
         if d is not None:
             out.diffs.append(d)
+    out.diffs += [f"representation: {p}" for p in state_problems(model, LIMIT)]
     if tlc:
         own = len(out.diffs)
         _compare_tlc(model, g, exact, out)
+        if exact.witnesses is not None and out.status == "agree":
+            _compare_reachables(model, exact, out)
         out.diffs[own:] = [f"TLC: {d}" for d in out.diffs[own:]]
     if out.diffs:
         out.status = "disagree"
@@ -208,8 +237,8 @@ def _level(a: Answer) -> int:
 def _compare_tlc(model: Model, g: GeneratedSpec, exact: Answer, out: Outcome) -> None:
     dl = g.check_deadlock
     mine = exact
-    if model.spec.properties:
-        mine = run_tlacheck(model, dl, properties=None, tool="exact")
+    if model.spec.properties or model.spec.reachables:  # TLC's module has no reachable checks
+        mine = run_tlacheck(model, dl, properties=None, reachables=(), tool="exact")
     try:
         theirs = tlc_answer(model, dl, out=out)
     except Unsupported as exc:
@@ -247,12 +276,12 @@ def _alone(model: Model, dl: bool, a: Answer) -> tuple[Answer, Answer]:
     """tlacheck's and TLC's answers when only the check `a` reports is checked."""
     if a.verdict == "deadlock":
         args = dict(invariants=(), properties=())
-        return run_tlacheck(model, True, **args), tlc_answer(model, True, **args)
+        return run_tlacheck(model, True, reachables=(), **args), tlc_answer(model, True, **args)
     if a.verdict == "invariant":
         args = dict(invariants=(a.check,), properties=())
-        return run_tlacheck(model, False, **args), tlc_answer(model, False, **args)
+        return run_tlacheck(model, False, reachables=(), **args), tlc_answer(model, False, **args)
     props = (a.check,) if a.check is not None else None
-    return (run_tlacheck(model, False, invariants=(), properties=props or None),
+    return (run_tlacheck(model, False, invariants=(), properties=props or None, reachables=()),
             tlc_answer(model, False, invariants=(), properties=props))
 
 
@@ -271,6 +300,31 @@ def _reconcile(model: Model, dl: bool, mine: Answer, theirs: Answer, out: Outcom
     if _level(mine) != _level(theirs):
         out.diffs.append(f"tlacheck reports {mine.verdict} {mine.check or ''} at level {_level(mine)}, "
                          f"TLC {theirs.verdict} {theirs.check or ''} at level {_level(theirs)}")
+
+
+def _compare_reachables(model: Model, exact: Answer, out: Outcome) -> None:
+    """After a complete search: each reachable check holds in tlacheck (with a witness at the same
+    trace length) iff TLC, checking it alone as an invariant (tla.translate(spec, reachable=...)),
+    finds that invariant violated."""
+    held = dict(exact.witnesses)
+    for p in model.spec.reachables:
+        translation = translate(model.spec, reachable=p.name)
+        r = tlc_runner.run(translation, check_deadlock=False)
+        if r.verdict in ("parse", "unknown", "timeout"):
+            out.status, out.reason = "translator-bug", f"TLC: reachable {p.name}: {r.verdict}: " + _tlc_error(r.output)
+            return
+        if r.verdict == "invariant" and r.invariant == f"Reach_{p.name}":
+            theirs = f"a witness at trace length {r.trace_length}"
+        elif r.verdict == "ok":
+            theirs = "unreachable"
+        else:
+            theirs = f"verdict {r.verdict}"
+        mine = f"a witness at trace length {held[p.name]}" if p.name in held else "unreachable"
+        if mine != theirs:
+            out.diffs.append(f"reachable {p.name}: tlacheck {mine} vs tlc {theirs}")
+            out.tla = (out.tla or "") + f"\n\\* reachable {p.name}, checked alone:\n{translation.module}\n" \
+                f"\\* cfg:\n{translation.cfg}"
+            out.tlc_output += f"\n(reachable {p.name}:)\n" + _tlc_error(r.output, 60, "\n")
 
 
 def _tlc_error(output: str, n: int = 12, sep: str = " | ") -> str:

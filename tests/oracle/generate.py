@@ -8,34 +8,46 @@ decides).
 Guarantees, by construction:
 - The spec parses and typechecks (a spec error is a generator bug, and the campaign counts
   it as one).
-- The state space is finite and small: every variable whose type holds ints or sequences has a
-  *box* (ints in lo..hi, sets within a small universe, sequences of at most 2 or 3 elements),
-  enforced either by a `require` at the end of every action or by a `constraint`; the other
-  types (bools, enums, model values, sets and maps of them) are finite anyway. The product of
-  the boxes is kept below a few thousand states.
-- Evaluation errors are avoided where the generator can: map keys are drawn from the map's
-  domain (maps have enum or model-value keys and a full domain), divisors are positive
-  literals, `min`/`max`/`choose` range over sets with a known member, `head`/`tail`/positions
-  are guarded by the length. A few percent of the specs deliberately risk one (the feature
-  "intended-error"): a division by a variable, `head` of a sequence that may be empty, a
-  lookup in a partial map, or a sequence that outgrows its declared bound (`seq[T, N]`).
+- The state space is finite and small: every variable whose type holds ints or sequences, or
+  is a set of compound values, has a *box* (ints in lo..hi, sets within a small universe,
+  sequences of at most 2 or 3 elements), enforced either by a `require` at the end of every
+  action or by a `constraint`; the other types (bools, enums, model values, sets and maps of
+  them) are finite anyway. The product of the boxes is kept below a few thousand states.
+- Evaluation errors are avoided where the generator can: a map's keys are a sort or a small
+  range of ints; a map read or assigned by key uses a key of its domain (any key of a full
+  map; for a partial map, whose domain grows and shrinks, under `if k in domain(m)`),
+  divisors are positive literals, `min`/`max`/`choose` range over sets with a known member,
+  `head`/`tail`/positions are guarded by the length. A few percent of the specs deliberately
+  risk one (the feature "intended-error"): a division by a variable, `head` of a sequence that
+  may be empty, a lookup in a map outside its domain, or a sequence that outgrows its declared
+  bound (`seq[T, N]`).
 - A variable declared with a range type (`var x: 0..3`) is only assigned `(...) % 4`.
 
-- `choose` and sequence comprehensions also range over several generators, tuples, the
-  subsets of a small set and options, so that tlacheck's canonical order on them is
-  observable (the reference explorer shares runtime.canon with tlacheck: only TLC, through
-  the translation's explicit order operators, checks it independently).
+Nested state (about a third of the variables): sets of sets, records, tuples, options and
+maps; maps of maps, sequences, records and sets; int-keyed maps; partial maps; sequences of
+sets, maps and records; records holding a map. Values are read and assigned along nested paths
+(`m[k].f[2] = e`, with the guards each step needs), and a map's entries are assigned in the
+ways the generated code treats apart: by an action parameter or `with` binder over its keys,
+by a computed key, twice, in some branches only, before or after assigning the whole map.
 
-Not covered: `reachable` checks, variants and `expect`, theorems (not explored); maps with int
-keys or partial domains (outside intended errors), sets of sets, of records or of maps and
-maps of maps as state; records and maps in canonical-order positions (`choose` over records);
-temporal formulas under `not`/`or` (rejected, E114); `by` actors (display only).
+`choose` and sequence comprehensions also range over several generators, tuples, the subsets
+of a small set, options and sets of nested values (sets, records, tuples, maps, sequences), so
+that tlacheck's canonical order on them is observable (the reference explorer shares
+runtime.canon with tlacheck: only TLC, through the translation's explicit order operators,
+checks it independently).
+
+About a fifth of the specs have one or two `reachable` checks: some may hold, some cannot (a
+state outside a box, a state the random constraint cuts off, a contradiction).
+
+Not covered: variants and `expect`, theorems (not explored); temporal formulas under
+`not`/`or` (rejected, E114); `by` actors (display only).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import product
 from math import prod
 
 
@@ -49,10 +61,29 @@ class GeneratedSpec:
 
 # ---------------------------------------------------------------- types
 # ("int", lo, hi) (the box), ("bool",), ("sort", name, members), ("set", elem, universe),
-# ("seq", elem, maxlen), ("map", keysort, value), ("rec", ((field, type), ...)),
-# ("tup", (type, ...)), ("opt", inner)
+# ("seq", elem, maxlen), ("map", key, value) (the key a sort or ("int", lo, hi); the domain is
+# every key), ("pmap", key, value) (a map whose domain is any subset of the keys: it grows and
+# shrinks), ("rec", ((field, type), ...)), ("tup", (type, ...)), ("opt", inner). A set's universe
+# is a list of literals of its element type: its box (for compound elements, a few values).
 
 BOOL = ("bool",)
+SCALARS = ("int", "bool", "sort")
+CONTAINERS = {"set": "set", "seq": "seq", "map": "map", "pmap": "map", "rec": "record", "tup": "tuple",
+              "opt": "option"}
+
+
+def parts(t) -> list:
+    """The types directly inside `t`."""
+    k = t[0]
+    if k in ("set", "seq", "opt"):
+        return [t[1]]
+    if k in ("map", "pmap"):
+        return [t[1], t[2]]
+    if k == "rec":
+        return [ft for _, ft in t[1]]
+    if k == "tup":
+        return list(t[1])
+    return []
 
 
 def base(t) -> tuple:
@@ -66,7 +97,7 @@ def base(t) -> tuple:
         return ("set", base(t[1]))
     if k == "seq":
         return ("seq", base(t[1]))
-    if k == "map":
+    if k in ("map", "pmap"):
         return ("map", base(t[1]), base(t[2]))
     if k == "rec":
         return ("rec", tuple((f, base(ft)) for f, ft in t[1]))
@@ -75,6 +106,23 @@ def base(t) -> tuple:
     if k == "opt":
         return ("opt", base(t[1]))
     return t
+
+
+def shape(t) -> tuple:
+    """The static type of `t` with what decides which reads of its values are safe: whether a
+    map's domain is every key ("map") or any subset ("pmap"), and an int key's range. A name
+    stands for an expression of type t only if their shapes are equal."""
+    k = t[0]
+    if k in ("map", "pmap"):
+        key = t[1][:3] if t[1][0] == "int" else shape(t[1])
+        return (k, key, shape(t[2]))
+    if k in ("set", "seq", "opt"):
+        return (k, shape(t[1]))
+    if k == "rec":
+        return ("rec", tuple((f, shape(ft)) for f, ft in t[1]))
+    if k == "tup":
+        return ("tup", tuple(shape(x) for x in t[1]))
+    return base(t)
 
 
 def tytext(t, declared: bool = False) -> str:
@@ -89,7 +137,7 @@ def tytext(t, declared: bool = False) -> str:
         return f"set[{tytext(t[1])}]"
     if k == "seq":
         return f"seq[{tytext(t[1])}, {t[2]}]" if declared and len(t) > 3 else f"seq[{tytext(t[1])}]"
-    if k == "map":
+    if k in ("map", "pmap"):
         return f"map[{tytext(t[1])}, {tytext(t[2])}]"
     if k == "rec":
         return "{" + ", ".join(f"{f}: {tytext(ft)}" for f, ft in t[1]) + "}"
@@ -98,11 +146,15 @@ def tytext(t, declared: bool = False) -> str:
     return f"{tytext(t[1])}?"
 
 
+def num(v: int) -> str:
+    return f"({v})" if v < 0 else str(v)
+
+
 def universe(t) -> list[str]:
-    """Every value of a small type, as literals (ints: the box)."""
+    """Every value of a small scalar type or option of one, as literals (ints: the box)."""
     k = t[0]
     if k == "int":
-        return [str(i) for i in range(t[1], t[2] + 1)]
+        return [num(i) for i in range(t[1], t[2] + 1)]
     if k == "bool":
         return ["false", "true"]
     if k == "sort":
@@ -112,41 +164,88 @@ def universe(t) -> list[str]:
     raise AssertionError(t)
 
 
+def dom_text(key) -> str:
+    """The set of every key of a map with keys of type `key`: a sort's name, or a range."""
+    return key[1] if key[0] == "sort" else f"{num(key[1])}..{num(key[2])}"
+
+
+def empty_dom(key) -> str:
+    """An empty set of keys of type `key` (typed: `{}` alone would need a context)."""
+    return f"({key[1]} - {key[1]})" if key[0] == "sort" else "(1..0)"
+
+
+def empty_map(t) -> str:
+    """The empty map of type t (there is no empty map literal: a comprehension over no key)."""
+    return f"{{k0 -> {values(t[2])[-1]} for k0 in {empty_dom(t[1])}}}"
+
+
+def values(t) -> list[str]:
+    """Every value of t's box, as literals, each value once (for small boxes: see size)."""
+    k = t[0]
+    if k in ("int", "bool", "sort", "opt"):
+        return universe(t)
+    if k == "set":
+        members = t[2] or universe(t[1])
+        return ["{" + ", ".join(m for i, m in enumerate(members) if n >> i & 1) + "}" for n in range(2 ** len(members))]
+    if k == "seq":
+        out, layer = [()], [()]
+        for _ in range(t[2]):
+            layer = [s + (v,) for s in layer for v in values(t[1])]
+            out += layer
+        return ["[" + ", ".join(s) + "]" for s in out]
+    if k == "map":
+        combos = product(*[values(t[2])] * len(universe(t[1])))
+        return ["{" + ", ".join(f"{kk} -> {v}" for kk, v in zip(universe(t[1]), c)) + "}" for c in combos]
+    if k == "pmap":
+        keys, out = universe(t[1]), []
+        for n in range(2 ** len(keys)):
+            chosen = [kk for i, kk in enumerate(keys) if n >> i & 1]
+            if not chosen:
+                out.append(empty_map(t))
+            for c in product(*[values(t[2])] * len(chosen)) if chosen else ():
+                out.append("{" + ", ".join(f"{kk} -> {v}" for kk, v in zip(chosen, c)) + "}")
+        return out
+    if k in ("rec", "tup"):
+        fields = t[1] if k == "rec" else [(None, x) for x in t[1]]
+        combos = product(*[values(ft) for _, ft in fields])
+        if k == "rec":
+            return ["{" + ", ".join(f"{f}: {v}" for (f, _), v in zip(fields, c)) + "}" for c in combos]
+        return ["(" + ", ".join(c) + ")" for c in combos]
+    raise AssertionError(t)
+
+
 def size(t) -> int:
     """How many values the box of `t` holds."""
     k = t[0]
     if k in ("int", "bool", "sort", "opt"):
         return len(universe(t))
     if k == "set":
-        return 2 ** len(t[2])
+        return 2 ** len(t[2] or universe(t[1]))
     if k == "seq":
         n = size(t[1])
         return sum(n ** i for i in range(t[2] + 1))
     if k == "map":
-        return size(t[2]) ** len(t[1][2])
+        return size(t[2]) ** len(universe(t[1]))
+    if k == "pmap":
+        return (size(t[2]) + 1) ** len(universe(t[1]))
     if k == "rec":
         return prod(size(ft) for _, ft in t[1])
     return prod(size(x) for x in t[1])
 
 
 def needs_box(t) -> bool:
-    """Whether a variable of type `t` could take infinitely many values without a box."""
+    """Whether a variable of type `t` could take infinitely (or, for sets of compound values,
+    too) many values without a box."""
     k = t[0]
     if k == "int":
         return len(t) < 4  # a declared range is kept by its assignments
     if k == "seq":
         return True
     if k == "set":
-        return needs_box(t[1])
-    if k == "map":
+        return needs_box(t[1]) or t[1][0] not in SCALARS
+    if k in ("map", "pmap"):
         return needs_box(t[2])
-    if k == "rec":
-        return any(needs_box(ft) for _, ft in t[1])
-    if k == "tup":
-        return any(needs_box(x) for x in t[1])
-    if k == "opt":
-        return needs_box(t[1])
-    return False
+    return any(needs_box(x) for x in parts(t))
 
 
 @dataclass
@@ -154,6 +253,7 @@ class _Name:
     name: str
     type: tuple
     kind: str  # "var", "const", "local"
+    dom: str | None = None  # a bound name ranging over exactly this set (a map's keys: dom_text)
 
 
 @dataclass
@@ -171,10 +271,11 @@ class _Ctx:
     state: bool  # state variables may be read (and state-reading defs called)
     defs: list[_Def]
 
-    def with_name(self, name: str, t) -> "_Ctx":
-        return _Ctx(self.names + [_Name(name, t, "local")], self.state, self.defs)
+    def with_name(self, name: str, t, dom: str | None = None) -> "_Ctx":
+        return _Ctx(self.names + [_Name(name, t, "local", dom)], self.state, self.defs)
 
 
+NESTED = 0.35  # the share of state variables with a nested type
 ENUM_MEMBERS = [["red", "green", "blue"], ["idle", "busy", "done"], ["low", "high"]]
 ENUM_NAMES = ["Color", "Phase", "Level"]
 MODEL_MEMBERS = ["n1", "n2", "n3"]
@@ -239,6 +340,8 @@ class _Gen:
             self.feat("const", "const-set")
 
     def random_type(self, depth: int = 0):
+        if depth == 0 and self.chance(NESTED):
+            return self.nested_type()
         r = self.r.random()
         sort = self.pick(self.sorts)
         small_int = ("int", self.r.randint(-2, 0), self.r.randint(1, 3))
@@ -261,15 +364,82 @@ class _Gen:
             return ("tup", (("int", -1, 1), self.pick([BOOL, sort])))
         return ("opt", self.pick([("int", 0, 2), sort]))
 
-    def note_type(self, t) -> None:
+    def key_type(self, small: bool = False):
+        """The key type of a map: a sort, or a small range of ints (at most 2 keys if `small`)."""
+        sorts = [s for s in self.sorts if not small or len(s[2]) <= 2]
+        if sorts and self.chance(0.6):
+            return self.pick(sorts)
+        lo = self.pick([0, 0, -1, 1])
+        return ("int", lo, lo + (1 if small or self.chance(0.5) else 2))
+
+    def small_set_type(self):
+        """A set of ints or of a sort's members, with every member in its universe."""
+        if self.chance(0.5):
+            return ("set", ("int", 0, 1), ["0", "1"])
+        sort = self.pick(self.sorts)
+        return ("set", sort, list(sort[2]))
+
+    def set_of(self, elem) -> tuple:
+        """A set of compound values: its universe is 2 or 3 values of the element's box."""
+        vs = values(elem)
+        return ("set", elem, self.r.sample(vs, min(len(vs), self.r.randint(2, 3))))
+
+    def nested_type(self):
+        """A state variable's type with collections inside collections (see the module docstring)."""
+        sort = self.pick(self.sorts)
+        small = lambda: self.pick([("int", 0, 1), BOOL, sort])  # noqa: E731 - a local shorthand
+        kind = self.pick(["set-set", "set-rec", "set-tup", "set-opt", "set-map", "map-map", "map-int", "pmap",
+                          "map-seq", "map-rec", "map-set", "seq-set", "seq-map", "seq-rec", "rec-map", "pmap-nested"])
+        if kind == "set-set":
+            return self.set_of(self.small_set_type())
+        if kind == "set-rec":
+            return self.set_of(("rec", (("a", ("int", 0, 1)), ("b", self.pick([BOOL, sort])))))
+        if kind == "set-tup":
+            return self.set_of(("tup", (self.pick([("int", 0, 1), ("int", -1, 0)]), self.pick([BOOL, sort]))))
+        if kind == "set-opt":
+            return self.set_of(("opt", ("int", 0, 2)))
+        if kind == "set-map":
+            return self.set_of(("map", self.key_type(small=True), self.pick([BOOL, ("int", 0, 1)])))
+        if kind == "map-map":
+            return ("map", self.key_type(), ("map", self.key_type(small=True), self.pick([BOOL, ("int", 0, 1)])))
+        if kind == "map-int":
+            lo = self.pick([0, 0, -1])
+            return ("map", ("int", lo, lo + self.r.randint(1, 2)), self.pick([("int", 0, 2), BOOL, sort]))
+        if kind == "pmap":
+            return ("pmap", self.key_type(), small())
+        if kind == "map-seq":
+            return ("map", self.key_type(small=True), ("seq", self.pick([("int", 0, 1), BOOL]), self.r.randint(1, 2)))
+        if kind == "map-rec":
+            second = self.pick([("s", self.small_set_type()), ("q", ("seq", ("int", 0, 1), 1))])
+            return ("map", self.key_type(small=True), ("rec", (("c", ("int", 0, 1)), second)))
+        if kind == "map-set":
+            return ("map", self.key_type(small=True), self.small_set_type())
+        if kind == "seq-set":
+            return ("seq", self.small_set_type(), self.r.randint(1, 2))
+        if kind == "seq-map":
+            return ("seq", ("map", self.key_type(small=True), BOOL), self.r.randint(1, 2))
+        if kind == "seq-rec":
+            return ("seq", ("rec", (("a", ("int", 0, 1)), ("b", BOOL))), 2)
+        if kind == "rec-map":
+            m = self.pick([("map", self.key_type(small=True), self.pick([BOOL, ("int", 0, 1)])),
+                           ("pmap", self.key_type(), BOOL)])
+            return ("rec", (("m", m), ("s", self.small_set_type())))
+        return ("pmap", self.key_type(small=True), self.pick([("seq", ("int", 0, 1), 2),
+                                                              ("rec", (("c", ("int", 0, 1)), ("f", BOOL)))]))
+
+    def note_type(self, t, top: bool = True) -> None:
         k = t[0]
         self.feat({"int": "int", "bool": "bool", "sort": "sort", "set": "set", "seq": "seq", "map": "map",
-                   "rec": "record", "tup": "tuple", "opt": "option"}[k])
-        for sub in {"set": [t[1]] if k == "set" else [], "seq": [t[1]] if k == "seq" else [],
-                    "map": [t[2]] if k == "map" else [], "opt": [t[1]] if k == "opt" else [],
-                    "rec": [ft for _, ft in t[1]] if k == "rec" else [],
-                    "tup": list(t[1]) if k == "tup" else []}.get(k, []):
-            self.note_type(sub)
+                   "pmap": "map", "rec": "record", "tup": "tuple", "opt": "option"}[k])
+        if k in ("map", "pmap") and t[1][0] == "int":
+            self.feat("map-int-keys")
+        if k == "pmap":
+            self.feat("map-partial")
+        inner = parts(t)[1:] if k in ("map", "pmap") else parts(t)
+        for sub in inner:
+            if k in CONTAINERS and sub[0] in CONTAINERS:
+                self.feat(f"{CONTAINERS[k]}-of-{CONTAINERS[sub[0]]}s", "nested-type")
+            self.note_type(sub, False)
 
     def declare_vars(self) -> None:
         names = ["x", "y", "z", "w"]
@@ -291,10 +461,17 @@ class _Gen:
                 self.feat("bounded-seq", "intended-error")
             ctx = _Ctx(self.consts + self.vars, False, [])
             if self.chance(0.25) and t[0] in ("int", "bool", "sort", "opt"):
-                values = self.r.sample(universe(t), min(len(universe(t)), self.r.randint(1, 3)))
-                init = f" in {{{', '.join(values)}}}"
+                choices = self.r.sample(universe(t), min(len(universe(t)), self.r.randint(1, 3)))
+                init = f" in {{{', '.join(choices)}}}"
                 self.feat("init-choice")
-                if len(values) > 1:
+                if len(choices) > 1:
+                    self.feat("init-several")
+            elif self.chance(0.3) and t[0] not in ("int", "bool", "sort", "opt"):
+                box = values(t) if size(t) <= 512 else [self.lit(t) for _ in range(3)]
+                choices = self.r.sample(box, min(len(box), self.r.randint(1, 3)))
+                init = f" in {{{', '.join(choices)}}}"
+                self.feat("init-choice", "init-choice-nested")
+                if len(choices) > 1:
                     self.feat("init-several")
             elif self.vars and len(t) < 4 and self.chance(0.25) and (t[0] == "int" or not needs_box(t)):
                 value = self.expr(t, ctx, 1)
@@ -318,15 +495,33 @@ class _Gen:
         if k == "opt":
             return "none" if self.chance(0.4) else self.lit(t[1])
         if k == "set":
-            members = t[2] or (["0", "1", "2"] if t[1][0] == "int" else universe(t[1]))
+            members = self.members(t)
             return "{" + ", ".join(self.r.sample(members, self.r.randint(0 if empty else 1, len(members)))) + "}"
         if k == "seq":
-            return "[" + ", ".join(self.lit(t[1]) for _ in range(self.r.randint(0 if empty else 1, t[2]))) + "]"
+            return "[" + ", ".join(self.lit(t[1], empty) for _ in range(self.r.randint(0 if empty else 1, t[2]))) + "]"
         if k == "map":
-            return "{" + ", ".join(f"{m} -> {self.lit(t[2])}" for m in t[1][2]) + "}"
+            return "{" + ", ".join(f"{m} -> {self.lit(t[2], empty)}" for m in universe(t[1])) + "}"
+        if k == "pmap":
+            keys = self.r.sample(universe(t[1]), self.r.randint(0, len(universe(t[1]))))
+            if not keys:
+                return empty_map(t)
+            return "{" + ", ".join(f"{m} -> {self.lit(t[2], empty)}" for m in sorted(keys)) + "}"
         if k == "rec":
-            return "{" + ", ".join(f"{f}: {self.lit(ft)}" for f, ft in t[1]) + "}"
-        return "(" + ", ".join(self.lit(x) for x in t[1]) + ")"
+            return "{" + ", ".join(f"{f}: {self.lit(ft, empty)}" for f, ft in t[1]) + "}"
+        return "(" + ", ".join(self.lit(x, empty) for x in t[1]) + ")"
+
+    def members(self, t) -> list[str]:
+        """The universe of set type t: its own, or for a set made up by an expression, all the
+        values of a scalar element type (ints: 0..2), or a few of a compound one."""
+        if t[2]:
+            return t[2]
+        elem = t[1]
+        if elem[0] == "int":
+            return ["0", "1", "2"]
+        if elem[0] in SCALARS or elem[0] == "opt":
+            return universe(elem)
+        box = values(elem) if size(elem) <= 64 else list(dict.fromkeys(self.lit(elem) for _ in range(3)))
+        return self.r.sample(box, min(len(box), 3))
 
     def box(self, t, e: str) -> str | None:
         """A predicate that `e` (an expression of type t) is in t's box; None: always."""
@@ -344,13 +539,13 @@ class _Gen:
             if inner is not None:
                 test += f" and all({inner} for {q} in elems({e}))"
             return f"({test})"
-        if k == "map":
+        if k in ("map", "pmap"):
             q = self.fresh("q")
             inner = self.box(t[2], f"{e}[{q}]")
             return None if inner is None else f"all({inner} for {q} in domain({e}))"
         if k in ("rec", "tup"):
-            parts = t[1] if k == "rec" else [(str(i + 1), x) for i, x in enumerate(t[1])]
-            tests = [self.box(ft, f"{e}.{f}" if k == "rec" else f"{e}[{f}]") for f, ft in parts]
+            fields = t[1] if k == "rec" else [(str(i + 1), x) for i, x in enumerate(t[1])]
+            tests = [self.box(ft, f"{e}.{f}" if k == "rec" else f"{e}[{f}]") for f, ft in fields]
             tests = [x for x in tests if x is not None]
             return f"({' and '.join(tests)})" if tests else None
         if k == "opt":
@@ -358,14 +553,12 @@ class _Gen:
             return None if inner is None else inner
         return None
 
-    @staticmethod
-    def num(v: int) -> str:
-        return f"({v})" if v < 0 else str(v)
+    num = staticmethod(num)
 
     # ---------------------------------------------------------------- expressions
     def refs(self, ctx: _Ctx, t) -> list[str]:
-        b = base(t)
-        return [n.name for n in ctx.names if base(n.type) == b and (ctx.state or n.kind != "var")]
+        b = shape(t)
+        return [n.name for n in ctx.names if shape(n.type) == b and (ctx.state or n.kind != "var")]
 
     def sets_of(self, ctx: _Ctx, elem) -> list[str]:
         """Names of sets whose elements have the static type of `elem`."""
@@ -457,6 +650,8 @@ class _Gen:
         bindings, tuples, sets and options is observable) from several generators, a set of
         tuples, the subsets of a small set, or a set of options. The candidates always include
         a value that satisfies the condition."""
+        if self.chance(0.3):
+            return self.choose_nested(ctx, d)
         k = self.r.random()
         q = self.fresh("q")
         c = self.int_lit()
@@ -491,53 +686,136 @@ class _Gen:
         inner = ctx.with_name(q, ("opt", small))
         return f"(choose({q} for {q} in {{none, 0, 1, 2}} if {self.expr(BOOL, inner, 1)} or {q} == none) ?? {c})"
 
+    def paths(self, t, depth: int = 3, write: bool = False) -> list[tuple[tuple, tuple]]:
+        """Every way into a value of type t, up to `depth` steps: (steps, type reached), the empty
+        path first. A step is ("key", key type) into a map, ("pkey", key type) into a partial map
+        (guarded by the key's membership), ("field", name), ("index", i) into a tuple, ("pos", i)
+        into a sequence (guarded by its length), ("unwrap",) out of an option (`?? d`). With
+        `write`, only the steps an assignment may take (keys, fields and positions)."""
+        out = [((), t)]
+        if depth == 0:
+            return out
+        k = t[0]
+        nexts = []
+        if k in ("map", "pmap"):
+            nexts.append((("key" if k == "map" else "pkey", t[1]), t[2]))
+        elif k == "rec":
+            nexts += [(("field", f), ft) for f, ft in t[1]]
+        elif k == "tup" and not write:
+            nexts += [(("index", i + 1), x) for i, x in enumerate(t[1])]
+        elif k == "seq":
+            nexts += [(("pos", i), t[1]) for i in range(1, t[2] + 1)]
+        elif k == "opt" and not write:
+            nexts.append((("unwrap",), t[1]))
+        for step, sub in nexts:
+            out += [((step,) + more, reached) for more, reached in self.paths(sub, depth - 1, write)]
+        return out
+
+    def walk(self, text: str, t, steps: tuple, ctx: _Ctx) -> tuple[str, list[str], tuple]:
+        """The expression that follows `steps` into `text` (of type t), the guards that make it
+        safe, in order (each may read the ones before), and the type reached."""
+        guards = []
+        for step in steps:
+            kind = step[0]
+            if kind in ("key", "pkey"):
+                key = self.key_expr(step[1], ctx, 1)
+                if kind == "pkey":
+                    guards.append(f"{key} in domain({text})")
+                text = f"{text}[{key}]"
+                t = t[2]
+            elif kind == "field":
+                text = f"{text}.{step[1]}"
+                t = dict(t[1])[step[1]]
+            elif kind == "index":
+                text = f"{text}[{step[1]}]"
+                t = t[1][step[1] - 1]
+            elif kind == "pos":
+                guards.append(f"len({text}) >= {step[1]}")
+                text = f"{text}[{step[1]}]"
+                t = t[1]
+            else:
+                text = f"({text} ?? {self.lit_expr(t[1])})"
+                t = t[1]
+        return text, guards, t
+
+    def note_path(self, steps: tuple, prefix: str) -> None:
+        names = {"key": "map-lookup", "pkey": "map-lookup", "field": "record-field", "index": "tuple-index",
+                 "pos": "seq-index", "unwrap": "??"}
+        if prefix == "read":
+            self.feat(*(names[s[0]] for s in steps))
+        if any(s[0] == "pkey" for s in steps):
+            self.feat(f"{prefix}-partial-map")
+        if len(steps) >= 2:
+            self.feat(f"{prefix}-nested", f"{prefix}-path-" + ".".join(s[0] for s in steps))
+
+    def key_expr(self, key, ctx: _Ctx, d: int) -> str:
+        """A key of a map with keys of type `key`, in its domain (every key): for a sort any
+        value of it; for int keys a name bound to exactly the keys, a literal, or an expression
+        folded into the range."""
+        if key[0] == "sort":
+            return self.expr(key, ctx, d)
+        bound = [n.name for n in ctx.names if n.dom == dom_text(key)]
+        if bound and self.chance(0.5):
+            return self.pick(bound)
+        if self.chance(0.4):
+            return self.num(self.r.randint(key[1], key[2]))
+        shift = f" + {self.num(key[1])}" if key[1] else ""
+        return f"(({self.expr(('int', 0, 2), ctx, d)}) % {key[2] - key[1] + 1}{shift})"
+
+    def nested_source(self, ctx: _Ctx) -> tuple[str, tuple]:
+        """A set of compound values (a state variable's, or made up) and its element type."""
+        sets = [n for n in ctx.names if n.type[0] == "set" and n.type[1][0] not in SCALARS
+                and (ctx.state or n.kind != "var")]
+        if sets and self.chance(0.7):
+            n = self.pick(sets)
+            return n.name, n.type[1]
+        sort = self.pick(self.sorts)
+        elem = self.pick([self.small_set_type(), ("rec", (("a", ("int", 0, 1)), ("b", BOOL))),
+                          ("tup", (("int", 0, 1), sort)), ("map", self.key_type(small=True), BOOL),
+                          ("opt", ("int", 0, 2)), ("seq", ("int", 0, 1), 2)])
+        made = self.expr(("set", elem, []), ctx, 1)
+        if elem[0] == "opt":  # `{1, 2}` or `{none}` alone is not a set of options: make it one
+            return f"({made} | {{none, {self.lit(elem[1])}}})", elem
+        return made, elem
+
+    def choose_nested(self, ctx: _Ctx, d: int) -> str:
+        """An int that depends on which element of a set of sets, records, tuples, maps, options
+        or sequences `choose` picks: the first in canonical order that satisfies a condition
+        (one always does)."""
+        src, elem = self.nested_source(ctx)
+        self.feat("choose", "choose-over-nested", f"choose-over-{CONTAINERS[elem[0]]}s")
+        c = self.lit(elem, empty=False)
+        q = self.fresh("q")
+        inner = ctx.with_name(q, elem)
+        picked = f"choose({q} for {q} in ({src} | {{{c}}}) if {self.expr(BOOL, inner, 1)} or {q} == {c})"
+        return self.int_of(picked, elem, ctx)
+
+    def int_of(self, text: str, t, ctx: _Ctx) -> str:
+        """An int that tells values of type t apart: a number inside `text`, or an equality."""
+        found = [steps for steps, reached in self.paths(t, 2) if steps and reached[0] in ("int", "bool")]
+        if found and self.chance(0.6):
+            inside, guards, reached = self.walk(text, t, self.pick(found), ctx)
+            value = inside if reached[0] == "int" else f"(if {inside} then 1 else 0)"
+            return f"(if {' and '.join(guards)} then {value} else 7)" if guards else value
+        return f"(if {text} == {self.lit(t, empty=False)} then 1 else 0)"
+
     def project(self, t, ctx: _Ctx, d: int) -> str:
-        """A value of type t read out of a container: a map entry, a record field, a tuple
-        position, a guarded sequence element, an option's value."""
-        b = base(t)
-        options = []
-        for n in ctx.names:
-            if n.kind == "var" and not ctx.state:
-                continue
-            nt = n.type
-            if nt[0] == "map" and base(nt[2]) == b:
-                options.append(("map", n))
-            if nt[0] == "rec" and any(base(ft) == b for _, ft in nt[1]):
-                options.append(("rec", n))
-            if nt[0] == "tup" and any(base(x) == b for x in nt[1]):
-                options.append(("tup", n))
-            if nt[0] == "seq" and base(nt[1]) == b:
-                options.append(("seq", n))
-            if nt[0] == "opt" and base(nt[1]) == b:
-                options.append(("opt", n))
-            if nt[0] == "map" and nt[2][0] == "rec" and any(base(ft) == b for _, ft in nt[2][1]):
-                options.append(("maprec", n))
+        """A value of type t read out of a container, along a path of map keys, record fields,
+        tuple and sequence positions and option values (paths), guarded where a step may fail."""
+        want = shape(t)
+        options = [(n, steps) for n in ctx.names if ctx.state or n.kind != "var"
+                   for steps, reached in self.paths(n.type) if steps and shape(reached) == want]
         if not options:
             return self.lit_expr(t)
-        kind, n = self.pick(options)
-        nt = n.type
-        if kind == "map":
-            self.feat("map-lookup")
-            return f"{n.name}[{self.expr(nt[1], ctx, 1)}]"
-        if kind == "maprec":
-            self.feat("map-lookup", "record-field")
-            f = self.pick([f for f, ft in nt[2][1] if base(ft) == b])
-            return f"{n.name}[{self.expr(nt[1], ctx, 1)}].{f}"
-        if kind == "rec":
-            self.feat("record-field")
-            return f"{n.name}.{self.pick([f for f, ft in nt[1] if base(ft) == b])}"
-        if kind == "tup":
-            self.feat("tuple-index")
-            return f"{n.name}[{self.pick([i + 1 for i, x in enumerate(nt[1]) if base(x) == b])}]"
-        if kind == "opt":
-            self.feat("??")
-            return f"({n.name} ?? {self.lit_expr(t)})"
-        if self.chance(0.5):
+        n, steps = self.pick(options)
+        if len(steps) == 1 and steps[0][0] == "pos" and steps[0][1] == 1 and self.chance(0.5):
             self.feat("head")
             return f"(if {n.name} != [] then head({n.name}) else {self.lit_expr(t)})"
-        self.feat("seq-index")
-        i = self.r.randint(1, 2)
-        return f"(if len({n.name}) >= {i} then {n.name}[{i}] else {self.lit_expr(t)})"
+        self.note_path(steps, "read")
+        text, guards, _ = self.walk(n.name, n.type, steps, ctx)
+        if guards:
+            return f"(if {' and '.join(guards)} then {text} else {self.lit_expr(t)})"
+        return text
 
     def elem_type(self):
         return self.pick([("int", 0, 2), self.pick(self.sorts)])
@@ -602,7 +880,7 @@ class _Gen:
             if maps:
                 self.feat("maps", "maps-membership")
                 m = self.pick(maps)
-                return f"({m.name} in maps({m.type[1][1]}, {{{', '.join(universe(m.type[2])[:2])}}}))"
+                return f"({m.name} in maps({dom_text(m.type[1])}, {{{', '.join(universe(m.type[2])[:2])}}}))"
             self.feat("powerset", "powerset-membership")
             elem = self.elem_type()
             return f"({self.expr(('set', elem, []), ctx, 1)} in powerset({self.expr(('set', elem, []), ctx, 1)}))"
@@ -639,18 +917,25 @@ class _Gen:
             cond = f" if {self.expr(BOOL, inner, 1)}" if self.chance(0.5) else ""
             body = q if base(src) == base(elem) and self.chance(0.5) else self.expr(elem, inner, 1)
             return f"{{{body} for {q} in {self.expr(('set', src, []), ctx, d - 1)}{cond}}}"
+        if r < 0.62 and elem[0] == "set":
+            self.feat("powerset", "powerset-nested")
+            return f"powerset({self.expr(elem, ctx, d - 1)})"
+        if r < 0.62 and elem[0] == "map" and elem[2][0] in SCALARS:
+            self.feat("maps", "maps-nested")
+            vals = self.r.sample(universe(elem[2]), min(2, len(universe(elem[2]))))
+            return f"maps({dom_text(elem[1])}, {{{', '.join(vals)}}})"
         if r < 0.55 and base(elem) == ("int",):
             self.feat("range")
             lo = self.pick(self.refs(ctx, ("int", 0, 0)) or ["0"]) if self.chance(0.3) else self.int_lit(-1, 1)
             return f"({lo}..{self.int_lit(0, 3)})"
         if r < 0.65:
-            seqs = [n for n in ctx.names if n.type[0] == "seq" and base(n.type[1]) == base(elem)
+            seqs = [n for n in ctx.names if n.type[0] == "seq" and shape(n.type[1]) == shape(elem)
                     and (ctx.state or n.kind != "var")]
             if seqs:
                 self.feat("elems")
                 return f"elems({self.pick(seqs).name})"
-        if r < 0.72 and elem[0] == "sort":
-            maps = [n for n in ctx.names if n.type[0] == "map" and base(n.type[1]) == base(elem)
+        if r < 0.72 and elem[0] in ("sort", "int"):
+            maps = [n for n in ctx.names if n.type[0] in ("map", "pmap") and base(n.type[1]) == base(elem)
                     and (ctx.state or n.kind != "var")]
             if maps:
                 self.feat("domain")
@@ -665,7 +950,7 @@ class _Gen:
             return f"bigunion({{{q} for {q} in powerset({sub()}) if {self.expr(BOOL, inner, 1)}}})"
         if elem[0] == "sort" and self.chance(0.4):
             return elem[1]
-        return self.lit(("set", elem, universe(elem) if elem[0] != "int" else ["0", "1", "2"]), empty=False)
+        return self.lit(("set", elem, self.members(t)), empty=False)
 
     def e_seq(self, t, ctx: _Ctx, d: int) -> str:
         r = self.r.random()
@@ -695,7 +980,12 @@ class _Gen:
             self.feat("seq-comprehension", "seq-comprehension-over-sets", "powerset")
             base_set = "{" + ", ".join(self.r.sample(["0", "1", "2"], self.r.randint(1, 3))) + "}"
             return f"[sum({q2} for {q2} in {q}) for {q} in powerset({base_set})]"
-        if r < 0.75:
+        if r < 0.73 and base(t[1]) == ("int",):
+            src, elem = self.nested_source(ctx)
+            self.feat("seq-comprehension", "seq-comprehension-over-nested")
+            q = self.fresh("q")
+            return f"[{self.int_of(q, elem, ctx.with_name(q, elem))} for {q} in {src}]"
+        if r < 0.78:
             self.feat("seq-comprehension")
             q = self.fresh("q")
             src = t[1] if t[1][0] != "bool" else ("int", 0, 2)
@@ -709,9 +999,37 @@ class _Gen:
         if self.chance(0.6):
             self.feat("map-comprehension")
             q = self.fresh("q")
-            inner = ctx.with_name(q, t[1])
-            return f"{{{q} -> {self.expr(t[2], inner, d - 1)} for {q} in {t[1][1]}}}"
+            inner = ctx.with_name(q, t[1], dom_text(t[1]))
+            return f"{{{q} -> {self.expr(t[2], inner, d - 1)} for {q} in {dom_text(t[1])}}}"
         return self.lit(t, empty=False)
+
+    def e_pmap(self, t, ctx: _Ctx, d: int) -> str:
+        """A map over some of the keys: a comprehension over a subset of them (rebuilding a
+        partial map variable over its grown or shrunk domain, or over any set of keys), or a
+        literal."""
+        r = self.r.random()
+        mine = [n for n in ctx.names if shape(n.type) == shape(t) and (ctx.state or n.kind != "var")]
+        if mine and r < 0.4:
+            return self.resize(self.pick(mine).name, t, ctx)
+        if r < 0.7:
+            self.feat("map-comprehension", "map-comprehension-partial")
+            q = self.fresh("q")
+            inner = ctx.with_name(q, t[1], dom_text(t[1]))
+            keys = self.expr(("set", t[1], []), ctx, 1)
+            return f"{{{q} -> {self.expr(t[2], inner, d - 1)} for {q} in ({dom_text(t[1])} & {keys})}}"
+        return self.lit(t, empty=False)
+
+    def resize(self, m: str, t, ctx: _Ctx) -> str:
+        """Partial map `m` (of type t) rebuilt over its domain with one key more or one less."""
+        q = self.fresh("q")
+        key = self.key_expr(t[1], ctx, 1)
+        if self.chance(0.5):
+            self.feat("map-domain-grows")
+            inner = ctx.with_name(q, t[1], dom_text(t[1]))
+            return (f"{{{q} -> (if {q} in domain({m}) then {m}[{q}] else {self.expr(t[2], inner, 1)}) "
+                    f"for {q} in (domain({m}) | {{{key}}})}}")
+        self.feat("map-domain-shrinks")
+        return f"{{{q} -> {m}[{q}] for {q} in (domain({m}) - {{{key}}})}}"
 
     def e_rec(self, t, ctx: _Ctx, d: int) -> str:
         if self.chance(0.6):
@@ -773,39 +1091,49 @@ class _Gen:
     def state_ctx(self) -> _Ctx:
         return _Ctx(self.consts + self.vars, True, list(self.defs))
 
-    def param_set(self, ctx: _Ctx, earlier: list[_Name]) -> tuple[str, tuple]:
-        """A small finite set for an action parameter or a `with` binder: (text, element type)."""
+    def param_set(self, ctx: _Ctx, earlier: list[_Name]) -> tuple[str, tuple, str | None]:
+        """A small finite set for an action parameter or a `with` binder: (text, element type,
+        the dom_text of map keys its elements are within, if any)."""
         r = self.r.random()
         if earlier and r < 0.3:
             e = self.pick(earlier)
             if e.type[0] == "sort":
                 self.feat("binder-depends-on-earlier")
-                return f"{e.type[1]} - {{{e.name}}}", e.type
+                return f"{e.type[1]} - {{{e.name}}}", e.type, e.type[1]
             if base(e.type) == ("int",):
                 self.feat("binder-depends-on-earlier")
-                return f"{e.name}..{self.r.randint(1, 3)}", ("int", 0, 3)
+                return f"{e.name}..{self.r.randint(1, 3)}", ("int", 0, 3), None
         if r < 0.5:
             sets = [n for n in ctx.names if n.type[0] == "set" and n.kind == "var"]
             if sets:
                 self.feat("binder-reads-state")
                 s = self.pick(sets)
-                return s.name, s.type[1]
+                return s.name, s.type[1], None
         if r < 0.6:
-            maps = [n for n in ctx.names if n.type[0] == "map" and n.kind == "var"]
+            maps = [n for n in ctx.names if n.type[0] in ("map", "pmap") and n.kind == "var"]
             if maps:
                 m = self.pick(maps)
                 q = self.fresh("q")
                 self.feat("binder-reads-state", "set-comprehension")
-                return f"{{{q} for {q} in domain({m.name}) if {m.name}[{q}] != {self.lit(m.type[2])}}}", m.type[1]
-        if r < 0.75:
+                return (f"{{{q} for {q} in domain({m.name}) if {m.name}[{q}] != {self.lit(m.type[2])}}}", m.type[1],
+                        dom_text(m.type[1]))
+        if r < 0.7:
+            keys = [t[1] for n in ctx.names if n.kind == "var" for _, t in self.paths(n.type, 2)
+                    if t[0] in ("map", "pmap")]
+            if keys:
+                self.feat("binder-over-map-keys")
+                key = self.pick(keys)
+                return dom_text(key), key, dom_text(key)
+        if r < 0.8:
             sort = self.pick(self.sorts)
-            return sort[1], sort
-        if r < 0.85 and any(c.name == "Vals" for c in self.consts):
-            return "Vals", ("int", -1, 3)
+            return sort[1], sort, sort[1]
+        if r < 0.88 and any(c.name == "Vals" for c in self.consts):
+            return "Vals", ("int", -1, 3), None
         lo = self.r.randint(-1, 1)
         if lo < 0:
             self.feat("negative-int")
-        return f"{self.num(lo)}..{self.num(self.r.randint(lo, 2))}", ("int", lo, 2)
+        text = f"{self.num(lo)}..{self.num(self.r.randint(lo, 2))}"
+        return text, ("int", lo, 2), text
 
     def declare_actions(self, box_mode: str) -> None:
         self.actions: list[tuple[str, list[tuple[str, tuple, bool]]]] = []
@@ -816,11 +1144,11 @@ class _Gen:
             earlier: list[_Name] = []
             for _ in range(self.pick([0, 0, 1, 1, 2, 3])):
                 p = self.fresh("p")
-                text, pt = self.param_set(ctx, earlier)
+                text, pt, dom = self.param_set(ctx, earlier)
                 constant = not any(v.name in text.replace("(", " ").replace(")", " ").split() for v in self.vars)
                 params.append((p, text, pt, constant and not earlier))
-                earlier.append(_Name(p, pt, "local"))
-                ctx = ctx.with_name(p, pt)
+                earlier.append(_Name(p, pt, "local", dom))
+                ctx = ctx.with_name(p, pt, dom)
             if params:
                 self.feat("action-params")
                 if len(params) > 1:
@@ -858,14 +1186,40 @@ class _Gen:
             return [f"action {name}(e in {{{', '.join(members)}}}):",
                     f"    if e in {n}:", f"        {n} = {n} - {{e}}", "    else:", f"        {n} = {n} | {{e}}"]
         if t[0] == "seq":
-            values = universe(t[1])
+            choices = universe(t[1]) if t[1][0] in SCALARS else self.members(("set", t[1], []))
             return [f"action {name}:", "    either:", f"        require len({n}) < {t[2]}",
-                    f"        with e in {{{', '.join(values)}}}:", f"            {n} = append({n}, e)",
+                    f"        with e in {{{', '.join(choices)}}}:", f"            {n} = append({n}, e)",
                     "    or:", f"        require {n} != []", f"        {n} = tail({n})"]
-        if t[0] == "map" and t[2][0] in ("int", "bool", "sort"):
-            values = universe(t[2])
-            return [f"action {name}(k in {t[1][1]}, e in {{{', '.join(values)}}}):", f"    {n}[k] = e"]
-        return None
+        if t[0] == "pmap" and self.chance(0.6):
+            self.feat("map-domain-grows", "map-domain-shrinks")
+            return [f"action {name}(k in {dom_text(t[1])}):", f"    if k in domain({n}):",
+                    f"        {n} = {{j -> {n}[j] for j in (domain({n}) - {{k}})}}", "    else:",
+                    f"        {n} = {{j -> (if j == k then {self.lit(t[2], empty=False)} else {n}[j]) "
+                    f"for j in (domain({n}) | {{k}})}}"]
+        # an entry (or a part of one) of a map, possibly inside a record, by parameters over the keys
+        targets = [steps for steps, reached in self.paths(t, 3, write=True)
+                   if steps and all(s[0] in ("key", "pkey", "field") for s in steps) and any(s[0] in ("key", "pkey") for s in steps)]
+        if not targets:
+            return None
+        steps = self.pick(targets)
+        params, target, guards, sub = [], n, [], t
+        for step in steps:
+            if step[0] == "field":
+                target, sub = f"{target}.{step[1]}", dict(sub[1])[step[1]]
+                continue
+            k = f"k{len(params) + 1}"
+            params.append(f"{k} in {dom_text(step[1])}")
+            if step[0] == "pkey":
+                guards.append(f"{k} in domain({target})")
+            target, sub = f"{target}[{k}]", sub[2]
+        choices = universe(sub) if sub[0] in SCALARS or sub[0] == "opt" else self.members(("set", sub, []))
+        self.note_path(steps, "assign")
+        if len(steps) > 1:
+            self.feat("step-action-nested")
+        head = f"action {name}({', '.join(params)}, e in {{{', '.join(choices)}}}):"
+        if guards:
+            return [head, f"    if {' and '.join(guards)}:", f"        {target} = e"]
+        return [head, f"    {target} = e"]
 
     def block(self, ctx: _Ctx, d: int, top: bool = False) -> list[str]:
         """The lines of a block of statements (unindented), 1 to 3 statements (more at the top)."""
@@ -891,10 +1245,10 @@ class _Gen:
                 earlier: list[_Name] = []
                 for _ in range(self.pick([1, 1, 2, 3])):
                     w = self.fresh("w")
-                    text, wt = self.param_set(inner, earlier)
+                    text, wt, dom = self.param_set(inner, earlier)
                     binders.append(f"{w} in {text}")
-                    earlier.append(_Name(w, wt, "local"))
-                    inner = inner.with_name(w, wt)
+                    earlier.append(_Name(w, wt, "local", dom))
+                    inner = inner.with_name(w, wt, dom)
                 if len(binders) > 1:
                     self.feat("with-several")
                 out.append(f"with {', '.join(binders)}:")
@@ -954,6 +1308,12 @@ class _Gen:
             return f"len({v.name}) {self.pick(['<', '>'])} {self.r.randint(0, t[2])}"
         if t[0] in ("sort", "opt"):
             return f"{v.name} {self.pick(['==', '!='])} {self.lit(t)}"
+        found = [(steps, reached) for steps, reached in self.paths(t, 3) if steps and reached[0] in SCALARS]
+        if found and self.chance(0.7):
+            steps, reached = self.pick(found)
+            self.note_path(steps, "read")
+            text, guards, _ = self.walk(v.name, t, steps, ctx)
+            return "(" + " and ".join(guards + [f"{text} {self.pick(['==', '!='])} {self.lit(reached)}"]) + ")"
         return self.expr(BOOL, ctx, 1)
 
     def risky(self, ctx: _Ctx) -> str:
@@ -973,27 +1333,111 @@ class _Gen:
         v = self.pick(self.vars)
         t = v.type
         self.assigned.add(v.name)
-        r = self.r.random()
-        if t[0] == "map" and r < 0.5:
-            key = self.expr(t[1], ctx, 1)
-            if t[2][0] == "rec" and self.chance(0.5):
-                f, ft = self.pick(list(t[2][1]))
-                self.feat("assign-map-entry", "assign-record-field", "assign-nested")
-                return [f"{v.name}[{key}].{f} = {self.value(ft, ctx, f'{v.name}[{key}].{f}')}"]
-            self.feat("assign-map-entry")
-            return [f"{v.name}[{key}] = {self.value(t[2], ctx, f'{v.name}[{key}]')}"]
-        if t[0] == "rec" and r < 0.5:
-            f, ft = self.pick(list(t[1]))
-            self.feat("assign-record-field")
-            return [f"{v.name}.{f} = {self.value(ft, ctx, f'{v.name}.{f}')}"]
-        if t[0] == "seq" and r < 0.3:
-            self.feat("assign-seq-position", "if")
-            return [f"if len({v.name}) >= 1:", f"    {v.name}[1] = {self.value(t[1], ctx, f'{v.name}[1]')}"]
+        if t[0] in ("map", "pmap") and self.chance(0.4):
+            return self.map_statements(v, ctx)
+        targets = [steps for steps, _ in self.paths(t, 3, write=True) if steps]
+        if targets and self.chance(0.5):
+            return self.assign_at(v, self.pick(targets), ctx)
         return [f"{v.name} = {self.value(t, ctx, v.name)}"]
+
+    def assign_at(self, v: _Name, steps: tuple, ctx: _Ctx) -> list[str]:
+        """An assignment to a part of `v` (`v[k].f[2] = e`), under the guards its steps need."""
+        target, guards, reached = self.walk(v.name, v.type, steps, ctx)
+        if steps[0][0] in ("key", "pkey"):
+            self.feat("assign-map-entry")
+        if any(s[0] == "field" for s in steps):
+            self.feat("assign-record-field")
+        if any(s[0] == "pos" for s in steps):
+            self.feat("assign-seq-position")
+        self.note_path(steps, "assign")
+        line = f"{target} = {self.value(reached, ctx, target)}"
+        if guards:
+            self.feat("if")
+            return [f"if {' and '.join(guards)}:", "    " + line]
+        return [line]
+
+    def map_key(self, t, ctx: _Ctx) -> str:
+        """A key of map type t for an entry assignment: an action parameter or `with` binder over
+        the keys (codegen's by-position path, when they are a constant domain), or any key."""
+        bound = [n.name for n in ctx.names if n.kind == "local" and n.dom == dom_text(t[1])
+                 and shape(n.type) == shape(t[1])]
+        if bound and self.chance(0.6):
+            self.feat("map-key-bound")
+            return self.pick(bound)
+        return self.key_expr(t[1], ctx, 1)
+
+    def computed_key(self, t, ctx: _Ctx) -> str:
+        """A key computed from an expression (the runtime's search by key)."""
+        self.feat("map-key-computed")
+        key = t[1]
+        if key[0] == "int":
+            return f"(({self.expr(('int', 0, 2), ctx, 1)}) % {key[2] - key[1] + 1}{f' + {self.num(key[1])}' if key[1] else ''})"
+        a, b = self.pick(list(key[2])), self.pick(list(key[2]))
+        return f"(if {self.guard(ctx)} then {a} else {b})"
+
+    def entry(self, v: _Name, ctx: _Ctx, key: str | None = None) -> list[str]:
+        """`m[k] = e` for map variable v (inside `if k in domain(m):` for a partial map)."""
+        t = v.type
+        key = key or self.map_key(t, ctx)
+        target = f"{v.name}[{key}]"
+        line = f"{target} = {self.value(t[2], ctx, target)}"
+        self.feat("assign-map-entry")
+        if t[0] == "pmap":
+            self.feat("assign-partial-map-entry", "if")
+            return [f"if {key} in domain({v.name}):", "    " + line]
+        return [line]
+
+    def map_statements(self, v: _Name, ctx: _Ctx) -> list[str]:
+        """Statements that assign entries of map variable v in the ways codegen treats apart: by
+        a parameter or binder over its keys, by a computed key, several times, in some
+        branches only, before or after assigning the whole map, and through nested paths."""
+        t, m = v.type, v.name
+        kind = self.pick(["with", "computed", "repeated", "branch", "then-whole", "whole-then", "nested", "bound"])
+        if kind == "with":
+            w = self.fresh("w")
+            keys = dom_text(t[1]) if t[0] == "map" or self.chance(0.5) else f"domain({m})"
+            inner = ctx.with_name(w, t[1], dom_text(t[1]))
+            self.feat("with", "map-key-with")
+            body = self.entry(v, inner, w)
+            if self.chance(0.4):
+                body += self.entry(v, inner)
+            return [f"with {w} in {keys}:"] + ["    " + x for x in body]
+        if kind == "computed":
+            return self.entry(v, ctx, self.computed_key(t, ctx))
+        if kind == "repeated":
+            self.feat("map-assign-repeated")
+            first = self.map_key(t, ctx)
+            second = first if self.chance(0.3) else self.map_key(t, ctx)
+            return self.entry(v, ctx, first) + self.entry(v, ctx, second)
+        if kind == "branch":
+            self.feat("map-assign-in-branch")
+            other = self.pick([["skip"], self.entry(v, ctx), [f"{m} = {self.value(t, ctx, m)}"]])
+            if self.chance(0.5):
+                self.feat("either")
+                return ["either:"] + ["    " + x for x in self.entry(v, ctx)] + ["or:"] + ["    " + x for x in other]
+            self.feat("if")
+            out = [f"if {self.guard(ctx)}:"] + ["    " + x for x in self.entry(v, ctx)]
+            if self.chance(0.5):
+                self.feat("else")
+                out += ["else:"] + ["    " + x for x in other]
+            return out
+        if kind == "then-whole":
+            self.feat("map-assign-then-whole")
+            return self.entry(v, ctx) + [f"{m} = {self.value(t, ctx, m)}"]
+        if kind == "whole-then":
+            self.feat("map-whole-then-entry")
+            return [f"{m} = {self.value(t, ctx, m)}"] + self.entry(v, ctx)
+        if kind == "nested":
+            deep = [steps for steps, _ in self.paths(t, 3, write=True) if len(steps) >= 2]
+            if deep:
+                return self.assign_at(v, self.pick(deep), ctx)
+        return self.entry(v, ctx)
 
     def value(self, t, ctx: _Ctx, current: str) -> str:
         """A new value for the target `current` of type t: mostly a small step from its value
         (so that the state space has some depth), sometimes any value."""
+        if t[0] == "pmap" and self.chance(0.5):
+            return self.resize(current, t, ctx)
         if t[0] == "int" and len(t) > 3:
             return f"({self.value(t[:3], ctx, current)}) % {t[2] + 1}"
         if t[0] == "sort" and self.chance(0.6):
@@ -1047,6 +1491,37 @@ class _Gen:
             else:
                 self.lines.append(f"invariant {name}: {body}")
             self.feat("invariant")
+
+    def declare_reachables(self, boxed: list[_Name], cut: str | None) -> None:
+        """One or two reachable checks: a target state or a state-dependent condition (which may
+        or may not be reachable), or one that cannot hold in a stored state: outside a variable's
+        box (never generated with the box as a `require`, generated and not stored with it as a
+        constraint), cut off by the random constraint, or a contradiction."""
+        ctx = self.state_ctx()
+        for _ in range(self.r.randint(1, 2)):
+            name = self.fresh("Reach")
+            r = self.r.random()
+            if r < 0.35:
+                self.feat("reachable-target")
+                vs = self.r.sample(self.vars, min(self.r.randint(1, 2), len(self.vars)))
+                body = " and ".join(f"{v.name} == {self.lit(v.type)}" for v in vs)
+            elif r < 0.6:
+                self.feat("reachable-guard")
+                body = self.guard(ctx)
+            elif r < 0.85 and cut is not None:
+                self.feat("reachable-impossible", "reachable-cut-by-constraint")
+                body = cut
+            elif boxed:
+                self.feat("reachable-impossible", "reachable-outside-box")
+                v = self.pick(boxed)
+                body = f"not {self.box(v.type, v.name)}"
+            else:
+                self.feat("reachable-impossible", "reachable-contradiction")
+                v = self.pick(self.vars)
+                value = self.lit(v.type)
+                body = f"{v.name} == {value} and {v.name} != {value}"
+            self.lines.append(f"reachable {name}: {body}")
+            self.feat("reachable")
 
     def declare_temporal(self) -> None:
         ctx = self.state_ctx()
@@ -1153,10 +1628,13 @@ class _Gen:
             self.feat("constraint", "constraint-box")
         else:
             self.feat(f"box-{box_mode}")
+        cut = None  # the states the random constraint cuts off
         if self.chance(0.08):
             self.feat("constraint", "constraint-random")
             v = self.pick(self.vars)
-            self.lines.append(f"constraint Extra: {v.name} != {self.lit(v.type)} or {self.expr(BOOL, self.state_ctx(), 2)}")
+            value, cond = self.lit(v.type), self.expr(BOOL, self.state_ctx(), 2)
+            self.lines.append(f"constraint Extra: {v.name} != {value} or {cond}")
+            cut = f"{v.name} == {value} and not ({cond})"
         temporal = self.chance(0.2)
         if temporal:
             self.declare_temporal()
@@ -1164,6 +1642,8 @@ class _Gen:
             self.declare_invariants(box_mode)
         deadlock = self.chance(0.5)
         self.feat("deadlock-check" if deadlock else "no-deadlock")
+        if self.chance(0.2):
+            self.declare_reachables(boxed, cut)
         return GeneratedSpec(self.seed, "\n".join(self.lines) + "\n", deadlock, frozenset(self.features))
 
 

@@ -16,6 +16,7 @@ import sys
 from tests.oracle.compare import check_spec
 from tests.oracle.generate import GeneratedSpec, generate
 
+
 _DIFF = re.compile(r"(\w+): (\w+) .*? vs (\w+)")
 
 

@@ -20,7 +20,8 @@ compared number for number:
   to everything else); sequences and tuples as TLA+ tuples, records as records, maps as
   functions, sets as sets.
 - Where tlacheck's canonical order is observable (`choose`, sequence comprehensions) the
-  translation picks or sorts with an explicit order operator generated per type.
+  translation picks or sorts with an explicit order operator generated per type (a map is
+  ordered as its pair (keys, values): its sorted domain, then its values in key order).
 - `//` and `%` are Python's (floor division for any sign of the divisor); `len` of a set is
   Cardinality; `let` is strict; an evaluation error of tlacheck (a key outside a domain,
   `head` of `[]`, a value outside a declared range, ...) is an error of TLC too (TLC's own,
@@ -31,13 +32,16 @@ compared number for number:
   made state-level, see `predicate`); temporal properties PROPERTYs of
   `Spec == Init /\\ [][Next]_vars /\\ fairness`, with `fair weak|strong` as WF_vars/SF_vars.
 
-Limits (raise Unsupported): `reachable` checks; an order on maps (a `choose` or sequence
-comprehension over maps); identifiers are prefixed (v_, c_, f_, l<id>_, A_, Inv_, Con_,
-Prop_) so that no spec name can clash with TLA+'s.
+- `reachable` checks are left out (TLC has none); `translate(spec, reachable=NAME)` checks
+  one alone, as an invariant that TLC finds violated iff the check holds (see `translate`).
+
+Identifiers are prefixed (v_, c_, f_, l<id>_, A_, Inv_, Con_, Reach_, Prop_) so that no spec
+name can clash with TLA+'s.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from checker.core import types as T
@@ -108,8 +112,19 @@ def field_name(name: str) -> str:
     return name + "_" if name in _RESERVED else name
 
 
-def translate(spec: ir.Spec) -> Translation:
-    """The TLA+ module and cfg of `spec` (see the module docstring). Raises Unsupported."""
+def translate(spec: ir.Spec, reachable: str | None = None) -> Translation:
+    """The TLA+ module and cfg of `spec` (see the module docstring). Raises Unsupported.
+
+    With `reachable`, the name of one of its reachable checks, the module checks that one alone,
+    as the invariant Reach_NAME == ~(C1 /\\ ... /\\ Cn /\\ P) over the constraints C1..Cn and
+    its predicate P: TLC reports it violated iff a state that satisfies the constraints, one
+    it stores, satisfies P (TLC checks invariants on the states failing a constraint too), with
+    a shortest trace to the first. The spec's invariants and properties are left out."""
+    if reachable is None:  # TLC has no reachable checks
+        spec = dataclasses.replace(spec, reachables=())
+    else:  # the one reachable check left is translated as the invariant Reach_NAME
+        check = next(p for p in spec.reachables if p.name == reachable)
+        spec = dataclasses.replace(spec, invariants=(), properties=(), fairness=(), reachables=(check,))
     return _Translator(spec).run()
 
 
@@ -129,8 +144,6 @@ class _Translator:
     # ---------------------------------------------------------------- the module
     def run(self) -> Translation:
         spec = self.spec
-        if spec.reachables:
-            raise Unsupported("reachable checks")
         var_names = [f"v_{v.name}" for v in spec.variables]
         body: list[str] = []
         if spec.functions:
@@ -164,6 +177,10 @@ class _Translator:
             invariants[f"Inv_{p.name}"] = p.name
         for p in spec.constraints:
             body.append(f"Con_{p.name} == {self.predicate(p.expr, state)}")
+        for p in spec.reachables:
+            stored = "".join(f"Con_{c.name} /\\ " for c in spec.constraints)
+            body.append(f"Reach_{p.name} == ~({stored}{self.predicate(p.expr, state)})")
+            invariants[f"Reach_{p.name}"] = p.name
         if spec.properties:
             fair = [self.fairness(fd, state) for fd in spec.fairness]
             body.append("Spec == Init /\\ [][Next]_vars" + "".join(f" /\\ ({f})" for f in fair))
@@ -172,6 +189,7 @@ class _Translator:
             cfg = ["SPECIFICATION Spec"]
         cfg.append("CONSTANT NONE = NONE")
         cfg += [f"INVARIANT Inv_{p.name}" for p in spec.invariants]
+        cfg += [f"INVARIANT Reach_{p.name}" for p in spec.reachables]
         cfg += [f"CONSTRAINT Con_{p.name}" for p in spec.constraints]
         cfg += [f"PROPERTY Prop_{p.name}" for p in spec.properties]
         decls = []
@@ -532,6 +550,10 @@ class _Translator:
         elif isinstance(t, T.SetT):
             sort = self.sorted(t.element)
             body = f"{self.seq_order(t.element)}({sort}(a), {sort}(b))"
+        elif isinstance(t, T.MapT):  # a map is its pair (keys, values): the sorted domains first
+            sort, keys, vals = self.sorted(t.key), self.seq_order(t.key), self.seq_order(t.value)
+            body = (f"LET ka == {sort}(DOMAIN a) kb == {sort}(DOMAIN b) IN {keys}(ka, kb) \\/ (ka = kb /\\ "
+                    f"{vals}([i \\in 1..Len(ka) |-> a[ka[i]]], [i \\in 1..Len(kb) |-> b[kb[i]]]))")
         else:
             raise Unsupported(f"canonical order of {t}")
         self.order_defs.append(f"{name}(a, b) == {body}")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tests.oracle.tla import MODULE, Translation
 
+
 TIMEOUT_S = 120.0
 
 

@@ -25,7 +25,7 @@ from collections import Counter
 from checker.compile.model import Model, build_model
 from checker.core.runtime import EVAL_FAILURES
 from checker.core.source import Source
-from tests.oracle.compare import LIMIT, Answer, Outcome, diff, run_tlacheck
+from tests.oracle.compare import LIMIT, Outcome, diff, reference_answer, run_tlacheck
 from tests.reference_explorer import reference_check
 
 
@@ -50,17 +50,14 @@ def label(o: Outcome) -> str | None:
     if "reference" in tools and model.spec.constraints:
         exact = run_tlacheck(model, o.check_deadlock, tool="exact")
         legacy = reference_check(model.spec, o.check_deadlock, LIMIT, legacy_constraints=True)
-        ref = Answer("reference", legacy.verdict, legacy.distinct, legacy.generated, legacy.depth,
-                     legacy.trace_length, legacy.invariant)
-        if diff(exact, ref) is None:
+        if diff(exact, reference_answer(legacy)) is None:
             return "constraint semantics"
     nested = nest_withs(o.text)
     if "reference" in tools and nested != o.text:
         again = build_model(Source(f"oracle_{o.seed}.spec", nested))
         nested_answer = run_tlacheck(again, o.check_deadlock, tool="exact")
         first = run_tlacheck(model, o.check_deadlock, tool="exact")
-        out = reference_check(model.spec, o.check_deadlock, LIMIT)
-        ref = Answer("reference", out.verdict, out.distinct, out.generated, out.depth, out.trace_length, out.invariant)
+        ref = reference_answer(reference_check(model.spec, o.check_deadlock, LIMIT))
         if diff(nested_answer, first) is not None and diff(nested_answer, ref) is None:
             return "with binders"
     return None
