@@ -1,4 +1,4 @@
-"""Multi-process exploration (`--workers N`): the BFS of explore.py, split between worker processes.
+"""Multi-process exploration (`--workers N`): the BFS of bfs.py, split between worker processes.
 
 Guarantee: the same Result as one process — verdict, distinct and generated
 counts, depth, coverage, witnesses, evaluation errors and the same shortest
