@@ -71,6 +71,14 @@ def test_spec_error_json(tmp_path, capsys):
     assert code == 3
     assert data["verdict"] == "error" and data["errors"][0]["code"] == "E102"
     assert data["errors"][0]["line"] == 1
+    assert data["file"] == path  # was null
+
+
+def test_spec_error_json_lists_every_body_with_an_error(tmp_path, capsys):
+    path = write(tmp_path, "var x: int = 0\naction A:\n    x = true\ninvariant I: x + 1\n")
+    code, data = run_json(capsys, ["check", path])
+    assert code == 3 and data["file"] == path
+    assert [(e["code"], e["line"]) for e in data["errors"]] == [("E102", 3), ("E105", 4)]
 
 
 def test_evaluation_error_exit_code(tmp_path, capsys):

@@ -365,7 +365,7 @@ def _run(argv: list[str] | None) -> int:
     except OutputError:
         raise
     except SpecError as exc:
-        _report_diagnostics(exc.diagnostics, sources, want_json, getattr(exc, "path", None))
+        _report_diagnostics(exc.diagnostics, sources, want_json, getattr(exc, "path", None) or getattr(args, "file", None))
         return EXIT_SPEC
     except UsageError as exc:
         diag = Diagnostic("usage", exc.message, None, exc.hint)
@@ -376,7 +376,7 @@ def _run(argv: list[str] | None) -> int:
             print(f"  = hint: {exc.hint}", file=stderr)
         return EXIT_USAGE
     except EvalError as exc:
-        _report_diagnostics([exc.diagnostic()], sources, want_json, None, verdict="error")
+        _report_diagnostics([exc.diagnostic()], sources, want_json, getattr(args, "file", None), verdict="error")
         return EXIT_EVAL
     except TlacheckError as exc:  # pragma: no cover - every subclass is handled above
         print(f"tlacheck: error: {exc}", file=stderr)
