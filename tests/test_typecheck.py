@@ -601,3 +601,24 @@ def test_a_failed_def_does_not_cascade_into_its_callers():
     failed: `f(x)` raises nothing more."""
     assert spec_errors(FAILED_DEF) == [("E105", line_of(FAILED_DEF, "def f(n: int) -> int: n and true")),
                                        ("E102", line_of(FAILED_DEF, "invariant J: x == true"))]
+
+
+INITIAL_VALUE_ERRORS = """
+const N: int = true
+var x: int = false
+var y: set[int] in 3
+action A:
+    x = x + N
+    y = y | {1}
+invariant I: x
+"""
+
+
+def test_an_error_in_an_initial_value_or_a_constant_does_not_hide_the_rest():
+    """The constant and the variables are still declared with their declared types: the action,
+    which uses them correctly, raises nothing, and the invariant's own error is reported too."""
+    text = INITIAL_VALUE_ERRORS
+    assert spec_errors(text) == [("E102", line_of(text, "const N: int = true")),
+                                 ("E102", line_of(text, "var x: int = false")),
+                                 ("E102", line_of(text, "var y: set[int] in 3")),
+                                 ("E105", line_of(text, "invariant I: x"))]

@@ -66,6 +66,12 @@ def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = N
     return _Checker(tree, source, dict(overrides or {})).run()
 
 
+def _UNCHECKED(t: T.Type, span: Span) -> ir.Expr:
+    """The stand-in for a value whose checking failed: the error is collected, and the spec is
+    never compiled, so this never runs."""
+    return ir.Lit(t, span, None)
+
+
 def _in_source_order(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Diagnostics by position (those without a span last), each once."""
     unique = list({(d.code, d.message, d.span): d for d in diagnostics}.values())
@@ -106,6 +112,8 @@ class _Checker:
         self.inferred: dict[tuple, object] = {}
         self.binders: dict[tuple, ir.Local] = {}
         self.hidden: set[Span] = set()  # spans already given a W204
+        # Errors collected so far (_recover): every declaration's first, raised together at the end.
+        self.errors: list[Diagnostic] = []
 
     # ---------------------------------------------------------------- driver
     def run(self) -> ir.Spec:
@@ -131,9 +139,9 @@ class _Checker:
         # on with the next, so that one run reports every body's first error (_recover). What
         # needs every def body (the functions' reads) or every action's parameters (properties,
         # fairness) is checked only when those all checked.
-        errors: list[Diagnostic] = []
+        errors = self.errors  # the initial values' and constants' errors are in already
         functions = [self._recover(errors, self._check_def, self.defs[d.name]) for d in decls if isinstance(d, S.DefDecl)]
-        if not errors:
+        if None not in functions:
             self.function_reads = ir.function_reads(functions)
         action_decls = [d for d in decls if isinstance(d, S.ActionDecl)]
         self.action_index = {d.name: i for i, d in enumerate(action_decls)}
@@ -303,7 +311,9 @@ class _Checker:
                 raise UsageError(f"-D {d.name}={text}: {exc.diagnostics[0].message}",
                                  exc.diagnostics[0].hint) from None
         elif d.default is not None:
-            value = self._expect(self.infer(d.default, ctype), ctype, f"constant `{d.name}`")
+            value = self._recover(self.errors, lambda: self._expect(self.infer(d.default, ctype), ctype,
+                                                                   f"constant `{d.name}`"))
+            value = value if value is not None else _UNCHECKED(ctype, d.default.span)
         else:
             raise _err("E110", f"constant `{d.name}` has no value", d.name_span,
                        f"give it a default (`= ...`) or pass -D {d.name}=VALUE")
@@ -390,20 +400,26 @@ class _Checker:
         vtype, bounds = self._declared(d.type)
         slot = len(self.variables)
         self.var_init_limit = slot
-        if d.choice:
-            init = self.infer(d.init, T.SetT(vtype))
-            if not isinstance(init.type, T.SetT):
-                raise _err("E102", f"`var {d.name}: T in S` needs a set S, not {init.type}", d.init.span,
-                           "use `= value` for a single initial value")
-            if not T.assignable(vtype, init.type.element):
-                raise _err("E102", f"initial values of `{d.name}` are {init.type.element}, but it is declared {vtype}",
-                           d.init.span)
-        else:
-            init = self._expect(self.infer(d.init, vtype), vtype, f"the initial value of `{d.name}`")
+        # An error in the initial value is collected (_recover): the variable is still declared,
+        # with its declared type, so that the rest of the spec is checked against it.
+        init = self._recover(self.errors, self._var_init, d, vtype)
+        init = init if init is not None else _UNCHECKED(T.SetT(vtype) if d.choice else vtype, d.init.span)
         self.var_init_limit = None
         self.variables.append(ir.Variable(d.name, vtype, init, d.choice, bounds, d.name_span))
         self.vars[d.name] = (slot, vtype)
         self.var_bounds.append(bounds)
+
+    def _var_init(self, d: S.VarDecl, vtype: T.Type) -> ir.Expr:
+        if not d.choice:
+            return self._expect(self.infer(d.init, vtype), vtype, f"the initial value of `{d.name}`")
+        init = self.infer(d.init, T.SetT(vtype))
+        if not isinstance(init.type, T.SetT):
+            raise _err("E102", f"`var {d.name}: T in S` needs a set S, not {init.type}", d.init.span,
+                       "use `= value` for a single initial value")
+        if not T.assignable(vtype, init.type.element):
+            raise _err("E102", f"initial values of `{d.name}` are {init.type.element}, but it is declared {vtype}",
+                       d.init.span)
+        return init
 
     # ---------------------------------------------------------------- defs
     def _declare_def(self, d: S.DefDecl) -> None:
