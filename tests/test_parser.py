@@ -1,6 +1,9 @@
 """parser.py: text to AST, syntax errors with positions."""
 
 import dataclasses
+import os
+import subprocess
+import sys
 
 import pytest
 from lark import Token, Tree
@@ -9,7 +12,7 @@ from checker.core.errors import SpecError
 from checker.core.source import Source
 from checker.lang import syntax as S
 from checker.lang.parser import parse, parse_expression
-from tests.conftest import spec_error
+from tests.conftest import ROOT, spec_error
 
 
 def parse_text(text: str) -> S.SpecFile:
@@ -316,3 +319,42 @@ def test_set_operators_keep_the_generic_hint():
     """`&` and `|` alone are set operators; misplaced, they get the usual "expected" hint."""
     d = syntax_error("var s: set[int] = {}\naction A:\n    s = s & | s\n")
     assert d.code == "E001" and "set intersection" not in (d.hint or "") and "set union" not in (d.hint or "")
+
+
+# ---------------------------------------------------------------- the grammar cache
+
+def _parse_in_a_child(env: dict) -> subprocess.CompletedProcess:
+    code = "from checker.lang.parser import parse_expression\nfrom checker.core.source import Source\n" \
+           "print(parse_expression(Source('-D N', '1 + 2')).__class__.__name__)"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, **env})
+
+
+def test_the_grammar_cache_is_private_to_the_user(tmp_path):
+    """The analysed grammar is cached in the user's own folder (a pickle in the shared /tmp,
+    Lark's default, could be planted by another user), and a cached parser parses alike."""
+    folder = tmp_path / "cache"
+    first = _parse_in_a_child({"TLACHECK_CACHE_DIR": str(folder)})
+    second = _parse_in_a_child({"TLACHECK_CACHE_DIR": str(folder)})
+    assert first.returncode == second.returncode == 0 and first.stdout == second.stdout != ""
+    files = list(folder.iterdir())
+    assert len(files) == 1 and files[0].name.startswith("grammar-py")
+    assert oct(folder.stat().st_mode & 0o777) == oct(0o700)
+
+
+def test_no_cache_in_a_folder_others_can_write(tmp_path):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o777)
+    out = _parse_in_a_child({"TLACHECK_CACHE_DIR": str(folder)})
+    assert out.returncode == 0 and out.stderr == ""
+    assert list(folder.iterdir()) == []  # parsed without writing a cache there
+
+
+def test_a_corrupt_cache_file_is_rebuilt_silently(tmp_path):
+    folder = tmp_path / "cache"
+    assert _parse_in_a_child({"TLACHECK_CACHE_DIR": str(folder)}).returncode == 0
+    (cache,) = folder.iterdir()
+    cache.write_bytes(b"not a grammar\n")
+    out = _parse_in_a_child({"TLACHECK_CACHE_DIR": str(folder)})
+    assert out.returncode == 0 and out.stderr == ""

@@ -7,6 +7,8 @@ frozen dataclasses of syntax.py, and parser failures become `SpecError`s with a
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import lru_cache
 from importlib import resources
 
@@ -103,11 +105,32 @@ class _BadDedent(Exception):
         self.column = column
 
 
+CACHE_ENV = "TLACHECK_CACHE_DIR"
+
+
+def cache_file() -> str | bool:
+    """Where Lark keeps the analysed grammar: a file in a directory only this user can write
+    ($TLACHECK_CACHE_DIR, else $XDG_CACHE_HOME/tlacheck or ~/.cache/tlacheck, made with mode
+    0700), or False (no cache) when there is none. Never the shared temporary directory, Lark's
+    default: the cache is a pickle, and a file another user planted there would run as code."""
+    folder = os.environ.get(CACHE_ENV) or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tlacheck")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        info = os.stat(folder)
+    except OSError:
+        return False
+    if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
+        return False  # someone else's, or writable by others
+    return os.path.join(folder, "grammar-py%d.%d.lark" % sys.version_info[:2])
+
+
 @lru_cache(maxsize=None)
 def _lark() -> Lark:
     """The one parser, for whole specs (start) and for single expressions (expr_start: the VALUE
-    of `-D NAME=VALUE`). Lark caches the analysed grammar in the temporary directory (keyed by
-    the grammar and the options), which makes start-up 2-3 times faster than building it."""
+    of `-D NAME=VALUE`). Lark caches the analysed grammar (cache_file; Lark checks that the file
+    was made from this grammar and these options, and rebuilds it otherwise), which makes
+    start-up 2-3 times faster than analysing the grammar in every process."""
     grammar = resources.files("checker.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
     return Lark(
         grammar,
@@ -117,7 +140,7 @@ def _lark() -> Lark:
         postlex=_SpecIndenter(),
         propagate_positions=True,
         maybe_placeholders=True,
-        cache=True,
+        cache=cache_file(),
     )
 
 
