@@ -7,6 +7,14 @@ go there too, and it is removed afterwards), with one worker, as
 
 `parse` reads TLC 2.15's text output into a TlcResult; it never guesses: output it does not
 recognise is the verdict "unknown", which the comparison reports.
+
+The trace of a violated invariant may be printed without its last state: TLC names the action
+of each step by computing every successor of the step's first state by that action again, all
+at once (Tool.getState), and if one of them fails to evaluate (another branch of the action,
+which the search, checking each successor as it computes it, did not reach before the
+violation), it leaves the step out, silently. The prefix cannot be cut so: its states were
+expanded without error. The trace length is then TLC's depth, the level of the violating
+state (breadth-first, it is the deepest level so far): `parse` takes the larger of the two.
 """
 
 from __future__ import annotations
@@ -110,17 +118,19 @@ def parse(out: str, exit_code: int | None = None) -> TlcResult:
     if m:
         depth = int(m.group(1))
     trace = len(re.findall(r"^State \d+: ", out, re.M))
+    violated = max(trace, depth or 0)  # a violation's trace, whose last state may be left out
     base = dict(generated=generated, distinct=distinct, depth=depth, output=out, exit_code=exit_code)
     if re.search(r"^\*\*\* Parse Error \*\*\*|^Semantic errors:|^\*\*\* Errors:|Could not parse|"
                  r"^Error: Parsing or semantic analysis failed|The configuration file|"
                  r"was not found in the|is not defined|Unknown operator", out, re.M):
         return TlcResult("parse", **base)
-    m = re.search(r"^Error: Invariant line \d+, col \d+ to line \d+, col \d+ of module \w+ is violated", out, re.M)
+    m = re.search(r"^Error: Invariant line \d+, col \d+ to line \d+, col \d+ of module \w+ is violated"
+                  r"( by the initial state)?", out, re.M)
     if m:  # an `always P` inside a property, which TLC checks as an invariant
-        return TlcResult("temporal", trace_length=trace or 1, **base)
+        return TlcResult("temporal", trace_length=1 if m.group(1) else violated or 1, **base)
     m = re.search(r"^Error: Invariant (\S+) is violated( by the initial state)?", out, re.M)
     if m:
-        return TlcResult("invariant", invariant=m.group(1), trace_length=trace or (1 if m.group(2) else None),
+        return TlcResult("invariant", invariant=m.group(1), trace_length=1 if m.group(2) else violated or None,
                          **base)
     if re.search(r"^Error: Deadlock reached\.", out, re.M):
         return TlcResult("deadlock", trace_length=trace, **base)
