@@ -16,6 +16,7 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import DedentError, Indenter
 
+from checker.core.cache import cache_folder
 from checker.core.errors import Diagnostic, SpecError
 from checker.core.source import Source, Span
 from checker.lang import syntax as S
@@ -105,24 +106,11 @@ class _BadDedent(Exception):
         self.column = column
 
 
-CACHE_ENV = "TLACHECK_CACHE_DIR"
-
-
 def cache_file() -> str | bool:
-    """Where Lark keeps the analysed grammar: a file in a directory only this user can write
-    ($TLACHECK_CACHE_DIR, else $XDG_CACHE_HOME/tlacheck or ~/.cache/tlacheck, made with mode
-    0700), or False (no cache) when there is none. Never the shared temporary directory, Lark's
-    default: the cache is a pickle, and a file another user planted there would run as code."""
-    folder = os.environ.get(CACHE_ENV) or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tlacheck")
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        info = os.stat(folder)
-    except OSError:
-        return False
-    if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
-        return False  # someone else's, or writable by others
-    return os.path.join(folder, "grammar-py%d.%d.lark" % sys.version_info[:2])
+    """Where Lark keeps the analysed grammar: a file in the user's private cache folder
+    (checker.core.cache), or False (no cache) when there is none."""
+    folder = cache_folder()
+    return os.path.join(folder, "grammar-py%d.%d.lark" % sys.version_info[:2]) if folder else False
 
 
 @lru_cache(maxsize=None)
