@@ -15,7 +15,7 @@ import pytest
 from checker.compile.model import build_model
 from checker.core.result import Verdict
 from checker.core.source import Source
-from checker.engine import bfs
+from checker.engine import traces
 from checker.engine import watchdog
 from checker.engine.explore import explore
 from checker.engine.options import Options, Storage
@@ -93,7 +93,7 @@ def test_a_violation_found_is_reported_even_if_the_limit_passes_while_its_trace_
         invariant Small: x < 4
         """)
     monkeypatch.setattr(watchdog, "TICK", 0.01)
-    real = bfs.find_step
+    real = traces.find_step
 
     def slow_find_step(*args):  # keeps the generated code busy, under find_step, past the deadline
         end = time.perf_counter() + 0.3
@@ -101,7 +101,7 @@ def test_a_violation_found_is_reported_even_if_the_limit_passes_while_its_trace_
             step = real(*args)
         return step
 
-    monkeypatch.setattr(bfs, "find_step", slow_find_step)
+    monkeypatch.setattr(traces, "find_step", slow_find_step)
     ticks = []
     monkeypatch.setattr(watchdog.Watchdog, "_in_step",
                         lambda self, frame, real=watchdog.Watchdog._in_step: ticks.append(real(self, frame)) or ticks[-1])

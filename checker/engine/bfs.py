@@ -1,9 +1,10 @@
 """The one-process breadth-first search (the meanings it implements: explore.py's docstring).
 
 `Explorer` stores every state (exact storage; also the liveness checker's graph);
-`FingerprintExplorer` stores 64-bit fingerprints with a parent index and a successor ordinal
-per state, and rebuilds traces by re-executing the actions along the parent links. Both give
-the same counts and traces. parallel.py's workers extend FingerprintExplorer.
+`FingerprintExplorer` stores 64-bit fingerprints with a parent index per state. Both rebuild
+traces the same way, by re-executing the actions along the parent links and matching each
+state's key (the state, or its fingerprint: traces.py). Both give the same counts and traces.
+parallel.py's coordinator extends FingerprintExplorer.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import contextlib
 import time
 from array import array
 from collections import deque
-from itertools import islice
 from typing import Callable
 
 from checker.compile.model import Model
@@ -25,6 +25,7 @@ from checker.engine.liveness import EvaluationFailed, Graph, Stopped, safety_che
 from checker.engine.options import Options, Progress, liveness_properties, select, selected_properties
 from checker.engine.pools import ValuePools
 from checker.engine.successors import find_step, nth_step, until_fault
+from checker.engine.traces import path_to, rebuild
 from checker.engine.watchdog import StepInterrupted, Watchdog
 
 
@@ -100,7 +101,7 @@ class Explorer:
     def _protected(self) -> list:
         """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""
         return [f.__code__ for f in (Explorer._finish, Explorer._fault, Explorer._deadlock, Explorer.trace_to,
-                                     type(self).trace_to, until_fault, find_step, nth_step)]
+                                     type(self).trace_to, until_fault, find_step, nth_step, rebuild)]
 
     def _result(self, verdict: Verdict, violation: Violation | None = None, error=None,
                 stop_reason: str | None = None, queue_left: int = 0) -> Result:
@@ -391,35 +392,23 @@ class Explorer:
     # ---------------------------------------------------------------- traces
     def trace_to(self, i: int) -> Trace:
         """The path of stored states from an initial state to state `i`, with the actions between them."""
-        if i < 0:
-            return Trace(())
-        path = []
-        while i >= 0:
-            path.append(i)
-            i = self.parents[i]
-        path.reverse()
-        steps = [Step(None, (), self.states[path[0]])]
-        for a, b in zip(path, path[1:]):
-            steps.append(find_step(self.model, self.states[a], self.states[b]))
-        return Trace(tuple(steps))
+        states = self.states
+        return rebuild(self.model, [states[j] for j in path_to(self.parents, i)])
 
 
 class FingerprintExplorer(Explorer):
     """The BFS of Explorer over a FingerprintSet: per stored state, a parent index (array 'i')
-    and the ordinal of the successor that reached it first (array 'H', widened to 'I' when a
-    state has over 65,535 successors). The queue (a deque) holds only the states not yet
-    expanded: at most about one BFS level and a half.
-
-    The ordinal is the position of the state among all its parent's successors (actions in
-    declaration order, instances in canonical order), so the first step found when re-executing
-    is the one exact storage finds with find_step: both give the same traces."""
+    and its fingerprint (array 'q'), the key traces are rebuilt by (traces.py): the first
+    successor with that fingerprint is the state exact storage finds, so both give the same
+    traces. The queue (a deque) holds only the states not yet expanded: at most about one BFS
+    level and a half."""
 
     def __init__(self, model: Model, options: Options, progress, progress_every: float):
         super().__init__(model, options, progress, progress_every)
         self.seen = FingerprintSet()
         self.fingerprint = Fingerprinter(model.var_types)
         self.parents = array("i")
-        self.ordinals = array("H")
+        self.fps = array("q")  # the fingerprint of each stored state, by index
         self.expanded = 0
 
     def _counts(self) -> tuple[int, int]:
@@ -428,15 +417,13 @@ class FingerprintExplorer(Explorer):
     def _collision(self) -> float | None:
         return collision_probability(self.seen.count, self.generated)
 
-    def _store(self, state: tuple, parent: int, ordinal: int) -> int:
-        """Store a new state whose fingerprint the caller has put in the table; returns its index."""
+    def _store(self, state: tuple, parent: int, fp: int) -> int:
+        """Store a new state whose fingerprint `fp` the caller has put in the table; returns its index."""
         seen = self.seen
         i = seen.count
         seen.count = i + 1
         self.parents.append(parent)
-        if ordinal > 0xFFFF and self.ordinals.typecode == "H":
-            self.ordinals = array("I", self.ordinals)
-        self.ordinals.append(ordinal)
+        self.fps.append(fp)
         if len(self.witnesses) < len(self.reachables):
             self._check_reachables(i, state)
         return i
@@ -464,7 +451,7 @@ class FingerprintExplorer(Explorer):
         stored = []
         fps = []
         try:
-            for k, state in enumerate(self.model.init()):
+            for state in self.model.init():
                 self.generated += 1
                 fp = self.fingerprint(state)
                 slot = seen.find(fp)
@@ -474,7 +461,7 @@ class FingerprintExplorer(Explorer):
                     self._check_initial(-1, state, unstored=True)
                     continue
                 seen.put(fp, ~slot)
-                i = self._store(state, -1, k)
+                i = self._store(state, -1, fp)
                 if seen.count > seen.limit:
                     seen.grow()
                 stored.append(state)
@@ -562,7 +549,7 @@ class FingerprintExplorer(Explorer):
                             home = fp & mask  # FingerprintSet.put, inline: last come, first served
                             table[j] = table[home]
                             table[home] = fp
-                            i = self._store(succ, parent, k)
+                            i = self._store(succ, parent, fp)
                             if i >= limit:
                                 seen.grow()
                                 table, mask, limit = seen.table, seen.mask, seen.limit
@@ -622,17 +609,5 @@ class FingerprintExplorer(Explorer):
         return self._finish()
 
     def trace_to(self, i: int) -> Trace:
-        if i < 0:
-            return Trace(())
-        path = []
-        while i >= 0:
-            path.append(i)
-            i = self.parents[i]
-        path.reverse()
-        state = next(islice(self.model.init(), self.ordinals[path[0]], None))
-        steps = [Step(None, (), state)]
-        for j in path[1:]:
-            step = nth_step(self.model, state, self.ordinals[j])
-            steps.append(step)
-            state = step.state
-        return Trace(tuple(steps))
+        fps = self.fps
+        return rebuild(self.model, [fps[j] for j in path_to(self.parents, i)], self.fingerprint)

@@ -244,7 +244,6 @@ class Coordinator(FingerprintExplorer):
         self.table = _Table(_slots_for(self.seen.count))
         self.table.insert(array("q", filter(None, self.seen.table)))
         self.seen = None  # the shared table replaces it
-        self.ordinals = array("I", self.ordinals)  # 4 bytes here: no check for a wide ordinal
         ctx = multiprocessing.get_context("fork")
         # (name, predicate, kind): the selected invariants, then the safety properties (inherited: forked)
         checks = tuple((n, f, "invariant") for n, f in self.invariants) + tuple((n, f, "property") for n, f in self.always)
@@ -359,7 +358,7 @@ class Coordinator(FingerprintExplorer):
                 if grown:
                     grown.close_fd()
             if settled is not None:  # while the workers expand
-                self._link(self._won(settled)["all_keys"])
+                self._link(settled)
                 self.expanded = settled["start"]
                 stop = self._number(settled, level - 1)
                 if stop is not None:
@@ -380,7 +379,7 @@ class Coordinator(FingerprintExplorer):
                 pass
             settled = self._settle(expansions, start)
             if not settled["total"]:  # no new state: this level's events, or the end
-                self._link(self._won(settled)["all_keys"])
+                self._link(settled)
                 self.expanded = start
                 stop = self._number(settled, level)
                 if stop is not None:
@@ -495,12 +494,14 @@ class Coordinator(FingerprintExplorer):
         table.close()
         self.table = grown
 
-    def _link(self, keys: array) -> None:
-        """Append the parent links and ordinals of a level's new states (keys in index order)."""
-        halves = array("I", keys.tobytes())  # each key as (low 32 bits, high 32 bits) in memory order
-        low, high = (0, 1) if sys.byteorder == "little" else (1, 0)
-        self.ordinals.extend(halves[low::2])
+    def _link(self, settled: dict) -> None:
+        """Append the parent links and fingerprints of a level's new states (in index order): what
+        traces are rebuilt from (traces.py)."""
+        won = self._won(settled)
+        halves = array("I", won["all_keys"].tobytes())  # each key as (low 32 bits, high 32 bits) in memory order
+        high = 1 if sys.byteorder == "little" else 0
         self.parents.frombytes(halves[high::2].tobytes())  # indices < 2**31
+        self.fps.extend(won["all_fps"])
 
     def _relay(self, plans: list) -> None:
         """Pass the states handed over between workers (each sender sends them first)."""
@@ -554,8 +555,10 @@ class Coordinator(FingerprintExplorer):
         if "all_keys" in settled:
             return settled
         all_keys = array("q")
+        all_fps = array("q")
         reports = []
         for e, m in zip(settled["expansions"], settled["masks"]):
+            all_fps.extend(e["fps"] if m is None else compress(e["fps"], m))
             keys = e["keys"] if m is None else array("q", compress(e["keys"], m))
             acts = e["acts"] if m is None else array("H", compress(e["acts"], m))
             all_keys.extend(keys)
@@ -566,7 +569,7 @@ class Coordinator(FingerprintExplorer):
                             "counts": e["counts"], "enabled": e["enabled"], "generated": e["generated"],
                             "witnesses": e["witnesses"], "faults": e["faults"], "events": e["events"],
                             "placed": e["placed"]})
-        settled["all_keys"], settled["reports"] = all_keys, reports
+        settled["all_keys"], settled["all_fps"], settled["reports"] = all_keys, all_fps, reports
         return settled
 
     def _plans(self, own: list[int], masks: list, fps: list, has: list) -> list[dict]:

@@ -1,10 +1,11 @@
 """Successors of one state beyond the fast path: the action instance that leads to a stored
-successor, the n-th successor (traces rebuilt from ordinals), and the successors an action
-yields before an evaluation error."""
+successor (traces.py rebuilds traces with it), the n-th successor (where `--workers` found an
+event), and the successors an action yields before an evaluation error."""
 
 from __future__ import annotations
 
 import traceback
+from typing import Callable
 
 from checker.compile.model import Model
 from checker.core.result import Step
@@ -12,12 +13,17 @@ from checker.core.runtime import EVAL_FAILURES
 from checker.engine.fingerprints import Fingerprinter
 
 
-def find_step(model: Model, state: tuple, succ: tuple) -> Step:
-    """The first action instance (in exploration order) that leads from `state` to `succ`."""
+def find_step(model: Model, state: tuple, key, key_of: Callable[[tuple], object] | None = None) -> Step:
+    """The first action instance (in exploration order) that leads from `state` to a successor
+    whose key is `key` (`key_of` None: the successor equal to `key`, which the step then holds:
+    an equal copy would double a trace's memory)."""
     for ai, act in enumerate(model.actions):
         for args, t in act(state):
-            if t == succ:
-                return Step(ai, args, succ)  # the stored state: an equal copy would double the trace's memory
+            if key_of is None:
+                if t == key:
+                    return Step(ai, args, key)
+            elif key_of(t) == key:
+                return Step(ai, args, t)
     raise AssertionError("no action leads to the stored successor")  # pragma: no cover
 
 
@@ -49,7 +55,8 @@ def _drop_frames(exc: BaseException) -> None:
 
 
 def nth_step(model: Model, state: tuple, ordinal: int) -> Step:
-    """The successor number `ordinal` (from 0, every action instance in exploration order)."""
+    """The successor number `ordinal` (from 0, every action instance in exploration order): the
+    state at a `--workers` event's key (parallel.py). Traces do not use it (traces.py)."""
     k = 0
     for ai, act in enumerate(model.actions):
         for args, t in act(state):

@@ -3,7 +3,7 @@
 Checks the spec of every seed in [A, B) with tests/oracle/compare.py (TLC too with --tlc) and
 writes into DIR (default oracle-out):
 
-- results.jsonl: one line per seed checked (the campaign is resumable: seeds already there
+- results.jsonl: one line per seed checked, with the commit checked (the campaign is resumable: seeds already there
   are not checked again, so an interrupted run goes on where it stopped);
 - summary.json (summary-tlc.json with --tlc): counts per outcome, per feature (how many
   agreeing, disagreeing, ... specs used each feature) and per class of features (CLASSES),
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -78,6 +79,8 @@ def summarise(rows: list[dict]) -> dict:
                       or r["status"] in INTERESTING and r["reason"])
     return {
         "specs": len(rows),
+        # specs checked per commit (rows written before rows named theirs: "unrecorded")
+        "commits": dict(Counter(r.get("commit", "unrecorded") for r in rows).most_common()),
         "outcomes": dict(sorted(outcomes.items())),
         "reasons": dict(reasons.most_common()),
         "features": {f: dict(sorted(c.items())) for f, c in sorted(features.items())},
@@ -109,11 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     done = {(r["seed"], r.get("tlc", False)) for r in rows}
     todo = [s for s in _seeds(args.seeds) if (s, args.tlc) not in done]
     start = time.monotonic()
+    commit = _commit()
     # Not multiprocessing.Pool: its processes are daemonic, and tlacheck's workers=2 starts
     # processes of its own, which a daemonic process may not have.
     with results.open("a") as fh, ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _Serial() as pool:
         for i, o in enumerate(pool.map(_check, [(s, args.tlc) for s in todo])):
-            row = o.as_json() | {"tlc": args.tlc}
+            row = o.as_json() | {"tlc": args.tlc, "commit": commit}
             if o.status == "disagree":
                 row["known"] = _label(o)
             rows.append(row)
@@ -137,9 +141,23 @@ def main(argv: list[str] | None = None) -> int:
                                         check_deadlock=g.check_deadlock))
     summary = summarise(mine) | {"seeds": args.seeds, "tlc": args.tlc}
     (out / f"summary{'-tlc' if args.tlc else ''}.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(json.dumps({k: summary[k] for k in ("specs", "outcomes", "reasons", "known_bugs")}, indent=1))
+    print(json.dumps({k: summary[k] for k in ("specs", "commits", "outcomes", "reasons", "known_bugs")}, indent=1))
     print(f"{len(summary['disagreements'])} disagreements; summary in {out}/summary{'-tlc' if args.tlc else ''}.json")
     return 1 if summary["disagreements"] or summary["bugs"] else 0
+
+
+def _commit() -> str:
+    """The commit the campaign checks (each row records it): HEAD, with "+changes" when the
+    checker or the oracle differ from it; "unknown" outside a git checkout."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--", "checker", "tests"], cwd=root,
+                                 capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+changes" if changed else "")
 
 
 def _label(o: Outcome) -> str | None:
