@@ -100,3 +100,22 @@ def test_fingerprint_and_exact_storage_rebuild_the_same_real_traces_on_the_bundl
         assert _is_real(model, exact.violation.trace), (name, variant)
         checked += 1
     assert checked >= 5, checked
+
+
+def test_each_explorer_rebuilds_its_traces_from_its_own_stores_keys():
+    from checker.engine.bfs import Explorer, FingerprintExplorer
+    from checker.engine.stores import ExactStore, FingerprintStore
+
+    model = model_of(TWO)
+    for cls, store_type in ((Explorer, ExactStore), (FingerprintExplorer, FingerprintStore)):
+        explorer = cls(model, Options(), None, 5.0)
+        result = explorer.run()
+        store = explorer.store
+        assert isinstance(store, store_type)
+        assert store.count == result.distinct_states
+        for i in range(store.count):
+            trace = explorer.trace_to(i)
+            last = trace.steps[-1].state
+            assert (last if store.key_of is None else store.key_of(last)) == store.key(i)
+            assert len(trace.steps) == len(path_to(store.parents, i))
+            assert _is_real(model, trace)

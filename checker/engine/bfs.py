@@ -18,13 +18,14 @@ from typing import Callable
 from checker.compile.model import Model
 from checker.core.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
 from checker.core.runtime import EVAL_FAILURES, Fault
-from checker.engine.fingerprints import Fingerprinter, FingerprintSet, collision_probability
+from checker.engine.fingerprints import Fingerprinter, collision_probability
 from checker.engine.limits import MemoryWatch, limit_reached
 from checker.engine.liveness import Checker as LivenessChecker
 from checker.engine.liveness import EvaluationFailed, Graph, Stopped, safety_checks
 from checker.engine.options import Options, Progress, liveness_properties, select, selected_properties
 from checker.engine.pools import ValuePools
 from checker.engine.successors import find_step, nth_step, until_fault
+from checker.engine.stores import ExactStore, FingerprintStore
 from checker.engine.traces import path_to, rebuild
 from checker.engine.watchdog import StepInterrupted, Watchdog
 
@@ -52,9 +53,9 @@ class Explorer:
         self.initially: tuple = ()
         self.always: tuple = ()
         self.violations: list[Violation] = []
-        self.states: list[tuple] = []
-        self.parents: list[int] = []
-        self.index: dict[tuple, int] = {}
+        self.store = self._new_store()
+        if isinstance(self.store, ExactStore):  # its tables, read and appended to directly by the loop
+            self.states, self.parents, self.index = self.store.states, self.store.parents, self.store.index
         self.generated = 0
         self.depth = 1
         self.coverage = [ActionCoverage() for _ in model.actions]
@@ -102,6 +103,9 @@ class Explorer:
         """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""
         return [f.__code__ for f in (Explorer._finish, Explorer._fault, Explorer._deadlock, Explorer.trace_to,
                                      type(self).trace_to, until_fault, find_step, nth_step, rebuild)]
+
+    def _new_store(self):
+        return ExactStore()
 
     def _result(self, verdict: Verdict, violation: Violation | None = None, error=None,
                 stop_reason: str | None = None, queue_left: int = 0) -> Result:
@@ -155,7 +159,8 @@ class Explorer:
         else:
             if isinstance(fault, MemoryError):  # room to rebuild the trace and report
                 self._reserve = None
-                self.index.clear()  # exact storage: not needed for the trace (the states list is)
+                if isinstance(self.store, ExactStore):  # its index is not needed for the trace (its states are)
+                    self.store.index.clear()
             err = self.model.limit_error(fault, note, span)
         try:
             trace = self.trace_to(at) if unstored is None else self._trace_through(at, unstored)
@@ -391,25 +396,27 @@ class Explorer:
 
     # ---------------------------------------------------------------- traces
     def trace_to(self, i: int) -> Trace:
-        """The path of stored states from an initial state to state `i`, with the actions between them."""
-        states = self.states
-        return rebuild(self.model, [states[j] for j in path_to(self.parents, i)])
+        """The path of stored states from an initial state to state `i`, with the actions between
+        them, found again by their keys in the store (traces.py)."""
+        store = self.store
+        return rebuild(self.model, [store.key(j) for j in path_to(store.parents, i)], store.key_of)
 
 
 class FingerprintExplorer(Explorer):
-    """The BFS of Explorer over a FingerprintSet: per stored state, a parent index (array 'i')
-    and its fingerprint (array 'q'), the key traces are rebuilt by (traces.py): the first
+    """The BFS of Explorer over a FingerprintStore (stores.py): per stored state, a parent index
+    (array 'i') and its fingerprint (array 'q'), the key traces are rebuilt by (traces.py): the first
     successor with that fingerprint is the state exact storage finds, so both give the same
     traces. The queue (a deque) holds only the states not yet expanded: at most about one BFS
     level and a half."""
 
     def __init__(self, model: Model, options: Options, progress, progress_every: float):
-        super().__init__(model, options, progress, progress_every)
-        self.seen = FingerprintSet()
         self.fingerprint = Fingerprinter(model.var_types)
-        self.parents = array("i")
-        self.fps = array("q")  # the fingerprint of each stored state, by index
+        super().__init__(model, options, progress, progress_every)
+        self.seen, self.parents, self.fps = self.store.seen, self.store.parents, self.store.fps
         self.expanded = 0
+
+    def _new_store(self):
+        return FingerprintStore(self.fingerprint)
 
     def _counts(self) -> tuple[int, int]:
         return self.seen.count, self.seen.count - self.expanded
@@ -608,6 +615,3 @@ class FingerprintExplorer(Explorer):
                     self.progress(Progress(self.generated, seen.count, left, self.depth, now - self.start))
         return self._finish()
 
-    def trace_to(self, i: int) -> Trace:
-        fps = self.fps
-        return rebuild(self.model, [fps[j] for j in path_to(self.parents, i)], self.fingerprint)

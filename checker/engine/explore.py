@@ -22,9 +22,10 @@ Deterministic: actions run in declaration order, parameters and choices in
 canonical order, so the same model gives the same counts and the same trace.
 
 Storage (Options.storage): by default the seen-set holds 64-bit fingerprints
-(checker/engine/fingerprints.py) with a parent index and a successor ordinal per
-state, about 30 bytes a state; traces are rebuilt by re-executing the
-actions along the parent links. Two states with the same fingerprint would be
+(checker/engine/fingerprints.py) with a parent index and the fingerprint per
+state (checker/engine/stores.py), 28 to 44 bytes a state; traces are rebuilt by
+re-executing the actions along the parent links and matching the stored keys
+(checker/engine/traces.py). Two states with the same fingerprint would be
 merged (probability reported as TLC does). `Storage.EXACT` keeps every state
 and cannot collide; temporal properties always use it, as the liveness checker
 needs the states and the graph. Both give the same counts and traces.

@@ -14,7 +14,7 @@ from checker.compile.model import Model
 
 
 class Storage(Enum):
-    FINGERPRINT = "fingerprint"  # 64-bit fingerprints, parent links and ordinals in arrays
+    FINGERPRINT = "fingerprint"  # 64-bit fingerprints in a table, parent links and fingerprints in arrays
     EXACT = "exact"  # every state in a dict: no collision possible, ~10x the memory
 
 

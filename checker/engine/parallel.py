@@ -243,7 +243,7 @@ class Coordinator(FingerprintExplorer):
             return self._finish()
         self.table = _Table(_slots_for(self.seen.count))
         self.table.insert(array("q", filter(None, self.seen.table)))
-        self.seen = None  # the shared table replaces it
+        self.seen = self.store.seen = None  # the shared table replaces it
         ctx = multiprocessing.get_context("fork")
         # (name, predicate, kind): the selected invariants, then the safety properties (inherited: forked)
         checks = tuple((n, f, "invariant") for n, f in self.invariants) + tuple((n, f, "property") for n, f in self.always)
