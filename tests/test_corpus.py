@@ -1,6 +1,9 @@
-"""The broad corpus: each port in specs/corpus/ reproduces TLC's counts exactly.
+"""The independent oracle: each port of a TLA+ model (specs/classic/, the first fifteen, and
+specs/corpus/, the broad corpus) reproduces TLC's counts exactly, or finds the violation TLC
+finds.
 
-TLC's counts are in tests/data/tlc_counts/*.json (their README says where each came from).
+TLC's counts are in tests/data/tlc_counts/*.json (their README says where each came from), so
+a clone of this repository alone checks its ports against TLC.
 Models with more than SUITE_LIMIT distinct states are checked only with TLACHECK_CORPUS=all
 (`TLACHECK_CORPUS=all python -m pytest tests/test_corpus.py`); the benchmark runs them all.
 """
@@ -16,7 +19,7 @@ from checker.compile.model import build_model
 from checker.core.result import Verdict
 from checker.engine.explore import explore
 from checker.engine.options import Options
-from tests.conftest import SPECS
+from tests.conftest import REFERENCE, SPECS
 
 COUNTS = Path(__file__).parent / "data" / "tlc_counts"
 SUITE_LIMIT = 120_000
@@ -42,15 +45,47 @@ def test_every_counts_file_is_complete_and_names_an_existing_port():
 def test_every_port_has_its_counts():
     ported = {str(p.relative_to(SPECS)) for p in (SPECS / "corpus").glob("*.spec")}
     assert ported <= {e["port"] for e in ENTRIES}
+    assert sum(e["port"].startswith("classic/") for e in ENTRIES) == 15
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["_file"].removesuffix(".json"))
 def test_port_reproduces_tlcs_counts(entry):
-    if entry["distinct"] > SUITE_LIMIT and os.environ.get("TLACHECK_CORPUS") != "all":
+    if (entry["distinct"] or 0) > SUITE_LIMIT and os.environ.get("TLACHECK_CORPUS") != "all":
         pytest.skip(f"{entry['distinct']:,} states: run with TLACHECK_CORPUS=all")
-    model = build_model(read_source(str(SPECS / entry["port"])), entry.get("overrides") or None)
+    model = _model(entry)
     result = explore(model, Options(check_deadlock=entry["check_deadlock"]))
+    if entry.get("expected", "success") == "safety failure":
+        assert result.verdict == Verdict.INVARIANT_VIOLATED
+        assert result.violation.name in entry["invariants"]
+        return
+    assert entry.get("expected", "success") == "success"
     assert result.verdict == Verdict.OK, result.violation
     assert (result.distinct_states, result.states_generated) == (entry["distinct"], entry["generated"])
     if entry["depth"] is not None:
         assert result.depth == entry["depth"]
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if "invariants" in e], ids=lambda e: e["_file"].removesuffix(".json"))
+def test_port_checks_the_cfgs_invariants(entry):
+    assert sorted(name for name, _ in _model(entry).invariants) == sorted(entry["invariants"])
+
+
+def _model(entry: dict):
+    return build_model(read_source(str(SPECS / entry["port"])), entry.get("overrides") or None)
+
+
+def test_the_counts_kept_here_are_the_manifests():
+    """The counts files copy TLC's recorded results exactly (checked where the reference copy of
+    tlaplus/Examples is beside the project: ../shared/reference/tlaplus-examples)."""
+    if not (REFERENCE / "expected.json").exists():
+        pytest.skip("../shared/reference is not present")
+    recorded = {(e["module"], e["cfg"]): e for e in json.loads((REFERENCE / "expected.json").read_text())}
+    for e in ENTRIES:
+        r = recorded[(e["module"], e["cfg"])]
+        assert e["folder"] == r["folder"] and e["check_deadlock"] == (r["check_deadlock"] != "FALSE"), e["_file"]
+        if e["source"] == "manifest":
+            assert e.get("expected", "success") == r["expected_result"], e["_file"]
+            assert (e["distinct"], e["generated"]) == (r.get("distinct_states"), r.get("total_states")), e["_file"]
+        elif "with_symmetry" in e:
+            assert e["with_symmetry"]["distinct"] == r["distinct_states"], e["_file"]
+            assert e["with_symmetry"]["generated"] == r["total_states"], e["_file"]
