@@ -409,3 +409,56 @@ def test_debug_shows_the_traceback_of_an_internal_error(monkeypatch, capsys, how
 def test_debug_changes_nothing_else(monkeypatch, capsys):
     monkeypatch.delenv("TLACHECK_DEBUG", raising=False)
     assert main(["check", DIEHARD, "--debug", "--quiet"]) == main(["check", DIEHARD, "--quiet"]) == 12
+
+
+# An invariant that fails at x = 2, a property that fails (x never returns to 0), a reachable
+# check that holds.
+SELECTABLE = """\
+var x: int = 0
+action Up:
+    require x < 3
+    x = x + 1
+action Stay:
+    require x == 3
+    x = 3
+invariant Small: x < 2
+invariant Bounded: x <= 3
+property BackToZero: always eventually x == 0
+reachable Three: x == 3
+"""
+
+
+@pytest.mark.parametrize("args, code, verdict, name", [
+    ([], 12, "invariant_violated", "Small"),
+    (["--invariant", "Bounded"], 0, "ok", None),  # the property is not checked either
+    (["--invariant", "Small"], 12, "invariant_violated", "Small"),
+    (["--property", "BackToZero"], 13, "liveness_violated", "BackToZero"),  # not the invariant Small
+    (["--reachable", "Three"], 0, "ok", None),
+    (["--invariant", "Bounded", "--property", "BackToZero"], 13, "liveness_violated", "BackToZero"),
+])
+def test_invariant_property_and_reachable_select_the_checks_made(tmp_path, capsys, args, code, verdict, name):
+    path = write(tmp_path, SELECTABLE)
+    got, data = run_json(capsys, ["check", path] + args)
+    assert (got, data["verdict"]) == (code, verdict)
+    assert (data["violation"] or {}).get("name") == name
+
+
+def test_invariants_alone_are_checked_with_fingerprints_and_several_workers(tmp_path, capsys):
+    """A property forces exact storage and one process; selecting invariants alone does not."""
+    path = write(tmp_path, SELECTABLE)
+    assert main(["check", path, "--invariant", "Bounded", "--quiet"]) == 0
+    assert "fingerprints: 64-bit" in capsys.readouterr().out
+    assert main(["check", path, "--quiet"]) == 12
+    assert "stored exactly" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flag, name, hint", [
+    ("--property", "BackToZer", "did you mean `BackToZero`?"),
+    ("--reachable", "Nope", "its reachable checks: Three"),
+    ("--invariant", "Smal", "did you mean `Small`?"),
+])
+def test_an_unknown_check_name_is_a_usage_error_with_a_hint(tmp_path, capsys, flag, name, hint):
+    path = write(tmp_path, SELECTABLE)
+    assert main(["check", path, flag, name]) == 2
+    err = capsys.readouterr().err
+    assert hint in err and "Traceback" not in err

@@ -143,7 +143,12 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
     check.add_argument("--no-deadlock", action="store_true", help="do not report states without successors")
     check.add_argument("--invariant", metavar="NAME", action="append",
-                       help="check only this invariant (repeatable); default: all")
+                       help="check this invariant (repeatable); with any of --invariant, --property and "
+                            "--reachable, only the checks named are made; default: all")
+    check.add_argument("--property", metavar="NAME", action="append",
+                       help="check this temporal property (repeatable; see --invariant)")
+    check.add_argument("--reachable", metavar="NAME", action="append",
+                       help="check this reachable check (repeatable; see --invariant)")
     check.add_argument("--max-states", type=_positive_int, metavar="N", help="stop after N distinct states")
     check.add_argument("--max-depth", type=_positive_int, metavar="N", help="stop after BFS depth N")
     check.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="stop after this many seconds")
@@ -450,20 +455,32 @@ def _stop_on_signals(stop: threading.Event):
             signal.signal(sig, old)
 
 
+def _selection(args, model) -> tuple:
+    """The invariants, temporal properties and reachable checks to make (None: all of that kind).
+    With none of --invariant, --property and --reachable: all checks; with any of them, only the
+    checks named (so `--invariant Inv` on a spec with properties checks Inv alone, in fingerprint
+    storage, and `--property P` checks P alone). An unknown name is a usage error."""
+    flags = (("--invariant", args.invariant, "invariant", "invariants", [n for n, _ in model.invariants]),
+             ("--property", args.property, "temporal property", "temporal properties",
+              [p.name for p in model.spec.properties]),
+             ("--reachable", args.reachable, "reachable check", "reachable checks", [n for n, _ in model.reachables]))
+    if not any(given for _, given, _, _, _ in flags):
+        return None, None, None
+    for flag, given, kind, kinds, known in flags:
+        for name in given or ():
+            if name not in known:
+                hint = suggest(name, known)
+                raise UsageError(f"{flag} {name}: the spec has no {kind} named `{name}`",
+                                 f"did you mean `{hint}`?" if hint else f"its {kinds}: {', '.join(known) or 'none'}")
+    return tuple(tuple(dict.fromkeys(given or ())) for _, given, _, _, _ in flags)
+
+
 def _check(args, sources: dict[str, Source]) -> int:
     overrides = parse_defines(args.defines)
     source = read_source(args.file)
     sources[source.name] = source
     model = build_model(source, overrides, args.variant)
-    if args.invariant:
-        known = [name for name, _ in model.invariants]
-        for name in args.invariant:
-            if name not in known:
-                from checker.core.errors import suggest
-
-                hint = suggest(name, known)
-                raise UsageError(f"--invariant {name}: the spec has no invariant named `{name}`",
-                                 f"did you mean `{hint}`?" if hint else f"invariants: {', '.join(known) or 'none'}")
+    invariants, properties, reachables = _selection(args, model)
     for w in model.warnings:
         print(w.render(sources), file=sys.stderr)
     run_warnings: list[dict] = []
@@ -483,7 +500,9 @@ def _check(args, sources: dict[str, Source]) -> int:
         memory_limit_mb=args.memory_limit,
         stop=threading.Event(),
         warn=memory_warning,
-        invariants=tuple(args.invariant) if args.invariant else None,
+        invariants=invariants,
+        properties=properties,
+        reachables=reachables,
         workers=args.workers,
         storage=Storage(args.storage),
     )
