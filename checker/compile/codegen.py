@@ -63,7 +63,7 @@ _FAULTING = {
 
 RUNTIME_NAMES = {
     "_int_range": "int_range", "_range_domain": "range_domain", "_mul": "mul", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
-    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_memo": "memo", "_set_min": "set_min",
+    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_map_update": "map_update",
     "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
@@ -822,6 +822,26 @@ class _Gen:
             return self._comp(e)
         raise AssertionError(e)  # pragma: no cover
 
+    def _member(self, x: str, s: ir.Expr) -> str:
+        """Code for `x in s` that builds no set of maps, subsets or range, however nested: `x in
+        maps(D, maps(E, R))` tests each value of x against maps(E, R) as it tests x against the
+        outer set (TLC decides membership in [D -> [E -> R]] so too). `x` is evaluated once."""
+        if not _lazy_set(s):
+            return f"({x} in {self.ex(s)})"
+        if s.op == "range":
+            lo, hi = (self.ex(a) for a in s.args)
+            return f"({lo} <= {x} <= {hi})"
+        inner = s.args[1] if s.op == "maps" else s.args[0]
+        if s.op == "maps" and not _lazy_set(inner):
+            return f"_in_maps({x}, {self.ex(s.args[0])}, {self.ex(inner)})"
+        if s.op == "powerset" and not _lazy_set(inner):
+            return f"({x} <= {self.ex(inner)})"
+        v = self.fresh()
+        test = f"lambda {v}: {self._member(v, inner)}"
+        if s.op == "maps":
+            return f"_in_maps_where({x}, {self.ex(s.args[0])}, {test})"
+        return f"_in_powerset_where({x}, {test})"
+
     def _prim(self, e: ir.Prim) -> str:
         if (e.op in ("eq", "ne") and isinstance(e.args[0], ir.Prim) and e.args[0].op == "domain"
                 and self.hoisting and self._is_constant(e.args[1])):
@@ -830,12 +850,9 @@ class _Gen:
             if _SIMPLE_NAME.match(m):
                 test = f"({m}[0] is {self.domain(e.args[1])} or frozenset({m}[0]) == {self.ex(e.args[1])})"
                 return test if e.op == "eq" else f"(not {test})"
-        if e.op in ("in", "notin") and isinstance(e.args[1], ir.Prim) and e.args[1].op in ("maps", "powerset"):
-            # Membership in [D -> R] or SUBSET S is decided without building the set.
-            inner = e.args[1]
-            x = self.ex(e.args[0])
-            parts = [self.ex(a) for a in inner.args]
-            test = f"_in_maps({x}, {parts[0]}, {parts[1]})" if inner.op == "maps" else f"({x} <= {parts[0]})"
+        if e.op in ("in", "notin") and _lazy_set(e.args[1]) and e.args[1].op != "range":
+            # Membership in [D -> R] or SUBSET S is decided without building the set, at any depth.
+            test = self._member(self.ex(e.args[0]), e.args[1])
             return test if e.op == "in" else f"(not {test})"
         if e.op in ("in", "notin") and isinstance(e.args[1], ir.Prim) and e.args[1].op == "range":
             # x in a..b is a comparison: the range is not built, whatever its size
@@ -999,6 +1016,11 @@ def _may_fault(e: ir.Expr, function_reads) -> bool:
 
 # Operations that may build a large collection: never computed ahead of need (see _loop_invariant).
 _BUILDERS = {"range", "powerset", "maps", "bigunion"}
+
+
+def _lazy_set(e: ir.Expr) -> bool:
+    """Whether membership in `e` is decided without building it (CodeGen._member)."""
+    return isinstance(e, ir.Prim) and e.op in ("maps", "powerset", "range")
 
 
 def _cheap(e: ir.Expr) -> bool:

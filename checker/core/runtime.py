@@ -205,6 +205,17 @@ def in_maps(m, domain, values) -> bool:
     return len(keys) == len(domain) and all(k in domain for k in keys) and all(v in values for v in vals)
 
 
+def in_maps_where(m, domain, test) -> bool:
+    """`m in maps(domain, R)` where `test(v)` decides `v in R` (R is not built)."""
+    keys, vals = m
+    return len(keys) == len(domain) and all(k in domain for k in keys) and all(map(test, vals))
+
+
+def in_powerset_where(x, test) -> bool:
+    """`x in powerset(S)` where `test(v)` decides `v in S` (S is not built)."""
+    return all(map(test, x))
+
+
 def memo(fn):
     """Cache a function of no arguments (a zero-argument `def` reading no state)."""
     cell = []
