@@ -1,0 +1,180 @@
+"""The ported corpus side by side with TLC: `python -m benchmarks.corpus [--runs 2] [--models a,b]
+[--min-distinct N] [--markdown]`.
+
+Every model with TLC's counts in tests/data/tlc_counts (the fifteen classic ports and the broad
+corpus), or those named. Each run is a whole process, start-up included, one worker:
+
+- tlacheck: `python -m checker check SPEC --json --quiet [--no-deadlock]`;
+- TLC 2.15: `java -XX:+UseParallelGC -cp tla2tools.jar tlc2.TLC -workers 1 [-deadlock]
+  -config CFG MODULE` on the TLA+ original, a copy of ../shared/reference/tlaplus-examples/FOLDER
+  (with its SYMMETRY line removed where the pinned counts are those without symmetry, its
+  CHECK_DEADLOCK line removed, which TLC 2.15 rejects, for the flag `-deadlock`, and empty
+  TLAPS / FiniteSetTheorems modules where it extends them: they hold only proofs).
+
+The runs alternate (tlacheck, TLC, tlacheck, TLC, ...) so that load that comes and goes hits
+both; the table gives each tool's fastest wall time, the ratio TLC / tlacheck (above 1:
+tlacheck is faster) and peak RSS, then the geometric mean of the ratios and the worst model.
+Both tools' counts are compared with the pinned ones; a model whose counts differ is marked
+and left out of the means (exit code 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.peers import _run_wait4, tla2tools_jar
+from benchmarks.suite import ROOT
+
+COUNTS = ROOT / "tests" / "data" / "tlc_counts"
+REFERENCE = ROOT.parent / "shared" / "reference" / "tlaplus-examples"
+STUBS = ("TLAPS", "FiniteSetTheorems")
+TIMEOUT_S = 1800.0
+
+
+@dataclass
+class Side:
+    walls: list[float] = field(default_factory=list)
+    peak_rss: int = 0
+    counts: tuple | None = None  # (distinct, generated)
+    failed: str | None = None
+
+    @property
+    def wall(self) -> float:
+        return min(self.walls)
+
+
+def entries(names: list[str] | None, min_distinct: int) -> list[dict]:
+    found = [json.loads(p.read_text()) | {"name": p.stem} for p in sorted(COUNTS.glob("*.json"))]
+    found = [e for e in found if e.get("expected", "success") == "success"]
+    if names:
+        unknown = set(names) - {e["name"] for e in found}
+        if unknown:
+            raise SystemExit(f"unknown model(s): {', '.join(sorted(unknown))}; known: "
+                             f"{', '.join(e['name'] for e in found)}")
+        found = [e for e in found if e["name"] in names]
+    return [e for e in found if e["distinct"] >= min_distinct]
+
+
+def run_tlacheck(e: dict, side: Side) -> None:
+    cmd = [sys.executable, "-m", "checker", "check", str(ROOT / "specs" / e["port"]), "--json", "--quiet"]
+    for name, value in (e.get("overrides") or {}).items():
+        cmd += ["-D", f"{name}={value}"]
+    if not e["check_deadlock"]:
+        cmd.append("--no-deadlock")
+    status, out, wall, rss = _run_wait4(cmd, str(ROOT), TIMEOUT_S)
+    start = out.find("{\n")
+    try:
+        data = json.loads(out[start:])
+    except ValueError:
+        side.failed = f"exit {status}: {out.strip().splitlines()[-1] if out.strip() else 'no output'}"
+        return
+    _record(side, wall, rss, (data["distinct_states"], data["states_generated"]))
+
+
+def run_tlc(e: dict, side: Side, jar: Path) -> None:
+    folder = REFERENCE / e["folder"]
+    with tempfile.TemporaryDirectory(prefix="tlacheck-corpus-tlc-") as tmp:
+        d = Path(tmp)
+        for f in folder.iterdir():
+            if f.suffix in (".tla", ".cfg"):
+                shutil.copy(f, d)
+        module_text = (d / e["module"]).read_text()
+        for stub in STUBS:
+            if not (d / f"{stub}.tla").exists() and re.search(rf"\b{stub}\b", module_text + _extended(d)):
+                (d / f"{stub}.tla").write_text(f"---- MODULE {stub} ----\n====\n")
+        cfg = (d / e["cfg"]).read_text()
+        if "with_symmetry" in e:
+            cfg = re.sub(r"(?m)^\s*SYMMETRY\b.*$", "", cfg)
+        # TLC 2.15 rejects CHECK_DEADLOCK in a cfg: the flag -deadlock says it instead
+        cfg = re.sub(r"(?m)^\s*CHECK_DEADLOCK\b.*$", "", cfg)
+        (d / e["cfg"]).write_text(cfg)
+        cmd = ["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC", "-workers", "1", "-metadir",
+               str(d / "meta"), "-config", e["cfg"]]
+        if not e["check_deadlock"]:
+            cmd.append("-deadlock")
+        cmd.append(e["module"])
+        status, out, wall, rss = _run_wait4(cmd, tmp, TIMEOUT_S)
+    m = re.search(r"([\d,]+) states generated, ([\d,]+) distinct states found", out)
+    if not m or "Error:" in out:
+        side.failed = f"TLC exit {status}: {out.strip().splitlines()[-1] if out.strip() else 'no output'}"
+        return
+    _record(side, wall, rss, (int(m.group(2).replace(",", "")), int(m.group(1).replace(",", ""))))
+
+
+def _extended(d: Path) -> str:
+    """The text of every module in `d` (a stub may be needed by a module the model extends)."""
+    return "".join(p.read_text() for p in d.glob("*.tla"))
+
+
+def _record(side: Side, wall: float, rss: int, counts: tuple) -> None:
+    side.walls.append(wall)
+    side.peak_rss = max(side.peak_rss, rss)
+    side.counts = counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.corpus", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=2, help="runs of each tool per model (default 2)")
+    ap.add_argument("--models", help="comma-separated names (the counts files' names); default: all")
+    ap.add_argument("--min-distinct", type=int, default=0, help="only models with at least this many states")
+    ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = ap.parse_args(argv)
+    jar = tla2tools_jar()
+    if shutil.which("java") is None or jar is None:
+        raise SystemExit("TLC cannot run: java or tla2tools.jar not found (set TLA2TOOLS_JAR)")
+    if not REFERENCE.is_dir():
+        raise SystemExit(f"{REFERENCE} not found: the TLA+ originals are read from there")
+    rows, ratios, bad = [], [], False
+    for e in entries(args.models.split(",") if args.models else None, args.min_distinct):
+        mine, theirs = Side(), Side()
+        for _ in range(args.runs):
+            run_tlacheck(e, mine)
+            run_tlc(e, theirs, jar)
+            if mine.failed or theirs.failed:
+                break
+        expected = (e["distinct"], e["generated"])
+        problem = mine.failed or theirs.failed or (
+            None if mine.counts == theirs.counts == expected
+            else f"counts: tlacheck {mine.counts}, TLC {theirs.counts}, pinned {expected}")
+        if problem:
+            bad = True
+            rows.append((e["name"], f"{e['distinct']:,}", "-", "-", "-", "-", "-", problem))
+        else:
+            ratio = theirs.wall / mine.wall
+            ratios.append((ratio, e["name"]))
+            rows.append((e["name"], f"{e['distinct']:,}", f"{mine.wall:.2f}", f"{theirs.wall:.2f}", f"{ratio:.2f}",
+                         f"{mine.peak_rss / 2**20:,.0f}", f"{theirs.peak_rss / 2**20:,.0f}", ""))
+        _print_row(rows[-1], args.markdown, first=len(rows) == 1)
+    if ratios:
+        geo = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
+        worst = min(ratios)
+        print(f"\n{len(ratios)} models; geometric mean of TLC time / tlacheck time: {geo:.2f}; "
+              f"worst: {worst[1]} ({worst[0]:.2f})")
+    return 1 if bad else 0
+
+
+HEADER = ("model", "distinct", "tlacheck s", "TLC s", "TLC / tlacheck", "tlacheck MB", "TLC MB", "problem")
+
+
+def _print_row(row: tuple, markdown: bool, first: bool) -> None:
+    if markdown:
+        if first:
+            print("| " + " | ".join(HEADER) + " |")
+            print("|" + " --- |" * len(HEADER))
+        print("| " + " | ".join(row) + " |", flush=True)
+    else:
+        if first:
+            print("  ".join(f"{h:>14}" for h in HEADER))
+        print("  ".join(f"{c:>14}" for c in row), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
