@@ -10,7 +10,7 @@ from checker.engine.explore import explore
 from checker.engine.options import Options
 from checker.lang.parser import parse
 from checker.lang.variants import BASE, variants
-from tests.conftest import SPECS, model_of
+from tests.conftest import SPECS, model_of, spec_files
 from tests.reference_explorer import TooLarge, reference_counts
 
 
@@ -22,7 +22,7 @@ VERDICT = {Verdict.OK: "ok", Verdict.INVARIANT_VIOLATED: "invariant", Verdict.DE
 
 def cases():
     out = []
-    for path in sorted(SPECS.rglob("*.spec")):
+    for path in spec_files():
         source = read_source(str(path))
         names = [BASE] + [v.name for v in variants(parse(source))]
         for name in names:

@@ -37,10 +37,10 @@ from checker.prove.proof import (
 from checker.core.runtime import NONE
 from checker.core.source import Source
 from checker.lang.variants import BASE, variants
-from tests.conftest import SPECS
+from tests.conftest import SPECS, spec_files
 
 FORK = SPECS / "fork_teammate.spec"
-ALL_SPECS = sorted(SPECS.rglob("*.spec"))
+ALL_SPECS = spec_files()
 
 
 def model_of(text: str, variant: str = BASE, name: str = "t.spec"):
