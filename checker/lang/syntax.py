@@ -159,6 +159,13 @@ class Field(Expr):
 
 
 @dataclass(frozen=True)
+class Primed(Expr):
+    """`x'`: the value of state variable x after the step (in a `step` property)."""
+
+    target: Expr
+
+
+@dataclass(frozen=True)
 class Generator(Node):
     name: str
     domain: Expr
@@ -344,6 +351,13 @@ class ConstraintDecl(Decl):
 @dataclass(frozen=True)
 class PropertyDecl(Decl):
     """`property NAME: <temporal formula>`."""
+
+    body: Expr
+
+
+@dataclass(frozen=True)
+class StepDecl(Decl):
+    """`step NAME: <predicate of x and x'>`: every step satisfies it (or changes nothing)."""
 
     body: Expr
 

@@ -100,6 +100,7 @@ class _Checker:
         self.var_init_limit: int | None = None  # while checking var inits: slots readable
         self.in_def = False
         self.no_state = False  # inside a theorem: state variables cannot be read
+        self.in_step = False  # checking a `step` property: x' is the next state's x
         self.action_index: dict[str, int] = {}
         self.action_params: list = []
         # ir.function_reads of the checked functions (None until every def body is checked), and
@@ -149,6 +150,7 @@ class _Checker:
         invariants = [self._recover(errors, self._check_predicate, d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
         reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
+        steps = [self._recover(errors, self._check_step, d) for d in decls if isinstance(d, S.StepDecl)]
         theorems = [self._recover(errors, self._check_theorem, d) for d in decls if isinstance(d, S.TheoremDecl)]
         if errors and (self.function_reads is None or None in actions):
             raise SpecError(_in_source_order(errors))
@@ -184,6 +186,7 @@ class _Checker:
             properties=tuple(properties),
             reachables=tuple(reachables),
             fairness=tuple(fairness),
+            steps=tuple(steps),
             theorems=tuple(theorems),
             warnings=tuple(self.warnings.items),
         )
@@ -191,13 +194,13 @@ class _Checker:
     def _recover(self, errors: list[Diagnostic], check, *args):
         """`check(*args)`, or None after adding its error to `errors` and putting the checker back
         as it was before (scopes, inference tables, the flags a declaration sets)."""
-        saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds)
+        saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step)
         try:
             return check(*args)
         except SpecError as exc:
             errors.extend(exc.diagnostics)
             del self.scopes[saved[0]:]
-            self.in_def, self.no_state, self.var_init_limit, self.defer_bounds = saved[1:]
+            self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step = saved[1:]
             self.inferring = 0
             self.inferred.clear()
             self.binders.clear()
@@ -577,6 +580,25 @@ class _Checker:
             self.no_state = False
             self.scopes.pop()
         return ir.Theorem(d.name, tuple(params), body, d.name_span)
+
+    def _check_step(self, d: S.StepDecl) -> ir.Predicate:
+        """A `step` property: a boolean of the variables before (x) and after (x') the step."""
+        self.in_step = True
+        try:
+            return self._check_predicate(d, "step property")
+        finally:
+            self.in_step = False
+
+    def _e_Primed(self, e: S.Primed, expected):
+        if not self.in_step:
+            raise _err("E118", "`'` (the value after a step) can be used only in a `step` property", e.span,
+                       "state the property as `step NAME: ...`, which compares each state with the next")
+        if not (isinstance(e.target, S.Name) and e.target.name in self.vars and self._lookup_local(e.target.name) is None):
+            raise _err("E118", "only a state variable can be primed", e.span,
+                       "prime the variables inside the expression instead, e.g. `m'[k]` or `x' + y'`")
+        slot, t = self.vars[e.target.name]
+        self.reads.add(slot)
+        return ir.VarRef(t, e.span, len(self.vars) + slot)
 
     def _check_predicate(self, d, kind: str) -> ir.Predicate:
         expr = self.infer(d.body, T.BOOL)
