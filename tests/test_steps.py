@@ -1,4 +1,5 @@
-"""Step properties (`step NAME: P`, P over x and x'): TLA+'s [][P]_vars, TLC's action properties."""
+"""Step properties (`property NAME: always P`, P over x and x'): TLA+'s [][P]_vars, TLC's action
+properties."""
 
 from collections import deque
 
@@ -25,7 +26,7 @@ TOGGLE = """
         y = y + 1
     action Stay:
         skip
-    step XGrows: x' >= x
+    property XGrows: always (x' >= x)
     """
 
 
@@ -61,15 +62,15 @@ def test_a_step_back_to_a_stored_state_violates_with_a_shortest_trace():
 
 def test_a_step_that_changes_nothing_satisfies_every_step_property():
     # Stay is a self-loop in every state; `x' > x` is false on it, but [][P]_vars allows stuttering
-    _, result = run(TOGGLE.replace("step XGrows: x' >= x", "step Strict: x' > x or y' > y or x' < x"))
+    _, result = run(TOGGLE.replace("property XGrows: always (x' >= x)", "property Strict: always (x' > x or y' > y or x' < x)"))
     assert result.verdict == Verdict.OK
 
 
 @pytest.mark.parametrize("storage", [Storage.FINGERPRINT, Storage.EXACT])
 def test_a_property_that_holds_leaves_the_counts_as_they_were(storage):
-    holds = TOGGLE.replace("step XGrows: x' >= x", "step Bounded: x' - x <= 1 and y' >= y")
+    holds = TOGGLE.replace("property XGrows: always (x' >= x)", "property Bounded: always (x' - x <= 1 and y' >= y)")
     _, with_steps = run(holds, storage=storage)
-    _, without = run(TOGGLE.replace("step XGrows: x' >= x", ""), storage=storage)
+    _, without = run(TOGGLE.replace("property XGrows: always (x' >= x)", ""), storage=storage)
     assert with_steps.verdict == without.verdict == Verdict.OK
     assert (with_steps.distinct_states, with_steps.states_generated, with_steps.depth) == (
         without.distinct_states, without.states_generated, without.depth)
@@ -88,33 +89,34 @@ def test_step_properties_name_maps_and_records_after_the_step():
             require m[k] == 2 and r.b == 0
             m[k] = 0
             r.b = 1
-        step Counted: r'.a >= r.a and all(m'[k] >= m[k] or r'.b == 1 for k in K)
-        step Never: r'.b == r.b
+        property Counted: always (r'.a >= r.a and all(m'[k] >= m[k] or r'.b == 1 for k in K))
+        property Never: always (r'.b == r.b)
         """
     model, result = run(spec)
     assert (result.verdict, result.violation.name) == (Verdict.INVARIANT_VIOLATED, "Never")
     assert len(result.violation.trace.steps) - 1 == _shortest_violation(model, "Never") == 3
-    _, result = run(spec.replace("step Never: r'.b == r.b", ""), check_deadlock=False)
+    _, result = run(spec.replace("property Never: always (r'.b == r.b)", ""), check_deadlock=False)
     assert result.verdict == Verdict.OK
 
 
 def test_collect_mode_reports_each_step_property_once():
-    spec = TOGGLE + "step YSteady: y' == y\n"
+    spec = TOGGLE + "property YSteady: always (y' == y)\n"
     _, result = run(spec, collect=True)
     assert sorted(v.name for v in result.violations) == ["XGrows", "YSteady"]
 
 
 def test_an_evaluation_error_in_a_step_property_has_its_trace():
-    _, result = run(TOGGLE.replace("step XGrows: x' >= x", "step Div: 6 // (x' - 1) >= 0"))
+    _, result = run(TOGGLE.replace("property XGrows: always (x' >= x)", "property Div: always (6 // (x' - 1) >= 0)"))
     assert result.verdict == Verdict.ERROR
     assert result.error.code == "E407"  # division by zero
     assert result.violation.trace.steps[-1].state == (1, 0)
 
 
 @pytest.mark.parametrize("text, message", [
-    ("invariant I: x' >= x", "can be used only in a `step` property"),
-    ("step S: (x + 1)' >= x", "only a state variable can be primed"),
-    ("def f() -> int: x'\nstep S: f() >= 0", "can be used only in a `step` property"),
+    ("invariant I: x' >= x", "can be used only in a step property"),
+    ("property E: eventually x' > x", "can be used only in a step property"),
+    ("property S: always ((x + 1)' >= x)", "only a state variable can be primed"),
+    ("def f() -> int: x'\nproperty S: always (f() >= 0)", "can be used only in a step property"),
 ])
 def test_primes_outside_step_properties_or_on_expressions_are_e118(text, message):
     with pytest.raises(SpecError) as exc:
@@ -169,5 +171,5 @@ def test_the_counts_at_a_violated_step_property_are_tlcs():
     _, result = run(TOGGLE)
     assert (result.states_generated, result.distinct_states, result.queue_left) == (19, 9, 2)
     assert len(result.violation.trace.steps) == 5
-    _, result = run(TOGGLE.replace("step XGrows: x' >= x", "step Strict: x' > x or y' > y or x' < x"))
+    _, result = run(TOGGLE.replace("property XGrows: always (x' >= x)", "property Strict: always (x' > x or y' > y or x' < x)"))
     assert (result.verdict, result.states_generated, result.distinct_states) == (Verdict.OK, 33, 12)

@@ -439,7 +439,7 @@ class Spec:
     properties: tuple[Property, ...] = ()
     reachables: tuple[Predicate, ...] = ()
     fairness: tuple[Fairness, ...] = ()
-    # `step` properties: predicates of two states, in which VarRef slot n + i (n variables) is
+    # Step properties (`property P: always Q`, Q reading x'): predicates of two states, in which VarRef slot n + i (n variables) is
     # variable i after the step
     steps: tuple[Predicate, ...] = ()
     theorems: tuple[Theorem, ...] = ()

@@ -346,9 +346,6 @@ class _Builder(Transformer):
     def property_decl(self, meta, c):
         return S.PropertyDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
 
-    def step_decl(self, meta, c):
-        return S.StepDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
-
     def reachable_decl(self, meta, c):
         return S.ReachableDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
 

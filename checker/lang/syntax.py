@@ -160,7 +160,8 @@ class Field(Expr):
 
 @dataclass(frozen=True)
 class Primed(Expr):
-    """`x'`: the value of state variable x after the step (in a `step` property)."""
+    """`x'`: the value of state variable x after the step (in a step property,
+    `property NAME: always P` with P reading x')."""
 
     target: Expr
 
@@ -351,13 +352,6 @@ class ConstraintDecl(Decl):
 @dataclass(frozen=True)
 class PropertyDecl(Decl):
     """`property NAME: <temporal formula>`."""
-
-    body: Expr
-
-
-@dataclass(frozen=True)
-class StepDecl(Decl):
-    """`step NAME: <predicate of x and x'>`: every step satisfies it (or changes nothing)."""
 
     body: Expr
 
