@@ -461,8 +461,8 @@ def _selection(args, model) -> tuple:
     checks named (so `--invariant Inv` on a spec with properties checks Inv alone, in fingerprint
     storage, and `--property P` checks P alone). An unknown name is a usage error."""
     flags = (("--invariant", args.invariant, "invariant", "invariants", [n for n, _ in model.invariants]),
-             ("--property", args.property, "temporal property", "temporal properties",
-              [p.name for p in model.spec.properties]),
+             ("--property", args.property, "property", "properties",
+              [p.name for p in model.spec.properties] + [p.name for p in model.spec.steps]),
              ("--reachable", args.reachable, "reachable check", "reachable checks", [n for n, _ in model.reachables]))
     if not any(given for _, given, _, _, _ in flags):
         return None, None, None

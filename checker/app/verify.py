@@ -119,7 +119,7 @@ def _explore(source: Source, overrides, variant: str) -> _Run:
 def _checks(model: Model) -> dict[str, str]:
     spec = model.spec
     out = {}
-    for kind, items in (("invariant", spec.invariants), ("property", spec.properties),
+    for kind, items in (("invariant", spec.invariants), ("property", spec.properties), ("step", spec.steps),
                         ("reachable", spec.reachables), ("theorem", spec.theorems)):
         for item in items:
             out[item.name] = kind

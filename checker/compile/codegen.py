@@ -87,6 +87,7 @@ class Entries:
     reachables: tuple[str, ...]
     canonical_keys: str  # (s): s with every map's key tuple the interned one
     constants: str  # (): the constants' values, computing the hoisted globals
+    steps: tuple[str, ...] = ()  # per step property, (s, t) -> bool: does the step s -> t satisfy it
 
 
 @dataclass
@@ -214,8 +215,9 @@ class _Gen:
         for prefix, kind, preds in (("inv", "invariant", spec.invariants), ("con", "constraint", spec.constraints),
                                     ("reach", "reachable", spec.reachables)):
             checks[prefix] = tuple(self._predicate(f"{prefix}{i}", p, (kind, i)) for i, p in enumerate(preds))
+        steps = tuple(self._predicate(f"step{i}", p, ("step", i), step=True) for i, p in enumerate(spec.steps))
         entries = Entries(init, tuple(actions), tuple(next_states), checks["inv"], checks["con"], checks["reach"],
-                          canonical, _CONSTANTS)
+                          canonical, _CONSTANTS, steps)
         predicates: dict = {}
         domains: dict = {}
         for i, prop in enumerate(spec.properties):
@@ -241,12 +243,20 @@ class _Gen:
                          [None if x is None else x[0] for x in self.spans],
                          [None if x is None else x[1] for x in self.spans])
 
-    def _predicate(self, name: str, p, owner: tuple) -> str:
+    def _predicate(self, name: str, p, owner: tuple, step: bool = False) -> str:
         """`{name}(s)`: the value of the state predicate `p` (an invariant, constraint or
-        reachable check). Returns the name."""
+        reachable check); with `step`, `{name}(s, t)`: the value of the step property `p` on the
+        step from s to t (slot n + i of its IR is variable i of t). Returns the name."""
         self.at, self.owner = p.span, owner
-        self.emit(0, f"def {name}(s):")
-        self._unpack(1, _expr_reads(p.expr, self.reads))
+        reads = _expr_reads(p.expr, self.reads)
+        if step:
+            n = len(self.spec.variables)
+            self.emit(0, f"def {name}(s, t):")
+            for slot in sorted(reads):
+                self.emit(1, f"v{slot} = s[{slot}]" if slot < n else f"v{slot} = t[{slot - n}]")
+        else:
+            self.emit(0, f"def {name}(s):")
+            self._unpack(1, reads)
         self.prologue, self.dirty, self.once, self.predicate = len(self.out), set(), {}, True
         try:
             self.emit(1, f"return {self.ex(p.expr)}")
@@ -958,7 +968,7 @@ def _keyed_locals(spec: ir.Spec) -> set[int]:
             exprs += ir.stmt_exprs(st)
             if isinstance(st, ir.AssignS):
                 out.update(s.index.local.id for s in st.steps if s.kind == "map" and isinstance(s.index, ir.LocalRef))
-    exprs += [f.body for f in spec.functions] + [p.expr for p in (*spec.invariants, *spec.constraints, *spec.reachables)]
+    exprs += [f.body for f in spec.functions] + [p.expr for p in (*spec.invariants, *spec.constraints, *spec.reachables, *spec.steps)]
     for e in exprs:
         for x in ir.subexpressions(e):
             if isinstance(x, ir.Prim) and x.op == "lookup" and isinstance(x.args[1], ir.LocalRef):

@@ -89,6 +89,8 @@ class Model:
         self.invariants = tuple((p.name, namespace[n]) for p, n in zip(spec.invariants, entries.invariants))
         self.constraints = tuple((p.name, namespace[n]) for p, n in zip(spec.constraints, entries.constraints))
         self.reachables = tuple((p.name, namespace[n]) for p, n in zip(spec.reachables, entries.reachables))
+        # Step properties: (name, (s, t) -> bool), checked on every step the search computes.
+        self.steps = tuple((p.name, namespace[n]) for p, n in zip(spec.steps, entries.steps))
         # Temporal properties' state predicates and quantifier domains (ir.Expr -> (function, the
         # ids of the free locals it takes after the state)), and per fairness declaration (the
         # function yielding its bindings, per target None or (its fixed arguments' function,
@@ -169,7 +171,7 @@ class Model:
         if kind == "initial":
             return self.spec.variables[0].span if self.spec.variables else None
         table = {"invariant": self.spec.invariants, "constraint": self.spec.constraints,
-                 "reachable": self.spec.reachables, "property": self.spec.properties}[kind]
+                 "reachable": self.spec.reachables, "property": self.spec.properties, "step": self.spec.steps}[kind]
         return next((d.span for d in table if d.name == name), None)
 
     def limit_error(self, exc: RecursionError | MemoryError, note: str, span: Span | None = None) -> EvalError:

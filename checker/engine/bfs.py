@@ -22,7 +22,8 @@ from checker.engine.fingerprints import Fingerprinter, collision_probability
 from checker.engine.limits import MemoryWatch, limit_reached
 from checker.engine.liveness import Checker as LivenessChecker
 from checker.engine.liveness import EvaluationFailed, Graph, Stopped, safety_checks
-from checker.engine.options import Options, Progress, liveness_properties, select, selected_properties
+from checker.engine.options import (Options, Progress, liveness_properties, select, selected_properties,
+                                    step_properties)
 from checker.engine.pools import ValuePools
 from checker.engine.successors import find_step, nth_step, until_fault
 from checker.engine.stores import ExactStore, FingerprintStore
@@ -36,6 +37,7 @@ class _Stop(Exception):
 
 _VERDICTS = {
     "deadlock": Verdict.DEADLOCK, "invariant": Verdict.INVARIANT_VIOLATED, "property": Verdict.INVARIANT_VIOLATED,
+    "step": Verdict.INVARIANT_VIOLATED,
     "liveness": Verdict.LIVENESS_VIOLATED, "unreachable": Verdict.UNREACHABLE,
 }
 
@@ -65,6 +67,9 @@ class Explorer:
         self.graph = Graph() if wants_graph else None
         self.depths = array("i") if wants_graph else None  # BFS depth of each state, initial = 0
         self.reachables = list(select(model.reachables, options.reachables)) if options.check_properties else []
+        # The selected step properties: checked on every step computed, after the invariants of
+        # its new state (as TLC checks action properties); only this explorer checks them.
+        self.steps = step_properties(model, options)
         self.witnesses: dict[str, int] = {}
         self.watch = MemoryWatch(options)
         # Freed on a MemoryError in the spec's code, so that the error can still be reported.
@@ -221,6 +226,27 @@ class Explorer:
             return
         raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
 
+    def _check_steps(self, parent: int, ai: int, args: tuple, succ: tuple) -> None:
+        """Check the step properties on the step from stored state `parent` to `succ` (by action
+        `ai` with `args`): a violation ends the run with the trace to `parent` and this step (in
+        collect mode it is kept and the property dropped); so does an evaluation error."""
+        state = self.states[parent]
+        for name, pred in self.steps:
+            try:
+                ok = pred(state, succ)
+            except EVAL_FAILURES as fault:
+                raise self._fault(fault, parent, f"evaluating step property {name}", self.model.span_of("step", name),
+                                  succ) from None
+            if ok:
+                continue
+            trace = Trace(self.trace_to(parent).steps + (Step(ai, args, succ),))
+            violation = Violation("step", name, trace, "the last step does not satisfy it")
+            if self.options.collect:
+                self.violations.append(violation)
+                self.steps = tuple((n, f) for n, f in self.steps if n != name)
+                continue
+            raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
+
     def _deadlock(self, parent: int) -> Violation:
         return Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
 
@@ -257,6 +283,7 @@ class Explorer:
         states = self.states
         constraints = bool(model.constraints)
         graph = self.graph
+        steps = bool(self.steps)
         head = 0
         level_end = len(states)
         next_report = time.perf_counter() + self.progress_every
@@ -286,12 +313,19 @@ class Explorer:
                         if graph is not None:
                             self._record(graph, ai, args, succ)
                         if succ in index:
+                            if steps and succ != state:  # a step to a stored state is checked too
+                                self.generated += n
+                                total += n
+                                n = 0
+                                self._check_steps(parent, ai, args, succ)
                             continue
                         if constraints and not self._in_model(succ, parent):
                             self.generated += n
                             total += n
                             n = 0
                             self._check_invariants(parent, succ, unstored=True)
+                            if steps:
+                                self._check_steps(parent, ai, args, succ)
                             continue
                         self.generated += n
                         total += n
@@ -302,6 +336,8 @@ class Explorer:
                         self.depth = level + 1
                         cov.distinct += 1
                         self._check_invariants(i)
+                        if steps:
+                            self._check_steps(parent, ai, args, succ)
                 except EVAL_FAILURES as fault:
                     self.generated += n
                     info = model.action_info[ai]

@@ -38,7 +38,7 @@ import gc
 from checker.compile.model import Model
 from checker.core.result import Result
 from checker.engine.bfs import Explorer, FingerprintExplorer
-from checker.engine.options import Options, ProgressCallback, Storage, liveness_properties
+from checker.engine.options import Options, ProgressCallback, Storage, liveness_properties, step_properties
 from checker.engine.parallel import Coordinator
 
 
@@ -62,6 +62,8 @@ def one_process_reason(model: Model, options: Options) -> str | None:
     """Why a search with `options.workers` > 1 runs in one process anyway (None: it does not)."""
     if liveness_properties(model, options):
         return "temporal properties are decided on the whole state graph, in one process"
+    if step_properties(model, options):
+        return "step properties are checked in one process"
     if options.storage != Storage.FINGERPRINT:
         return "exact storage runs in one process"
     if options.collect:
@@ -75,6 +77,6 @@ def _explore(model: Model, options: Options, progress, progress_every: float) ->
     if options.workers > 1 and one_process_reason(model, options) is None:
         return Coordinator(model, options, progress, progress_every).run()
     explorer = Explorer(model, options, progress, progress_every)
-    if explorer.graph is None and options.storage == Storage.FINGERPRINT:
+    if explorer.graph is None and not explorer.steps and options.storage == Storage.FINGERPRINT:
         explorer = FingerprintExplorer(model, options, progress, progress_every)
     return explorer.run()

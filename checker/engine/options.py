@@ -117,5 +117,11 @@ def liveness_properties(model: Model, options: Options) -> tuple[str, ...]:
     return tuple(p.name for p in model.spec.properties if p.name in chosen and p.has_liveness)
 
 
+def step_properties(model: Model, options: Options) -> tuple:
+    """The selected step properties, (name, (s, t) -> bool): checked on every step the search
+    computes (Options.properties selects them too)."""
+    return select(model.steps, options.properties) if options.check_properties else ()
+
+
 def select(named: tuple, wanted: tuple[str, ...] | None) -> tuple:
     return named if wanted is None else tuple((n, f) for n, f in named if n in wanted)

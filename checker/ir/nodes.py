@@ -439,6 +439,9 @@ class Spec:
     properties: tuple[Property, ...] = ()
     reachables: tuple[Predicate, ...] = ()
     fairness: tuple[Fairness, ...] = ()
+    # Step properties (`property P: always Q`, Q reading x'): predicates of two states, in which VarRef slot n + i (n variables) is
+    # variable i after the step
+    steps: tuple[Predicate, ...] = ()
     theorems: tuple[Theorem, ...] = ()
     warnings: tuple = field(default=())
 

@@ -43,6 +43,7 @@ class _Verifier:
         self.spec = spec
         self.problems: list[str] = []
         self.bound_ids: set[int] = set()
+        self.slots = len(spec.variables)  # the state slots an expression may read
 
     def run(self) -> list[str]:
         spec = self.spec
@@ -61,6 +62,11 @@ class _Verifier:
             for p in preds:
                 self.expr(p.expr, {}, f"{kind} {p.name}")
                 self.same(p.expr.type, T.BOOL, f"{kind} {p.name}")
+        self.slots = 2 * len(spec.variables)  # a step property reads the state after the step too
+        for p in spec.steps:
+            self.expr(p.expr, {}, f"step {p.name}")
+            self.same(p.expr.type, T.BOOL, f"step {p.name}")
+        self.slots = len(spec.variables)
         for th in spec.theorems:
             scope = self.bind({}, th.params, f"theorem {th.name}")
             self.expr(th.body, scope, f"theorem {th.name}")
@@ -175,7 +181,7 @@ class _Verifier:
         if isinstance(e, ir.Lit):
             self.literal(e, where)
         elif isinstance(e, ir.VarRef):
-            if not 0 <= e.slot < len(self.spec.variables):
+            if not 0 <= e.slot < self.slots:
                 self.problems.append(f"{where}: state slot {e.slot} out of range")
         elif isinstance(e, ir.ConstRef):
             if not 0 <= e.index < len(self.spec.constants):

@@ -266,6 +266,9 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         if len(words) >= 2 and words[0] in ("var", "const"):
             hint = f"a {'variable' if words[0] == 'var' else 'constant'} needs a type before its value: " \
                    f"`{words[0]} {words[1]}: T = ...`, with T a type such as `int`, `0..3` or `set[int]`"
+    if token.value == "'":  # a prime where no expression ends (`x' = e` in an action): as a stray character
+        return SpecError([Diagnostic("E002", "unexpected character \"'\"", span,
+                                     "no primes needed: inside an action, `x = e` sets the next value of x")])
     code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E004" if token.type == "$END" else "E001"
     return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
 
@@ -626,6 +629,9 @@ class _Builder(Transformer):
 
     def field(self, meta, c):
         return S.Field(self.sp(meta), c[0], str(c[1]))
+
+    def primed(self, meta, c):
+        return S.Primed(self.sp(meta), c[0])
 
     def call(self, meta, c):
         name, args = c

@@ -159,6 +159,14 @@ class Field(Expr):
 
 
 @dataclass(frozen=True)
+class Primed(Expr):
+    """`x'`: the value of state variable x after the step (in a step property,
+    `property NAME: always P` with P reading x')."""
+
+    target: Expr
+
+
+@dataclass(frozen=True)
 class Generator(Node):
     name: str
     domain: Expr

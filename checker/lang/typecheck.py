@@ -100,6 +100,7 @@ class _Checker:
         self.var_init_limit: int | None = None  # while checking var inits: slots readable
         self.in_def = False
         self.no_state = False  # inside a theorem: state variables cannot be read
+        self.in_step = False  # checking a step property: x' is the next state's x
         self.action_index: dict[str, int] = {}
         self.action_params: list = []
         # ir.function_reads of the checked functions (None until every def body is checked), and
@@ -153,7 +154,9 @@ class _Checker:
         if errors and (self.function_reads is None or None in actions):
             raise SpecError(_in_source_order(errors))
         self.action_params = [a.params for a in actions]
-        properties = [self._recover(errors, self._check_property, d) for d in decls if isinstance(d, S.PropertyDecl)]
+        checked = [self._recover(errors, self._check_property, d) for d in decls if isinstance(d, S.PropertyDecl)]
+        properties = [p for p in checked if not isinstance(p, ir.Predicate)]
+        steps = [p for p in checked if isinstance(p, ir.Predicate)]
         fairness = [self._recover(errors, self._check_fairness, d) for d in decls if isinstance(d, S.FairDecl)]
         if errors:
             raise SpecError(_in_source_order(errors))
@@ -184,6 +187,7 @@ class _Checker:
             properties=tuple(properties),
             reachables=tuple(reachables),
             fairness=tuple(fairness),
+            steps=tuple(steps),
             theorems=tuple(theorems),
             warnings=tuple(self.warnings.items),
         )
@@ -191,13 +195,13 @@ class _Checker:
     def _recover(self, errors: list[Diagnostic], check, *args):
         """`check(*args)`, or None after adding its error to `errors` and putting the checker back
         as it was before (scopes, inference tables, the flags a declaration sets)."""
-        saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds)
+        saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step)
         try:
             return check(*args)
         except SpecError as exc:
             errors.extend(exc.diagnostics)
             del self.scopes[saved[0]:]
-            self.in_def, self.no_state, self.var_init_limit, self.defer_bounds = saved[1:]
+            self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step = saved[1:]
             self.inferring = 0
             self.inferred.clear()
             self.binders.clear()
@@ -475,7 +479,13 @@ class _Checker:
         self.scopes.pop()
         return ir.Action(d.name, tuple(params), body, d.name_span, d.actor, d.sends_to)
 
-    def _check_property(self, d: S.PropertyDecl) -> ir.Property:
+    def _check_property(self, d: S.PropertyDecl) -> ir.Property | ir.Predicate:
+        """A temporal property, or a step property: `always P` where P reads the next state
+        (x'), TLA+'s [][P]_vars: an ir.Predicate of two states (see _check_step)."""
+        body = d.body
+        if isinstance(body, S.Temporal) and body.op == "always" and _has_prime(body.left) \
+                and not _has_temporal(body.left):
+            return self._check_step(d, body.left)
         return ir.Property(d.name, self._formula(d.body), d.name_span)
 
     def _formula(self, e: S.Expr) -> ir.Formula:
@@ -577,6 +587,29 @@ class _Checker:
             self.no_state = False
             self.scopes.pop()
         return ir.Theorem(d.name, tuple(params), body, d.name_span)
+
+    def _check_step(self, d: S.PropertyDecl, body: S.Expr) -> ir.Predicate:
+        """A step property's P: a boolean of the variables before (x) and after (x') the step;
+        in its IR, VarRef slot n + i is variable i after the step."""
+        self.in_step = True
+        try:
+            expr = self.infer(body, T.BOOL)
+            if expr.type != T.BOOL:
+                raise _err("E105", f"step property `{d.name}` must be a boolean, not {expr.type}", body.span)
+            return ir.Predicate(d.name, expr, d.name_span)
+        finally:
+            self.in_step = False
+
+    def _e_Primed(self, e: S.Primed, expected):
+        if not self.in_step:
+            raise _err("E118", "`'` (the value after a step) can be used only in a step property", e.span,
+                       "a step property compares each state with the next: `property NAME: always (x' >= x)`")
+        if not (isinstance(e.target, S.Name) and e.target.name in self.vars and self._lookup_local(e.target.name) is None):
+            raise _err("E118", "only a state variable can be primed", e.span,
+                       "prime the variables inside the expression instead, e.g. `m'[k]` or `x' + y'`")
+        slot, t = self.vars[e.target.name]
+        self.reads.add(slot)
+        return ir.VarRef(t, e.span, len(self.vars) + slot)
 
     def _check_predicate(self, d, kind: str) -> ir.Predicate:
         expr = self.infer(d.body, T.BOOL)
@@ -1247,6 +1280,17 @@ def _has_temporal(e) -> bool:
                 return True
     elif isinstance(e, tuple):
         return any(_has_temporal(x) for x in e)
+    return False
+
+
+def _has_prime(e) -> bool:
+    """Whether an AST expression contains `x'`."""
+    if isinstance(e, S.Primed):
+        return True
+    if isinstance(e, S.Node):
+        return any(_has_prime(getattr(e, f.name)) for f in dataclasses.fields(e))
+    if isinstance(e, tuple):
+        return any(_has_prime(x) for x in e)
     return False
 
 

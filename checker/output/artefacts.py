@@ -38,7 +38,7 @@ from checker.output.report import format_result, result_json
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
-STATUS = {"invariant": "violation", "property": "violation", "deadlock": "deadlock", "liveness": "liveness",
+STATUS = {"invariant": "violation", "property": "violation", "step": "violation", "deadlock": "deadlock", "liveness": "liveness",
           "error": "error", "unreachable": "violation"}
 
 
@@ -90,6 +90,7 @@ def property_source(model: Model, source: Source | None, name: str | None) -> st
         return None
     spans = {p.name: p.span for p in model.spec.invariants}
     spans.update({p.name: p.span for p in getattr(model.spec, "properties", ())})
+    spans.update({p.name: p.span for p in model.spec.steps})
     span = spans.get(name)
     if span is None:
         return None
@@ -116,6 +117,9 @@ def headline(model: Model, violation: Violation, source: Source | None = None) -
                                detail)
     if kind == "deadlock":
         return render.Headline(f"{model.name}: deadlock after {steps}", "deadlock: no action is enabled", detail)
+    if kind == "step":
+        return render.Headline(f"{model.name}: step property {name} is violated by step {n}",
+                               f"violates step property {name}", detail)
     if kind == "liveness":
         why = f": {violation.message}" if violation.message else ""
         return render.Headline(f"{model.name}: temporal property {name} is violated", f"violates {name}{why}",

@@ -80,6 +80,8 @@ def _headline(result: Result) -> str:
     v = result.violation
     if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "property":
         return f"Error: property {v.name} is violated: {v.message}."
+    if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "step":
+        return f"Error: step property {v.name} is violated: {v.message}."
     if result.verdict == Verdict.INVARIANT_VIOLATED:
         return f"Error: invariant {v.name} is violated."
     if result.verdict == Verdict.DEADLOCK:
