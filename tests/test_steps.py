@@ -115,7 +115,8 @@ def test_an_evaluation_error_in_a_step_property_has_its_trace():
 @pytest.mark.parametrize("text, message", [
     ("invariant I: x' >= x", "can be used only in a step property"),
     ("property E: eventually x' > x", "can be used only in a step property"),
-    ("property S: always ((x + 1)' >= x)", "only a state variable can be primed"),
+    ("property S: always ((x + 1)' >= x)", "only a state variable or a `def` call can be primed"),
+    ("def g(k: int) -> int: x + k\nproperty S: always (g(x)' >= 0)", "the arguments of a primed call of `g` read the state"),
     ("def f() -> int: x'\nproperty S: always (f() >= 0)", "can be used only in a step property"),
 ])
 def test_primes_outside_step_properties_or_on_expressions_are_e118(text, message):
@@ -173,3 +174,23 @@ def test_the_counts_at_a_violated_step_property_are_tlcs():
     assert len(result.violation.trace.steps) == 5
     _, result = run(TOGGLE.replace("property XGrows: always (x' >= x)", "property Strict: always (x' > x or y' > y or x' < x)"))
     assert (result.verdict, result.states_generated, result.distinct_states) == (Verdict.OK, 33, 12)
+
+
+def test_a_primed_def_call_is_the_function_after_the_step():
+    spec = """
+        var x: int = 0
+        var y: int = 5
+        def total() -> int: x + y
+        def plus(k: int) -> int: x + y + k
+        action Up:
+            require x < 3
+            x = x + 1
+            y = y - DY
+        property Shrinks: always total()' < total()
+        property ShrinksToo: always plus(1)' < plus(1)
+        """
+    _, result = run(spec.replace("DY", "2"), check_deadlock=False)
+    assert result.verdict == Verdict.OK
+    model, result = run(spec.replace("DY", "1"), check_deadlock=False, collect=True)
+    assert sorted(v.name for v in result.violations) == ["Shrinks", "ShrinksToo"]
+    assert all(len(v.trace.steps) == 2 for v in result.violations)

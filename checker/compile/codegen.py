@@ -824,7 +824,7 @@ class _Gen:
         if isinstance(e, ir.LetE):
             return f"(lambda l{e.local.id}: {self.ex(e.body)})({self.ex(e.value)})"
         if isinstance(e, ir.CallDef):
-            args = [self.ex(a) for a in e.args] + [f"v{s}" for s in self.reads[e.index]]
+            args = [self.ex(a) for a in e.args] + [f"v{s + e.shift}" for s in self.reads[e.index]]
             return f"f{e.index}({', '.join(args)})"
         if isinstance(e, ir.Build):
             return self._build(e)

@@ -150,6 +150,9 @@ class Build(Expr):
 class CallDef(Expr):
     index: int
     args: tuple[Expr, ...]
+    # The state the function reads: 0, the current one; n (the number of variables), the state
+    # after the step (`f()'` in a step property, where slot n + i is variable i after the step).
+    shift: int = 0
 
 
 # ---------------------------------------------------------------- statements
@@ -535,7 +538,7 @@ def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[s
         elif isinstance(x, ConstRef):
             consts.add(x.index)
         elif isinstance(x, CallDef):
-            slots.update(function_reads[x.index][0])
+            slots.update(s + x.shift for s in function_reads[x.index][0])
             consts.update(function_reads[x.index][1])
         for c in children(x):
             walk(c)

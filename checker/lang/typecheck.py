@@ -604,8 +604,18 @@ class _Checker:
         if not self.in_step:
             raise _err("E118", "`'` (the value after a step) can be used only in a step property", e.span,
                        "a step property compares each state with the next: `property NAME: always (x' >= x)`")
+        if isinstance(e.target, S.Call) and e.target.name in self.defs:
+            # `f(a)'`: f evaluated in the state after the step; its arguments must not read the
+            # state (TLA+ would prime them too: write them with primed variables instead)
+            call = self.infer(e.target, expected)
+            if not isinstance(call, ir.CallDef):  # pragma: no cover - a def call infers to a CallDef
+                raise _err("E118", "only a state variable or a `def` call can be primed", e.span)
+            if any(ir.reads_state(a, self.function_reads) for a in call.args):
+                raise _err("E118", f"the arguments of a primed call of `{e.target.name}` read the state", e.span,
+                           f"prime the variables in the arguments instead: `{e.target.name}(x')'`")
+            return dataclasses.replace(call, shift=len(self.vars))
         if not (isinstance(e.target, S.Name) and e.target.name in self.vars and self._lookup_local(e.target.name) is None):
-            raise _err("E118", "only a state variable can be primed", e.span,
+            raise _err("E118", "only a state variable or a `def` call can be primed", e.span,
                        "prime the variables inside the expression instead, e.g. `m'[k]` or `x' + y'`")
         slot, t = self.vars[e.target.name]
         self.reads.add(slot)
