@@ -593,10 +593,7 @@ class _Checker:
         in its IR, VarRef slot n + i is variable i after the step."""
         self.in_step = True
         try:
-            expr = self.infer(body, T.BOOL)
-            if expr.type != T.BOOL:
-                raise _err("E105", f"step property `{d.name}` must be a boolean, not {expr.type}", body.span)
-            return ir.Predicate(d.name, expr, d.name_span)
+            return self._check_predicate(d, "step property", body)
         finally:
             self.in_step = False
 
@@ -610,7 +607,7 @@ class _Checker:
             call = self.infer(e.target, expected)
             if not isinstance(call, ir.CallDef):  # pragma: no cover - a def call infers to a CallDef
                 raise _err("E118", "only a state variable or a `def` call can be primed", e.span)
-            if any(ir.reads_state(a, self.function_reads) for a in call.args):
+            if any(self._reads_state(a) for a in call.args):
                 raise _err("E118", f"the arguments of a primed call of `{e.target.name}` read the state", e.span,
                            f"prime the variables in the arguments instead: `{e.target.name}(x')'`")
             return dataclasses.replace(call, shift=len(self.vars))
@@ -621,10 +618,12 @@ class _Checker:
         self.reads.add(slot)
         return ir.VarRef(t, e.span, len(self.vars) + slot)
 
-    def _check_predicate(self, d, kind: str) -> ir.Predicate:
-        expr = self.infer(d.body, T.BOOL)
+    def _check_predicate(self, d, kind: str, body: S.Expr | None = None) -> ir.Predicate:
+        """The declaration's boolean (`body`, when given, instead of its whole body)."""
+        body = d.body if body is None else body
+        expr = self.infer(body, T.BOOL)
         if expr.type != T.BOOL:
-            raise _err("E105", f"{kind} `{d.name}` must be a boolean, not {expr.type}", d.body.span)
+            raise _err("E105", f"{kind} `{d.name}` must be a boolean, not {expr.type}", body.span)
         return ir.Predicate(d.name, expr, d.name_span)
 
     # ---------------------------------------------------------------- statements
