@@ -15,8 +15,11 @@ What is checked where, as in TLC: the invariants and the safety part of the
 temporal properties (P and `always P`: liveness.safety_checks) are checked on
 every state the search generates that it has not stored before, also on those
 that fail a state constraint, which only decides whether a state is stored and
-explored; reachable checks look at the stored states; the liveness part of the
-properties is decided on the stored graph after a complete search.
+explored; reachable checks look at the stored states; step properties
+(`always P` with P reading x') are checked on every step the search computes,
+to a new state or not, after the invariants of a new state (a step that
+changes nothing satisfies them); the liveness part of the properties is decided
+on the stored graph after a complete search.
 
 Deterministic: actions run in declaration order, parameters and choices in
 canonical order, so the same model gives the same counts and the same trace.
@@ -28,7 +31,8 @@ re-executing the actions along the parent links and matching the stored keys
 (checker/engine/traces.py). Two states with the same fingerprint would be
 merged (probability reported as TLC does). `Storage.EXACT` keeps every state
 and cannot collide; temporal properties always use it, as the liveness checker
-needs the states and the graph. Both give the same counts and traces.
+needs the states and the graph, and so do step properties (only bfs.Explorer
+checks them). Both give the same counts and traces.
 """
 
 from __future__ import annotations
