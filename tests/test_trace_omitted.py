@@ -72,7 +72,6 @@ def test_the_explorer_marks_a_trace_it_could_not_rebuild(small_ranges, monkeypat
         raise MemoryError
 
     monkeypatch.setattr(bfs.Explorer, "trace_to", out_of_memory)
-    monkeypatch.setattr(bfs.FingerprintExplorer, "trace_to", out_of_memory)
     model, r = run(GROW, storage=storage)
     assert r.error.code == "E411" and r.violation.trace.steps == ()
     assert OMITTED in format_result(model, r, "x.spec")

@@ -103,11 +103,12 @@ def test_fingerprint_and_exact_storage_rebuild_the_same_real_traces_on_the_bundl
 
 
 def test_each_explorer_rebuilds_its_traces_from_its_own_stores_keys():
-    from checker.engine.bfs import Explorer, FingerprintExplorer
+    from checker.engine.bfs import Explorer
+    from checker.engine.levels import Coordinator
     from checker.engine.stores import ExactStore, FingerprintStore
 
     model = model_of(TWO)
-    for cls, store_type in ((Explorer, ExactStore), (FingerprintExplorer, FingerprintStore)):
+    for cls, store_type in ((Explorer, ExactStore), (Coordinator, FingerprintStore)):
         explorer = cls(model, Options(), None, 5.0)
         result = explorer.run()
         store = explorer.store

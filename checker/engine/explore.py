@@ -41,9 +41,9 @@ import gc
 
 from checker.compile.model import Model
 from checker.core.result import Result
-from checker.engine.bfs import Explorer, FingerprintExplorer
+from checker.engine.bfs import Explorer
+from checker.engine.levels import Coordinator
 from checker.engine.options import Options, ProgressCallback, Storage, liveness_properties, step_properties
-from checker.engine.parallel import Coordinator
 
 
 def explore(model: Model, options: Options = Options(), progress: ProgressCallback | None = None,
@@ -64,6 +64,15 @@ def explore(model: Model, options: Options = Options(), progress: ProgressCallba
 
 def one_process_reason(model: Model, options: Options) -> str | None:
     """Why a search with `options.workers` > 1 runs in one process anyway (None: it does not)."""
+    reason = _graph_search_reason(model, options)
+    if reason is None and not Coordinator.available():
+        reason = "this platform cannot fork worker processes"
+    return reason
+
+
+def _graph_search_reason(model: Model, options: Options) -> str | None:
+    """Why the search runs in bfs.Explorer, which stores every state and may keep the graph
+    (None: the level-synchronous search of levels.py runs it)."""
     if liveness_properties(model, options):
         return "temporal properties are decided on the whole state graph, in one process"
     if step_properties(model, options):
@@ -72,15 +81,11 @@ def one_process_reason(model: Model, options: Options) -> str | None:
         return "exact storage runs in one process"
     if options.collect:
         return "collecting every violation runs in one process"
-    if not Coordinator.available():
-        return "this platform cannot fork worker processes"
     return None
 
 
 def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
-    if options.workers > 1 and one_process_reason(model, options) is None:
-        return Coordinator(model, options, progress, progress_every).run()
-    explorer = Explorer(model, options, progress, progress_every)
-    if explorer.graph is None and not explorer.steps and options.storage == Storage.FINGERPRINT:
-        explorer = FingerprintExplorer(model, options, progress, progress_every)
-    return explorer.run()
+    if _graph_search_reason(model, options) is not None:
+        return Explorer(model, options, progress, progress_every).run()
+    workers = options.workers if one_process_reason(model, options) is None else 1
+    return Coordinator(model, options, progress, progress_every, workers).run()

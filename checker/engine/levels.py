@@ -93,15 +93,17 @@ from itertools import chain, compress, repeat
 from multiprocessing import reduction
 from multiprocessing.connection import wait
 from operator import not_
+from typing import Callable
 
 from checker.compile.model import Model
 from checker.core.result import Result, Verdict
 from checker.core.runtime import EVAL_FAILURES
-from checker.engine.bfs import FingerprintExplorer
+from checker.engine.bfs import Explorer
 from checker.engine.fingerprints import Fingerprinter, collision_probability
 from checker.engine.limits import MemoryWatch, limit_reached, resident_mb
 from checker.engine.options import Options, Progress
 from checker.engine.pools import ValuePools
+from checker.engine.stores import FingerprintStore
 from checker.engine.successors import nth_step, until_fault
 from checker.engine.watchdog import StepInterrupted, Watchdog
 
@@ -152,9 +154,9 @@ class _Table:
     """A FingerprintSet in shared memory: `table` is a memoryview of int64 slots. `fd` is kept
     only until the workers have the table (forked with it, or sent it after a growth)."""
 
-    def __init__(self, slots: int, fd: int | None = None):
-        self.fd = _anonymous_file(8 * slots) if fd is None else fd
-        self.mm = mmap.mmap(self.fd, 8 * slots)
+    def __init__(self, slots: int, fd: int | None = None, shared: bool = True):
+        self.fd = _anonymous_file(8 * slots) if fd is None and shared else fd
+        self.mm = mmap.mmap(-1 if self.fd is None else self.fd, 8 * slots)
         self.table = memoryview(self.mm).cast("q")
         self.mask = slots - 1
         self.count = 0
@@ -195,36 +197,87 @@ def _slots_for(n: int) -> int:
 
 # -------------------------------------------------------------------- coordinator
 
-class Coordinator(FingerprintExplorer):
-    """The coordinating process: initial states, the level loop, numbering, events, traces."""
+class Coordinator(Explorer):
+    """The driver: initial states, the level loop, numbering, events, traces. It stores what
+    FingerprintStore keeps per state (stores.py): a parent index and the fingerprint, the key
+    traces are rebuilt by (traces.py). With one worker, the worker is an object in this process
+    (`self.local`) and is called directly; with more, each is a forked process."""
 
     @staticmethod
     def available() -> bool:
+        """Whether worker processes can be forked here (one in-process worker always works)."""
         return "fork" in multiprocessing.get_all_start_methods()
 
-    def __init__(self, model: Model, options: Options, progress, progress_every: float):
+    def __init__(self, model: Model, options: Options, progress, progress_every: float, workers: int = 1):
+        self.fingerprint = Fingerprinter(model.var_types)
         super().__init__(model, options, progress, progress_every)
-        self.workers = options.workers
+        self.seen, self.parents, self.fps = self.store.seen, self.store.parents, self.store.fps
+        self.expanded = 0  # states expanded, in index order
+        self.workers = workers
+        self.local: _Worker | None = None  # the one worker, when it runs in this process
         self.distinct = 0  # states stored (numbered) so far
         self.table: _Table | None = None
         self.grown: _Table | None = None  # the table, grown since the workers last had it
-        # One shared byte: set to 1, it tells the workers to drop the level they are expanding.
-        self.halt = mmap.mmap(-1, 1)
+        # Set, it tells the workers to drop the level they are expanding: one shared byte that the
+        # coordinator sets; the in-process worker reads the watchdog's verdict instead (run()).
+        self.halt = mmap.mmap(-1, 1) if workers > 1 else None
         # Shared counters, four per worker, that it updates every 1024 states of an expansion: the
         # step, then states expanded, candidates found and successors generated in it so far (for
         # progress lines and the memory estimate while the workers expand).
-        self.live_counts = mmap.mmap(-1, 8 * _LIVE * self.workers)
-        self.live = memoryview(self.live_counts).cast("q")
+        self.live_counts = mmap.mmap(-1, 8 * _LIVE * workers) if workers > 1 else None
+        self.live = memoryview(self.live_counts).cast("q") if workers > 1 else None
         self.shown = (0, 0)  # the counts of the last progress line: generated, distinct
         self.steps = 0  # steps sent to the workers
         self.halted: str | None = None  # the limit that set it
+        self.level_size = 0  # states in the level being expanded (progress lines of the in-process worker)
         # Each worker's part of the next level. Equal parts to start with; then closer to the
         # workers' speeds (states checked and expanded per CPU second): the work per state is not
         # the same for all (the later worker loses the states both found; handed-over states).
-        self.shares = [1 / self.workers] * self.workers
+        self.shares = [1 / workers] * workers
         self.conns: list = []
         self.procs: list = []
         self.watch = MemoryWatch(options, self._memory_mb)  # the early memory warning, for all processes
+
+    def _new_store(self):
+        return FingerprintStore(self.fingerprint)
+
+    def _store(self, state: tuple, parent: int, fp: int) -> int:
+        """Store an initial state whose fingerprint `fp` the caller has put in `seen`; returns its index."""
+        seen = self.seen
+        i = seen.count
+        seen.count = i + 1
+        self.parents.append(parent)
+        self.fps.append(fp)
+        if len(self.witnesses) < len(self.reachables):
+            self._check_reachables(i, state)
+        return i
+
+    def _initial_states(self) -> tuple[list[tuple], list[int]]:
+        """Store and check the initial states; returns the stored ones, in index order, and their
+        fingerprints."""
+        seen = self.seen
+        stored = []
+        fps = []
+        try:
+            for state in self.model.init():
+                self.generated += 1
+                fp = self.fingerprint(state)
+                slot = seen.find(fp)
+                if slot >= 0:
+                    continue
+                if not self._in_model(state, -1):
+                    self._check_initial(-1, state, unstored=True)
+                    continue
+                seen.put(fp, ~slot)
+                i = self._store(state, -1, fp)
+                if seen.count > seen.limit:
+                    seen.grow()
+                stored.append(state)
+                fps.append(fp)
+                self._check_initial(i, state)
+        except EVAL_FAILURES as fault:
+            raise self._fault(fault, -1, "computing the initial states", self.model.span_of("initial")) from None
+        return stored, fps
 
     def _counts(self) -> tuple[int, int]:
         distinct = self.distinct if self.seen is None else self.seen.count  # the initial states: in `seen` first
@@ -237,17 +290,23 @@ class Coordinator(FingerprintExplorer):
         return collision_probability(self._counts()[0], self.generated)
 
     def _run(self) -> Result:
-        initial, _ = self._initial_states()  # the workers fingerprint their share again
+        initial, initial_fps = self._initial_states()
         self.distinct = self.seen.count
         if not initial:
             return self._finish()
-        self.table = _Table(_slots_for(self.seen.count))
+        self.table = _Table(_slots_for(self.seen.count), shared=self.workers > 1)
         self.table.insert(array("q", filter(None, self.seen.table)))
-        self.seen = self.store.seen = None  # the shared table replaces it
-        ctx = multiprocessing.get_context("fork")
-        # (name, predicate, kind): the selected invariants, then the safety properties (inherited: forked)
+        self.seen = self.store.seen = None  # the table replaces it
+        # (name, predicate, kind): the selected invariants, then the safety properties
         checks = tuple((n, f, "invariant") for n, f in self.invariants) + tuple((n, f, "property") for n, f in self.always)
         try:
+            if self.workers == 1:
+                # It reads the watchdog's verdict as its stop flag; its counters are its own.
+                self.local = _Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
+                                     checks, [0] * _LIVE, self._tick)
+                self.local.frontier, self.local.frontier_fps = initial, initial_fps
+                return self._levels()
+            ctx = multiprocessing.get_context("fork")  # the workers inherit the model and the checks
             for w in range(self.workers):
                 mine, theirs = ctx.Pipe()
                 proc = ctx.Process(target=_worker_main,
@@ -282,9 +341,22 @@ class Coordinator(FingerprintExplorer):
             conn.close()
         for table in {id(t): t for t in (self.table, self.grown) if t is not None}.values():
             table.close()
-        self.halt.close()
-        self.live.release()
-        self.live_counts.close()
+        if self.halt is not None:
+            self.halt.close()
+            self.live.release()
+            self.live_counts.close()
+
+    def _tick(self, expanded: int, found: int, generated: int) -> None:
+        """The in-process worker's look up, every 1024 states it expands (forked workers are watched
+        from here while they expand: _replies): the limits, the memory warning, progress. A limit
+        reached is left in the watchdog's verdict, the worker's stop flag."""
+        now = time.perf_counter()
+        hit = self.watchdog.hit
+        if hit[0] is None:
+            hit[0] = self._limit(now)
+        left = self.level_size - expanded + found
+        self.watch.check(now - self.start, self.distinct + found, self.distinct - self.level_size + expanded, left)
+        self._report(left, generated, found)
 
     def _recv(self, w: int):
         try:
@@ -344,6 +416,8 @@ class Coordinator(FingerprintExplorer):
                 pending = tuple(name for name, _ in self.reachables
                                 if name not in self.witnesses and not (settled and name in settled["witnessed"]))
                 self.steps += 1
+                if self.local is not None:
+                    self.local.take(plans[0], pending, self.steps)
                 for w, conn in enumerate(self.conns):
                     conn.send(("step", plans[w], pending, self.steps))
                 self._relay(plans)
@@ -395,6 +469,16 @@ class Coordinator(FingerprintExplorer):
         """The workers' expansions. Meanwhile: the chunks of work `meanwhile` yields, progress
         reports, and the limits. When one is reached (self.halted), the workers drop the level
         they are expanding (their expansion is None)."""
+        if self.local is not None:  # it expands now, and looks up itself (_tick)
+            self.level_size = queue
+            self.local.table = self.table
+            expansion = self.local.go()
+            for _ in meanwhile:
+                pass
+            if expansion.get("halted"):
+                self.halted = self.watchdog.hit[0]
+                return [None]
+            return [expansion]
         replies: list = [None] * self.workers
         speeds: list = [None] * self.workers
         waiting = dict(zip(self.conns, range(self.workers)))
@@ -837,10 +921,15 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
 
 
 class _Worker:
-    def __init__(self, conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
-                 checks: tuple, live: memoryview):
+    """Expands its part of each level. A forked worker serves the coordinator's messages
+    (`serve`); the in-process one (`conn` None) is called directly (`take`, then `go`) and
+    calls `tick` every 1024 states it expands. `halt`: the stop flag (true: drop the level)."""
+
+    def __init__(self, conn, model: Model, table: _Table, halt, check_deadlock: bool,
+                 checks: tuple, live, tick: Callable[[int, int, int], None] | None = None):
         self.conn = conn
         self.live = live  # its shared counters: step, expanded, candidates, generated in this expansion
+        self.tick = tick
         self.step = 0  # the number of the step it is in (the coordinator's count)
         self.model = model
         self.table = table
@@ -893,24 +982,34 @@ class _Worker:
 
     def _step(self, plan: dict | None, pending: tuple, step: int) -> tuple:
         """Take the states of the plan and expand them: (expansion, the number of states, the
-        CPU time it took, without the wait for "go"). `pending`: the reachable checks still to
-        witness; `step`: the step's number, which the shared counters carry."""
+        CPU time it took, without the wait for "go")."""
         start = time.process_time()
-        self.step = step
-        if plan is not None:
-            self._hold(plan)
-        held = len(self.frontier)
+        held = self.take(plan, pending, step)
         cpu = time.process_time() - start
         slots, = self._expect("go")  # the level is in the table now
         start = time.process_time()
         if slots is not None:
             self._attach(slots)
+        expansion = self.go()
+        return expansion, held, cpu + time.process_time() - start
+
+    def take(self, plan: dict | None, pending: tuple, step: int) -> int:
+        """Take the states of the plan (None: keep the initial states it holds); returns how many
+        it holds. `pending`: the reachable checks still to witness; `step`: the step's number,
+        which the shared counters carry."""
+        self.step = step
+        self.pending = pending
+        if plan is not None:
+            self._hold(plan)
+        return len(self.frontier)
+
+    def go(self) -> dict:
+        """Expand the states it holds (the level is in the table now)."""
         try:
-            expansion = self._expand(pending)
+            return self._expand(self.pending)
         except StepInterrupted:  # the coordinator halted the search in the middle of a step
             self.frontier = self.frontier_fps = []
-            expansion = {"halted": True}
-        return expansion, held, cpu + time.process_time() - start
+            return {"halted": True}
 
     def _expect(self, op: str) -> tuple:
         msg = self.conn.recv()
@@ -959,6 +1058,7 @@ class _Worker:
         halt = self.halt
         every = _HALT_EVERY
         live = self.live
+        tick = self.tick
         step = self.step
         live[1] = live[2] = live[3] = 0
         live[0] = step
@@ -978,6 +1078,8 @@ class _Worker:
             pfp = pop_fp()
             g += 1
             if not g & every:
+                if tick is not None:
+                    tick(g - self.first, len(fps), sum(generated))
                 if halt[0]:  # the coordinator stops the search: drop the level
                     return {"halted": True}
                 live[1], live[2], live[3] = g - self.first, len(fps), sum(generated)
@@ -1066,6 +1168,12 @@ class _Worker:
             if k < base and check_deadlock:
                 events.append((base, _DEADLOCK, None))
                 break
+        if placed and self.conn is None:  # out of memory in this process: room to rebuild the trace
+            frontier.clear()  # the search ends at this level's first event, which is the MemoryError's
+            states.clear()
+            recent.clear()
+            pools.clear()
+            state = succs = succ = None
         self.stored += len(fps)
         self.recent = recent
         self.fps = fps
