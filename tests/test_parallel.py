@@ -1,4 +1,4 @@
-"""parallel.py: `--workers 2` gives the same Result as one process (issue 7).
+"""levels.py: `--workers 2` gives the same Result as one process (issue 7).
 
 Not timing tests: these compare counts, coverage, verdicts and traces. Speed is
 measured by `python -m benchmarks`.

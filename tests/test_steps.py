@@ -1,6 +1,7 @@
 """Step properties (`property NAME: always P`, P over x and x'): TLA+'s [][P]_vars, TLC's action
 properties."""
 
+import re
 from collections import deque
 
 import pytest
@@ -126,16 +127,48 @@ def test_primes_outside_step_properties_or_on_expressions_are_e118(text, message
     assert message in exc.value.diagnostics[0].message
 
 
-def test_workers_and_fingerprints_fall_back_to_one_exact_process_with_a_warning(tmp_path, capsys):
+def test_workers_check_step_properties_without_falling_back(tmp_path, capsys):
     path = tmp_path / "t.spec"
     path.write_text("\n".join(line[4:] for line in TOGGLE.splitlines()))
-    assert main(["check", str(path), "--workers", "2"]) == 12
-    captured = capsys.readouterr()
-    assert "step properties are checked in one process" in captured.err
-    assert "Error: step property XGrows is violated: the last step does not satisfy it." in captured.out
+    outputs = []
+    for workers in ("1", "2"):
+        assert main(["check", str(path), "--workers", workers]) == 12
+        captured = capsys.readouterr()
+        assert "one process" not in captured.err
+        assert "Error: step property XGrows is violated: the last step does not satisfy it." in captured.out
+        outputs.append(re.sub(r"time .*\n", "", captured.out))
+    assert outputs[0] == outputs[1]
     # selected away: --invariant alone checks no step property
     assert main(["check", str(path), "--quiet", "--no-deadlock", "--property", "XGrows"]) == 12
     capsys.readouterr()
+
+
+def _summary(r):
+    err = r.error
+    return (r.verdict, r.distinct_states, r.states_generated, r.depth, r.queue_left,
+            [(c.enabled, c.generated, c.distinct) for c in r.coverage], r.violation,
+            (err.code, err.message, err.span) if err is not None else None)
+
+
+CONSTRAINED = TOGGLE + "constraint Small: x + y <= 3\n"
+
+
+@pytest.mark.parametrize("text", [
+    TOGGLE,  # violated on a step back to a stored state
+    TOGGLE.replace("x' >= x", "x' >= x or x == 3"),  # holds
+    TOGGLE.replace("x' >= x", "not (x == 2 and x' == 3)"),  # violated on a step to a new state
+    CONSTRAINED.replace("x' >= x", "not (x + y == 3 and x' + y' == 4)"),  # ... to a state failing the constraint
+    CONSTRAINED.replace("x' >= x", "x' + y' <= 3"),  # the same, found again after the first one
+    TOGGLE.replace("x' >= x", "6 // (x' - 2) >= -6"),  # an evaluation error on a step
+    TOGGLE.replace("x' >= x", "y' != 2 or x' != 3") + "invariant I: x + y < 5\n",  # the invariant first
+], ids=["back", "holds", "new", "unstored", "unstored-again", "error", "invariant-first"])
+def test_fingerprints_and_workers_give_exact_storages_result(text):
+    """The same verdict, counts, coverage and trace with every storage and worker count: the
+    step is checked where the one-process search on exact storage checks it."""
+    model = model_of(text)
+    exact = _summary(explore(model, Options(storage=Storage.EXACT)))
+    for workers in (1, 2, 3):
+        assert _summary(explore(model, Options(workers=workers))) == exact, f"{workers} workers"
 
 
 @pytest.mark.parametrize("spec, mutation, broken", [

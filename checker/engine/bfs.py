@@ -1,10 +1,10 @@
-"""The one-process breadth-first search (the meanings it implements: explore.py's docstring).
+"""The breadth-first search over exact storage (the meanings it implements: explore.py's docstring).
 
-`Explorer` stores every state (exact storage; also the liveness checker's graph);
-`FingerprintExplorer` stores 64-bit fingerprints with a parent index per state. Both rebuild
-traces the same way, by re-executing the actions along the parent links and matching each
-state's key (the state, or its fingerprint: traces.py). Both give the same counts and traces.
-parallel.py's coordinator extends FingerprintExplorer.
+`Explorer` stores every state (ExactStore) and, when temporal properties are checked, the state
+graph the liveness checker reads; it also collects every violation (`tlacheck verify`). Every other search runs in levels.py, whose coordinator extends it for
+the checks, the result and the traces: both rebuild traces by re-executing the actions along
+the parent links and matching each state's key (the state, or its fingerprint: traces.py), and
+both give the same counts and traces.
 """
 
 from __future__ import annotations
@@ -223,11 +223,13 @@ class Explorer:
             return
         raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
 
-    def _check_steps(self, parent: int, ai: int, args: tuple, succ: tuple) -> None:
-        """Check the step properties on the step from stored state `parent` to `succ` (by action
-        `ai` with `args`): a violation ends the run with the trace to `parent` and this step (in
-        collect mode it is kept and the property dropped); so does an evaluation error."""
-        state = self.states[parent]
+    def _check_steps(self, parent: int, ai: int, args: tuple, succ: tuple, state: tuple | None = None) -> None:
+        """Check the step properties on the step from stored state `parent` (`state`, when the
+        store does not keep states) to `succ` (by action `ai` with `args`): a violation ends the
+        run with the trace to `parent` and this step (in collect mode it is kept and the property
+        dropped); so does an evaluation error."""
+        if state is None:
+            state = self.states[parent]
         for name, pred in self.steps:
             try:
                 ok = pred(state, succ)

@@ -1,5 +1,6 @@
-"""The search: `explore(model, options)` explores a Model's state space, in one process
-(bfs.py) or, with `options.workers` > 1, in several (parallel.py), with the same Result.
+"""The search: `explore(model, options)` explores a Model's state space: on fingerprints,
+level by level (levels.py), in this process or, with `options.workers` > 1, in several, or
+on exact storage with the state graph (bfs.py), with the same Result.
 This docstring is where the meanings of the search and of its counts are defined.
 
 Guarantees: states are explored level by level, so the first invariant
@@ -31,8 +32,8 @@ re-executing the actions along the parent links and matching the stored keys
 (checker/engine/traces.py). Two states with the same fingerprint would be
 merged (probability reported as TLC does). `Storage.EXACT` keeps every state
 and cannot collide; temporal properties always use it, as the liveness checker
-needs the states and the graph, and so do step properties (only bfs.Explorer
-checks them). Both give the same counts and traces.
+needs the states and the graph, and so does collect mode (bfs.Explorer runs
+them). Both give the same counts and traces.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from checker.compile.model import Model
 from checker.core.result import Result
 from checker.engine.bfs import Explorer
 from checker.engine.levels import Coordinator
-from checker.engine.options import Options, ProgressCallback, Storage, liveness_properties, step_properties
+from checker.engine.options import Options, ProgressCallback, Storage, liveness_properties
 
 
 def explore(model: Model, options: Options = Options(), progress: ProgressCallback | None = None,
@@ -75,8 +76,6 @@ def _graph_search_reason(model: Model, options: Options) -> str | None:
     (None: the level-synchronous search of levels.py runs it)."""
     if liveness_properties(model, options):
         return "temporal properties are decided on the whole state graph, in one process"
-    if step_properties(model, options):
-        return "step properties are checked in one process"
     if options.storage != Storage.FINGERPRINT:
         return "exact storage runs in one process"
     if options.collect:

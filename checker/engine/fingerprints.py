@@ -55,7 +55,7 @@ The table
 FingerprintSet is an open-addressing table in an array('q'): linear probing,
 at most half full, 8 bytes a slot, so 16 to 32 bytes per fingerprint instead
 of the ~100 a Python set of ints takes. The explorer inlines the probe loop
-(engine/bfs.py and engine/parallel.py); `find`/`add` here are for everything else.
+(engine/levels.py); `find`/`add` here are for everything else.
 
 Placement is "last come, first served": a new fingerprint takes its home slot
 and the one that was there moves to the empty slot the probe ended at (still

@@ -1,9 +1,16 @@
-"""Multi-process exploration (`--workers N`): the BFS of bfs.py, split between worker processes.
+"""The fingerprint search, level by level: one driver for one process and for `--workers N`.
 
-Guarantee: the same Result as one process — verdict, distinct and generated
-counts, depth, coverage, witnesses, evaluation errors and the same shortest
-counterexample — for every worker count. Traces are rebuilt here, by
-re-execution, exactly as the single-process fingerprint explorer rebuilds them.
+Every search on fingerprint storage runs here (explore.py): with one worker, the
+worker is an object in this process that the coordinator calls directly; with
+`--workers N`, N forked processes. Either way the counts, the coverage and the
+events are added up by the same code (`_add_level`, `_emulate`,
+`_stop_at_event`), so what a count means is defined once for both.
+
+Guarantee: the same Result for every worker count — verdict, distinct and
+generated counts, depth, coverage, witnesses, evaluation errors and the same
+shortest counterexample — and the Result bfs.Explorer gives on exact storage
+(the meanings: explore.py's docstring). Traces are rebuilt from the stored
+fingerprints (traces.py), as for every store.
 
 How. The search is level-synchronous. Worker w holds a contiguous range of the
 current BFS level, in single-process order: worker 0 the first states, worker
@@ -28,7 +35,9 @@ the workers do not read it. Per level:
    same level, and a set lookup is cheaper than probing the table). Candidates
    are checked as one process checks the states it stores: the state
    constraints, the reachable checks, then the invariants the action may have
-   broken. The values a candidate's action wrote are interned as one
+   broken; step properties are checked on every successor that differs
+   from its parent, a candidate or not (after a candidate's invariants), as
+   one process checks them. The values a candidate's action wrote are interned as one
    process interns the states it queues (the others are its parent's, shared
    already). The worker keeps the candidate states and reports their
    fingerprints, keys and actions as arrays, its successor counts per parent
@@ -62,17 +71,21 @@ coordinator grows it ahead, while the workers expand the level before, when
 it expects the next level to need it. The workers read the old table
 meanwhile, which nobody writes then, and get the new one with the next "go".
 
-Limits: temporal properties (the liveness checker needs the whole graph in one
-process), collect mode (`tlacheck verify`) and exact storage run in one
-process. Workers are forked, so the compiled model is inherited rather than
-pickled; where "fork" is unavailable the search runs in one process. The
+With one worker, there is nothing to look up, hand over or wait for: the
+worker expands the level when the coordinator calls it, and the level's
+fingerprints go into the table (a private one) after it.
+
+Limits: temporal properties (the liveness checker needs the whole graph),
+collect mode (`tlacheck verify`) and exact storage run in bfs.Explorer. Workers are forked, so the compiled model is inherited rather
+than pickled; where "fork" is unavailable the search runs with one worker. The
 `--time-limit`, `--memory-limit` (this process and its workers) and a stop
-request (Ctrl-C) are checked between levels and every 0.1 s while the workers
-expand; then the workers drop the level (a shared flag they read every 1024
-states), and the search stops where --max-depth before that level would,
-unless the workers before the first halted one found an event: everything
-before it in key order was expanded, so it is reported as one process reports
-it.
+request (Ctrl-C) are checked between levels and, while the workers expand,
+every 0.1 s (forked workers; then they drop the level: a shared flag they read
+every 1024 states) or every 1024 states (the in-process worker, which also
+stops inside a long step: watchdog.py); the search then stops where
+--max-depth before that level would, unless the workers before the first
+halted one found an event: everything before it in key order was expanded, so
+it is reported as one process reports it.
 """
 
 from __future__ import annotations
@@ -111,10 +124,13 @@ from checker.engine.watchdog import StepInterrupted, Watchdog
 _ORDINAL_BITS = 32
 _ORDINAL_MASK = (1 << _ORDINAL_BITS) - 1
 
-# Event kinds. At one key, a constraint is checked first, then reachable checks, then invariants.
-_CONSTRAINT_FAULT, _REACHABLE_FAULT, _INVARIANT, _ACTION_FAULT, _DEADLOCK = range(5)
-_UNSTORED = "unstored"  # an _INVARIANT event's detail: at a successor that failed a constraint
+# Event kinds. At one key, a constraint is checked first, then reachable checks, then invariants,
+# then step properties.
+_CONSTRAINT_FAULT, _REACHABLE_FAULT, _INVARIANT, _STEP, _ACTION_FAULT, _DEADLOCK = range(6)
+_UNSTORED = "unstored"  # an _INVARIANT or _STEP event's detail: at a successor not stored
+_STORED = "stored"  # a _STEP event's detail: at a successor stored there (a new state)
 
+_WHAT = {"reachable": "reachable check", "step": "step property"}  # what a worker's note calls a check
 _FLIP = bytes([1, 0]) + bytes(254)  # bytes.translate table: 0 <-> 1
 _MIN_SLOTS = 1 << 16  # the shared table's smallest size
 _CHUNK = 1 << 12  # fingerprints inserted between two looks at the workers' answers
@@ -227,7 +243,7 @@ class Coordinator(Explorer):
         self.live_counts = mmap.mmap(-1, 8 * _LIVE * workers) if workers > 1 else None
         self.live = memoryview(self.live_counts).cast("q") if workers > 1 else None
         self.shown = (0, 0)  # the counts of the last progress line: generated, distinct
-        self.steps = 0  # steps sent to the workers
+        self.rounds = 0  # steps sent to the workers (a step: expand one level)
         self.halted: str | None = None  # the limit that set it
         self.level_size = 0  # states in the level being expanded (progress lines of the in-process worker)
         # Each worker's part of the next level. Equal parts to start with; then closer to the
@@ -298,7 +314,8 @@ class Coordinator(Explorer):
         self.table.insert(array("q", filter(None, self.seen.table)))
         self.seen = self.store.seen = None  # the table replaces it
         # (name, predicate, kind): the selected invariants, then the safety properties
-        checks = tuple((n, f, "invariant") for n, f in self.invariants) + tuple((n, f, "property") for n, f in self.always)
+        checks = (tuple((n, f, "invariant") for n, f in self.invariants) + tuple((n, f, "property") for n, f in self.always)
+                  + tuple((n, f, "step") for n, f in self.steps))
         try:
             if self.workers == 1:
                 # It reads the watchdog's verdict as its stop flag; its counters are its own.
@@ -415,11 +432,11 @@ class Coordinator(Explorer):
             if expand:
                 pending = tuple(name for name, _ in self.reachables
                                 if name not in self.witnesses and not (settled and name in settled["witnessed"]))
-                self.steps += 1
+                self.rounds += 1
                 if self.local is not None:
-                    self.local.take(plans[0], pending, self.steps)
+                    self.local.take(plans[0], pending, self.rounds)
                 for w, conn in enumerate(self.conns):
-                    conn.send(("step", plans[w], pending, self.steps))
+                    conn.send(("step", plans[w], pending, self.rounds))
                 self._relay(plans)
                 if settled is not None:  # once the level is in the table, the workers may expand it
                     for _ in settled["insertion"]:
@@ -531,7 +548,7 @@ class Coordinator(Explorer):
         for w, reply in enumerate(replies):
             if w in expanding:
                 step, e, f, g = self.live[_LIVE * w:_LIVE * (w + 1)]
-                if step != self.steps:  # not yet started on this step
+                if step != self.rounds:  # not yet started on this step
                     continue
             elif reply is not None:
                 e, f, g = len(reply["parents"]), len(reply["fps"]), sum(reply["generated"])
@@ -847,6 +864,17 @@ class Coordinator(Explorer):
             self._out_of_memory(memory, parent, succ)
             self._check_invariants(parent, succ, unstored=True)
             raise AssertionError("the event did not happen again")  # pragma: no cover
+        if kind == _STEP:  # on a step to a state stored there (a new state) or not
+            j = bisect_left(all_keys, key)
+            stored = j < len(all_keys) and all_keys[j] == key
+            self._emulate(reports, all_keys, level, parent, key, action, stored_self=stored, covered_self=stored)
+            self.generated += ordinal + 1
+            self._cover(action, ordinal + 1 - before)
+            state = self._state(parent)
+            step = nth_step(model, state, ordinal)
+            self._out_of_memory(memory, parent, step.state)
+            self._check_steps(parent, step.action, step.args, step.state, state)
+            raise AssertionError("the step property did not fail again")  # pragma: no cover
         if kind == _CONSTRAINT_FAULT:
             self._emulate(reports, all_keys, level, parent, key, action)
             # One process adds a successor to the count when it stores a state or finishes an action.
@@ -935,7 +963,10 @@ class _Worker:
         self.table = table
         self.halt = halt
         self.check_deadlock = check_deadlock
-        self.checks = checks  # (name, predicate, kind) in the order one process checks them
+        # (name, predicate, kind) in the order one process checks them: the invariants and safety
+        # properties on the states it stores, then the step properties (predicate (s, t)) on every step
+        self.checks = tuple(c for c in checks if c[2] != "step")
+        self.step_checks = tuple((name, f) for name, f, kind in checks if kind == "step")
         # The candidates share equal values, as one process's queue does (explore.ValuePools): only the
         # values an action writes go through the pools, since the others are its parent's.
         self.pools = ValuePools(model)
@@ -1059,6 +1090,7 @@ class _Worker:
         every = _HALT_EVERY
         live = self.live
         tick = self.tick
+        stepping = bool(self.step_checks)
         step = self.step
         live[1] = live[2] = live[3] = 0
         live[0] = step
@@ -1098,7 +1130,10 @@ class _Worker:
                     succs, fps_of, fault = until_fault(act, state, first, fingerprint)
                 for succ, fp in zip(succs, fps_of):
                     k += 1
-                    if fp in recent:
+                    if fp in recent:  # a step to a state seen (or not stored) before is checked too
+                        if stepping and self._steps_fail(state, succ, (k, _STEP, None), placed):
+                            event = (k, _STEP, None)
+                            break
                         continue
                     j = fp & mask
                     x = table[j]
@@ -1123,6 +1158,9 @@ class _Worker:
                             if not ok:  # not stored, but checked as one process checks it
                                 if invs and self._fails(invs, succ, (k, _INVARIANT, _UNSTORED), placed):
                                     event = (k, _INVARIANT, _UNSTORED)
+                                    break
+                                if stepping and self._steps_fail(state, succ, (k, _STEP, None), placed):
+                                    event = (k, _STEP, None)
                                     break
                                 continue
                         if interned:  # as FingerprintExplorer._run interns, inline: a call per state costs
@@ -1151,6 +1189,13 @@ class _Worker:
                         if invs and self._fails(invs, succ, (k, _INVARIANT, None), placed):
                             event = (k, _INVARIANT, None)
                             break
+                        if stepping and self._steps_fail(state, succ, (k, _STEP, None), placed):
+                            event = (k, _STEP, None)
+                            break
+                        continue
+                    if stepping and succ != state and self._steps_fail(state, succ, (k, _STEP, None), placed):
+                        event = (k, _STEP, None)
+                        break
                 c = len(succs)
                 counts.append(c)
                 if c:
@@ -1191,6 +1236,17 @@ class _Worker:
                     return True
             except EVAL_FAILURES as exc:
                 self._place(placed, event, exc, kind, name)
+                return True
+        return False
+
+    def _steps_fail(self, state: tuple, succ: tuple, event: tuple, placed: dict) -> bool:
+        """Whether a step property is false or fails to evaluate on the step from `state` to `succ`."""
+        for name, pred in self.step_checks:
+            try:
+                if not pred(state, succ):
+                    return True
+            except EVAL_FAILURES as exc:
+                self._place(placed, event, exc, "step", name)
                 return True
         return False
 
@@ -1256,6 +1312,6 @@ class _Worker:
             info = model.action_info[name]
             note, span = f"computing action {info.name}", info.span
         else:
-            note = f"evaluating {'reachable check' if kind == 'reachable' else kind} {name}"
+            note = f"evaluating {_WHAT.get(kind, kind)} {name}"
             span = model.span_of(kind, name)
         placed[event] = (note, model.limit_error(exc, note, span).span)

@@ -1,7 +1,7 @@
 """What a search is asked to do: its options, its progress reports, and which checks it runs.
 
-One owner for the meaning of each option; the one-process explorers (bfs.py), the workers
-(parallel.py) and the command line read them from here.
+One owner for the meaning of each option; the searches (levels.py, bfs.py) and the command
+line read them from here.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ class Options:
     # shortest trace); the result lists every check that failed. For `tlacheck verify`.
     collect: bool = False
     storage: Storage = Storage.FINGERPRINT  # EXACT anyway when temporal properties are checked
-    # > 1: checker/engine/parallel.py, with the same result. One process anyway for exact storage,
-    # temporal properties and collect mode.
+    # > 1: that many forked workers (checker/engine/levels.py), with the same result. One process
+    # anyway for exact storage, temporal and step properties and collect mode.
     workers: int = 1
 
 

@@ -8,13 +8,14 @@ decides whether a successor is new and by which traces are rebuilt (traces.py):
   no collision is possible. Exact storage and the liveness checker's graph.
 - `FingerprintStore`: the key is the state's 64-bit fingerprint (fingerprints.py), in an
   open-addressing table, with an array of parents and one of fingerprints: 8-16 bytes a
-  state besides the table. Fingerprint storage; `--workers` keeps the parents and
-  fingerprints here and the table in shared memory (parallel.py).
+  state besides the table. Fingerprint storage: the level-synchronous search (levels.py)
+  keeps the parents and fingerprints here, and the table here for the initial states,
+  then in its own (shared with the workers, with `--workers`).
 
 A store that keys states by the fingerprint of a canonical representative (symmetry) is a
 FingerprintStore whose `key_of` canonicalises first: the search and traces need nothing else.
 
-The loops read the arrays directly (bfs.py inlines the table's probe): the store is the owner
+The loops read the arrays directly (levels.py inlines the table's probe): the store is the owner
 of the layout, not a layer of calls on the hot path.
 """
 
@@ -48,7 +49,7 @@ class FingerprintStore:
     __slots__ = ("seen", "parents", "fps", "key_of")
 
     def __init__(self, key_of: Callable[[tuple], int]) -> None:
-        self.seen = FingerprintSet()  # None when another table replaces it (parallel.py)
+        self.seen = FingerprintSet()  # None when another table replaces it (levels.py)
         self.parents = array("i")
         self.fps = array("q")  # the key of each stored state, by number
         self.key_of = key_of

@@ -56,7 +56,7 @@ def _drop_frames(exc: BaseException) -> None:
 
 def nth_step(model: Model, state: tuple, ordinal: int) -> Step:
     """The successor number `ordinal` (from 0, every action instance in exploration order): the
-    state at a `--workers` event's key (parallel.py). Traces do not use it (traces.py)."""
+    state at a `--workers` event's key (levels.py). Traces do not use it (traces.py)."""
     k = 0
     for ai, act in enumerate(model.actions):
         for args, t in act(state):
