@@ -262,3 +262,16 @@ def test_a_wrong_witness_is_a_disagreement():
     assert seen == [(("Reach35", 1),)]  # reachable Reach35 holds, with a witness at trace length 1
     assert o.status == "disagree"
     assert any("witnesses" in d for d in o.diffs), o.diffs
+
+
+def test_the_class_table_counts_each_spec_in_every_class_of_its_features():
+    from tests.oracle.__main__ import class_table, summarise
+
+    rows = [{"seed": 1, "status": "agree", "reason": "", "features": ["reachable", "set-of-int"], "diffs": []},
+            {"seed": 2, "status": "error", "reason": "E407", "features": ["reachable"], "diffs": []},
+            {"seed": 3, "status": "disagree", "reason": "count", "features": ["constraint"], "diffs": ["x"]}]
+    table = class_table(summarise(rows)).splitlines()
+    assert "| reachable checks | 2 | 1 | 1 | 0 |" in table
+    assert "| nested state | 1 | 1 | 0 | 0 |" in table
+    assert "| constraints | 1 | 0 | 0 | 1 |" in table
+    assert table[-1] == "| all | 3 | 1 | 1 | 1 |"

@@ -93,6 +93,20 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
+def class_table(summary: dict) -> str:
+    """The summary's outcomes per class of features, as the markdown table docs/reliability.md
+    shows (a spec counts in every class one of its features belongs to)."""
+    lines = ["| class | specs | agree | same evaluation error | other |", "| --- | --- | --- | --- | --- |"]
+
+    def line(name: str, counts: dict) -> str:
+        n, agree, error = sum(counts.values()), counts.get("agree", 0), counts.get("error", 0)
+        return f"| {name} | {n:,} | {agree:,} | {error:,} | {n - agree - error:,} |"
+
+    lines += [line(name, summary["classes"].get(name, {})) for name, _ in CLASSES]
+    lines.append(line("all", summary["outcomes"]))
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.oracle", description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="1:201", help="A:B, the seeds A to B-1 (default 1:201)")
@@ -101,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="oracle-out", help="directory of the results (default oracle-out)")
     ap.add_argument("--relabel", action="store_true",
                     help="label every disagreement again with tests/oracle/triage.py before summarising")
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print the outcomes per class of features as a markdown table")
     args = ap.parse_args(argv)
     if args.tlc and tlc_runner.available():
         print(f"--tlc: {tlc_runner.available()}", file=sys.stderr)
@@ -143,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     (out / f"summary{'-tlc' if args.tlc else ''}.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps({k: summary[k] for k in ("specs", "commits", "outcomes", "reasons", "known_bugs")}, indent=1))
     print(f"{len(summary['disagreements'])} disagreements; summary in {out}/summary{'-tlc' if args.tlc else ''}.json")
+    if args.markdown:
+        print(class_table(summary))
     return 1 if summary["disagreements"] or summary["bugs"] else 0
 
 
