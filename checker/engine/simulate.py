@@ -374,6 +374,8 @@ class _Simulator:
         evaluation error (or a stop) interrupts the search."""
         model = self.model
         expanded = self.expanded
+        if len(v.trace.steps) > 1:  # the state whose expansion met the violation: re-expanded up to it
+            expanded = expanded | {v.trace.steps[-2].state}
         stop = self.options.stop
         target = {"invariant": "invariant", "property": "property"}.get(v.kind)
         parents: dict = {}
