@@ -18,6 +18,7 @@ from checker.output import savedtrace
 from checker.output.replay import replay
 from checker.output.report import trace_json
 from tests.conftest import SPECS
+from tests.test_steps import TOGGLE
 
 
 DIEHARD = str(SPECS / "classic" / "diehard.spec")
@@ -206,16 +207,7 @@ def test_time_limit_on_the_command_line(tmp_path, capsys):
 
 
 def test_successors_failing_a_constraint_are_checked_but_never_taken(tmp_path):
-    text = """
-        var x: int = 0
-        action Inc:
-            x = x + 1
-        action Dec:
-            require x > 0
-            x = x - 1
-        constraint Bound: x <= 3
-        invariant I: x <= LIMIT
-        """
+    text = COUNTER.replace("invariant Small: x < 1000", "constraint Bound: x <= 3\n    invariant I: x <= LIMIT")
     within = simulate(model_of(text.replace("LIMIT", "4")), SimOptions(seed=1, traces=50))
     assert within.verdict == Verdict.OK and within.distinct_states == 4  # x = 0..3 visited, never 4
     beyond = model_of(text.replace("LIMIT", "3"))
@@ -261,16 +253,7 @@ def test_an_initial_state_that_violates_is_found_before_the_first_behaviour(tmp_
 
 
 def test_a_step_property_is_checked_on_every_step():
-    model = model_of("""
-        var x: int = 0
-        action Up:
-            require x < 3
-            x = x + 1
-        action Reset:
-            require x == 3
-            x = 0
-        property XGrows: always (x' >= x)
-        """)
+    model = model_of(TOGGLE)
     result = simulate(model, SimOptions(seed=1))
     v = result.violation
     assert (v.kind, v.name) == ("step", "XGrows")
