@@ -355,3 +355,49 @@ def test_a_spec_error_is_reported_with_its_place(tmp_path, capsys):
     assert main(["simulate", path]) == 3
     err = capsys.readouterr().err
     assert f"{path}:3:9: error[E100]" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- expectations by simulation
+
+def test_verify_by_simulation_meets_violations_and_leaves_what_it_cannot_decide():
+    from checker.app.cli import read_source
+    from checker.app.verify import verify_source
+
+    rows = {(r.variant, r.check): r for r in verify_source(read_source(str(SPECS / "notify_race.spec")),
+                                                           simulation=SimOptions(seed=1, traces=200))}
+    found = rows["base", "AnswerNotified"]
+    assert found.ok and found.got == "violates"
+    assert_execution(found.model, found.evidence.trace)
+    held = rows["Generation", "AnswerNotified"]
+    assert held.ok and "not a proof" in held.note
+    for check in ("ParentHearsBack", "TwoNotifications", "Stranded"):  # liveness, reachable checks
+        assert rows["base", check].unchecked and not rows["base", check].ok
+
+
+def test_verify_simulate_on_the_command_line(tmp_path, capsys):
+    assert main(["verify", "--simulate", "--traces", "100", str(SPECS / "notify_race.spec")]) == 0
+    out = capsys.readouterr().out
+    assert "Decided by simulation (seed 1" in out and "not decided by simulation" in out
+    wrong = write(tmp_path, open(DIEHARD, encoding="utf-8").read().replace("expect base violates NotSolved",
+                                                                           "expect base holds NotSolved"))
+    assert main(["verify", "--simulate", wrong]) == 10
+    assert "expected `base` holds NotSolved, but it violates." in capsys.readouterr().out
+
+
+def test_the_pytest_plugin_simulates_and_skips_what_it_cannot_decide(pytester):
+    from tests.test_verify import SMALL
+
+    pytester.makefile(".spec", small=SMALL)
+    result = pytester.runpytest("-q", "-p", "no:randomly", "--tlacheck-simulate", "--tlacheck-seed", "3", "-rs")
+    result.assert_outcomes(passed=2, skipped=1)  # `Capped violates Two`: a reachable check
+    assert "simulation does not decide reachable checks" in result.stdout.str()
+
+
+def test_collect_mode_reports_each_failing_check_once():
+    model = model_of(COUNTER.replace("invariant Small: x < 1000", "invariant A: x < 2\n    invariant B: x < 3"))
+    result = simulate(model, SimOptions(seed=1, traces=20, collect=True))
+    assert [(v.kind, v.name) for v in result.violations] == [("invariant", "A"), ("invariant", "B")]
+    assert result.simulation.behaviours == 20  # the run went on after the first violation
+    for v in result.violations:
+        assert_execution(model, v.trace)
+        assert not invariant(model, v.name)(v.trace.steps[-1].state)

@@ -68,6 +68,9 @@ class SimOptions:
     invariants: tuple[str, ...] | None = None  # None: all of the spec's invariants
     properties: tuple[str, ...] | None = None  # None: all temporal and step properties
     shrink: bool = True
+    # Go on after a violation (each check is reported once, its trace with the cycles cut, and
+    # no longer checked; a deadlock once): the result lists every failure. For `tlacheck verify`.
+    collect: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,8 @@ class _Simulator:
         self.expanded: set = set()  # states whose successors were all computed (shrinking's graph)
         self.coverage = [ActionCoverage() for _ in model.actions]
         self.taken = [0] * len(model.actions)
+        self.check_deadlock = options.check_deadlock
+        self.violations: list[Violation] = []  # collect mode
         self.generated = 0
         self.states_visited = 0
         self.behaviours = 0
@@ -220,8 +225,9 @@ class _Simulator:
                     cov.generated += total
             found = found or total > 0
         self.expanded.add(state)
-        if not found and self.options.check_deadlock:
-            raise _Found(self._violation(Violation("deadlock", None, Trace(tuple(path)), _DETAILS["deadlock"])))
+        if not found and self.check_deadlock:
+            self._report(Violation("deadlock", None, Trace(tuple(path)), _DETAILS["deadlock"]))
+            self.check_deadlock = False  # collect mode: one deadlock is reported
         return choices
 
     def _in_model(self, path: list, step: Step) -> bool:
@@ -238,10 +244,23 @@ class _Simulator:
 
     def _check(self, path: list, step: Step, checks: tuple) -> None:
         failed = self._first_failure(path, step, checks)
-        if failed is not None:
+        while failed is not None:  # collect mode: the next check that fails here, until none does
             kind, name = failed
             what = "invariant" if kind == "invariant" else "property"
-            raise _Found(self._violation(Violation(what, name, Trace(tuple(path) + (step,)), _DETAILS[kind])))
+            self._report(Violation(what, name, Trace(tuple(path) + (step,)), _DETAILS[kind]))
+            checks = tuple(c for c in checks if c[1] != name)
+            failed = self._first_failure(path, step, checks)
+
+    def _report(self, violation: Violation) -> None:
+        """End the run with `violation`; in collect mode, keep it (its cycles cut) and drop its check."""
+        if not self.options.collect:
+            raise _Found(self._violation(violation))
+        trace = _cut_cycles(violation) if self.options.shrink else violation.trace
+        self.violations.append(Violation(violation.kind, violation.name, trace, violation.message))
+        name = violation.name
+        self.state_checks = tuple(c for c in self.state_checks if c[1] != name)
+        self.initially = tuple(c for c in self.initially if c[1] != name)
+        self.steps = tuple(c for c in self.steps if c[0] != name)
 
     def _first_failure(self, path: list, step: Step, checks: tuple) -> tuple[str, str] | None:
         """The first of `checks` that `step`'s state fails, as (kind, name); an evaluation error
@@ -272,8 +291,9 @@ class _Simulator:
 
     def _check_steps(self, path: list, step: Step) -> None:
         name = self._failed_step(path, step)
-        if name is not None:
-            raise _Found(self._violation(Violation("step", name, Trace(tuple(path) + (step,)), _DETAILS["step"])))
+        while name is not None:
+            self._report(Violation("step", name, Trace(tuple(path) + (step,)), _DETAILS["step"]))
+            name = self._failed_step(path, step)
 
     def _safety_checks(self) -> None:
         """The safety part of the selected temporal properties: `always P` joins the checks of
@@ -326,11 +346,14 @@ class _Simulator:
         return self._result(_VERDICTS[violation.kind], violation, "violation")
 
     def _end(self, ended: str) -> Result:
+        found = self.violations
         if ended in ("interrupted", "memory_limit"):
             result = self._result(Verdict.INCOMPLETE, None, ended)
             result.stop_reason = ended
-            return result
-        return self._result(Verdict.OK, None, ended)
+        else:
+            result = self._result(_VERDICTS[found[0].kind] if found else Verdict.OK, found[0] if found else None, ended)
+        result.violations = list(found)
+        return result
 
     def _result(self, verdict: Verdict, violation: Violation | None, ended: str) -> Result:
         opts = self.options
@@ -339,7 +362,8 @@ class _Simulator:
         stats = SimulationStats(
             seed=opts.seed, behaviours=self.behaviours, states_visited=self.states_visited, longest=self.longest,
             taken=tuple(self.taken), ended=ended, depth_bound=opts.depth, traces_bound=opts.traces,
-            found_steps=len(violation.trace.steps) - 1 if violation is not None and violation.trace.steps else None)
+            found_steps=len(violation.trace.steps) - 1 if ended in ("violation", "error") and violation.trace.steps
+            else None)
         return Result(verdict, len(self.visited), self.generated, self.longest + 1, time.perf_counter() - self.start,
                       self.coverage, violation, simulation=stats)
 
@@ -349,11 +373,7 @@ class _Simulator:
         v = result.violation
         if not self.options.shrink or v is None or len(v.trace.steps) <= 1:
             return result
-        if v.kind == "step":  # the last step is the violation: cut cycles before it
-            head = _without_cycles(Trace(v.trace.steps[:-1]))
-            trace = Trace(head.steps + v.trace.steps[-1:])
-        else:
-            trace = _without_cycles(v.trace)
+        trace = _cut_cycles(v)
         method = "cycles"
         if v.kind != "error":
             shorter = self._search(v)
@@ -431,6 +451,13 @@ def _path(parents: dict, state: tuple) -> list[Step]:
         out.append(Step(ai, args, state))
         state = parent
     return out[::-1]
+
+
+def _cut_cycles(v: Violation) -> Trace:
+    """`v`'s trace without cycles; for a step property, the last step (the violation) is kept."""
+    if v.kind == "step":
+        return Trace(_without_cycles(Trace(v.trace.steps[:-1])).steps + v.trace.steps[-1:])
+    return _without_cycles(v.trace)
 
 
 def _without_cycles(trace: Trace) -> Trace:

@@ -247,13 +247,14 @@ def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: s
     }
 
 
-def format_verify(rows) -> str:
-    """The `tlacheck verify` table, one row per expectation, then the failures in detail."""
+def format_verify(rows, simulation=None) -> str:
+    """The `tlacheck verify` table, one row per expectation, then the failures in detail;
+    `simulation` (SimOptions): the expectations were decided by simulation, which it says."""
     header = ("spec", "variant", "check", "expected", "got", "states", "time", "trace")
     table = []
     for r in rows:
         table.append((
-            r.spec, r.variant, r.check, r.expected, ("ok " if r.ok else "FAIL ") + r.got,
+            r.spec, r.variant, r.check, r.expected, ("ok " if r.ok else "" if r.unchecked else "FAIL ") + r.got,
             "" if r.states is None else _n(r.states), f"{r.seconds:.2f}s",
             "" if r.trace_length is None else str(r.trace_length),
         ))
@@ -268,9 +269,16 @@ def format_verify(rows) -> str:
         lines.append("Base counterexamples against the fixes:")
         for r in replays:
             lines.append(f"  {r.variant} / {r.check}: {r.replay}")
-    failed = [r for r in rows if not r.ok]
+    if simulation is not None:
+        lines.append("")
+        lines.append(f"Decided by simulation (seed {simulation.seed}, at most {_n(simulation.traces)} behaviours of "
+                     f"{_n(simulation.depth)} steps per variant): `holds` means that no violation was found, not a "
+                     "proof; reachable checks and liveness are not decided.")
+    failed = [r for r in rows if not r.ok and not r.unchecked]
+    unchecked = sum(1 for r in rows if r.unchecked)
     lines.append("")
-    lines.append(f"{len(rows) - len(failed)} of {len(rows)} expectations met" +
+    lines.append(f"{len(rows) - len(failed) - unchecked} of {len(rows)} expectations met" +
+                 (f"; {unchecked} not decided by simulation" if unchecked else "") +
                  ("." if not failed else f"; {len(failed)} failed:"))
     for r in failed:
         lines.append("")
@@ -343,7 +351,8 @@ def _found(sim) -> list[str]:
     """Where the violation was found, and how its trace was shortened."""
     if sim.behaviours == 0:  # the initial states are checked before the first behaviour
         return ["Found among the initial states, before the first behaviour."]
-    line = f"Found in behaviour {_n(sim.behaviours)}, after {_n(sim.found_steps)} step{'s' if sim.found_steps != 1 else ''}"
+    steps = f"{_n(sim.found_steps)} step{'s' if sim.found_steps != 1 else ''}"
+    line = f"Found in behaviour {_n(sim.behaviours)}, after {steps}"
     if sim.shrunk_steps is None:
         return [line + "."]
     how = {"search": "a breadth-first search over the states the simulation expanded",
