@@ -31,6 +31,10 @@ of the behaviour (a state that occurs twice: the steps between the two are dropp
 the result is a real execution of the spec, each step re-executed by the model's actions, ending
 in the same violation; it is the shortest one among the expanded states, not in the whole state
 space. Evaluation errors keep the behaviour with its cycles cut.
+
+In collecting mode (`collect`, for `tlacheck verify --simulate`) the run goes on after a
+violation: each check is reported once (its trace with the cycles cut) and no longer checked, a
+deadlock once; `Result.violations` lists them in the order found.
 """
 
 from __future__ import annotations
@@ -71,6 +75,10 @@ class SimOptions:
     # Go on after a violation (each check is reported once, its trace with the cycles cut, and
     # no longer checked; a deadlock once): the result lists every failure. For `tlacheck verify`.
     collect: bool = False
+
+    def __post_init__(self):
+        if self.depth < 0 or self.traces is not None and self.traces <= 0 or self.seed < 0:
+            raise ValueError(f"SimOptions: depth >= 0, traces > 0 (or None) and seed >= 0, not {self}")
 
 
 @dataclass(frozen=True)
