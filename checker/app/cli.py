@@ -131,6 +131,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from checker.engine.simulate import DEFAULT_DEPTH, DEFAULT_TRACES
+
     parser = _Parser(prog="tlacheck", description="A TLA+-style explicit-state model checker.")
     parser.add_argument("--version", action="version", version=f"tlacheck {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -138,37 +140,18 @@ def _build_parser() -> argparse.ArgumentParser:
                            description="Explore every reachable state of a spec breadth-first; report the "
                                        "shortest trace to an invariant violation or a deadlock.")
     check.add_argument("file", metavar="FILE", help="the .spec file")
-    check.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
-                       help="override a constant, e.g. -D N=4 or -D RM={r1,r2,r3,r4} (repeatable)")
-    check.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
-    check.add_argument("--no-deadlock", action="store_true", help="do not report states without successors")
-    check.add_argument("--invariant", metavar="NAME", action="append",
-                       help="check this invariant (repeatable); with any of --invariant, --property and "
-                            "--reachable, only the checks named are made; default: all")
-    check.add_argument("--property", metavar="NAME", action="append",
-                       help="check this temporal property (repeatable; see --invariant)")
+    _add_checks(check)
     check.add_argument("--reachable", metavar="NAME", action="append",
                        help="check this reachable check (repeatable; see --invariant)")
     check.add_argument("--max-states", type=_positive_int, metavar="N", help="stop after N distinct states")
     check.add_argument("--max-depth", type=_positive_int, metavar="N", help="stop after BFS depth N")
-    check.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="stop after this many seconds")
-    check.add_argument("--progress-every", type=_positive_float, metavar="SECONDS", default=5.0,
-                       help="seconds between progress lines on stderr (default 5)")
-    check.add_argument("--memory-limit", type=_positive_int, metavar="MB",
-                       help="stop when the process uses more than this much resident memory")
-    check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    _add_limits(check, "stop after this many seconds")
     check.add_argument("--workers", type=_workers, metavar="N", default=1,
                        help="explore with N processes, or `auto`: one per core (same result as one; default 1)")
     check.add_argument("--storage", choices=("fingerprint", "exact"), default="fingerprint",
                        help="seen states as 64-bit fingerprints (default) or exactly (about 10x the memory)")
-    check.add_argument("--full-states", action="store_true",
-                       help="list every variable in every state of a trace (default: only the changed ones)")
-    check.add_argument("--variant", metavar="NAME", default="base",
-                       help="check this variant of the spec instead of the base spec")
-    check.add_argument("--render", metavar="DIR",
-                       help="write the counterexample as a Graphviz diagram (.dot and .svg) into DIR")
-    _add_render_options(check, "with --render")
-    check.add_argument("--itf", metavar="FILE", help="write the counterexample as an ITF trace (Apalache, Quint)")
+    _add_counterexample_options(check)
+    _add_simulate_command(sub)
     verify = sub.add_parser("verify", help="check every variant of each spec against its `expect` lines",
                             description="For each spec, explore the base spec and every variant named in an "
                                         "`expect` line; print one table row per expectation.")
@@ -176,6 +159,15 @@ def _build_parser() -> argparse.ArgumentParser:
     verify.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
                         help="override a constant in every spec (repeatable)")
     verify.add_argument("--json", action="store_true", help="print the rows as JSON")
+    verify.add_argument("--simulate", action="store_true",
+                        help="decide the expectations by simulation (a violation found is real; `holds` is then "
+                             "no proof; reachable checks and liveness are not decided)")
+    verify.add_argument("--seed", type=_non_negative_int, metavar="N", default=1,
+                        help="with --simulate: the seed (default 1)")
+    verify.add_argument("--depth", type=_positive_int, metavar="N", default=DEFAULT_DEPTH,
+                        help=f"with --simulate: steps per behaviour at most (default {DEFAULT_DEPTH})")
+    verify.add_argument("--traces", type=_positive_int, metavar="N", default=DEFAULT_TRACES,
+                        help=f"with --simulate: behaviours per variant (default {DEFAULT_TRACES:,})")
     prove = sub.add_parser("prove", help="decide the spec's theorems with Z3; compare functions between variants",
                            description="Decide every theorem of a spec over its whole finite domain with Z3: "
                                        "proved, refuted (with a counterexample) or unknown (timeout). "
@@ -200,6 +192,64 @@ def _build_parser() -> argparse.ArgumentParser:
         each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                           help=f"on an internal error, also print its Python traceback (or set {DEBUG_ENV}=1)")
     return parser
+
+
+def _add_checks(p, named: str = "--invariant, --property and --reachable") -> None:
+    """-D, --json, --no-deadlock and the choice of checks (`named`: the options that choose):
+    `check` and `simulate`."""
+    p.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                   help="override a constant, e.g. -D N=4 or -D RM={r1,r2,r3,r4} (repeatable)")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
+    p.add_argument("--no-deadlock", action="store_true", help="do not report states without successors")
+    p.add_argument("--invariant", metavar="NAME", action="append",
+                   help=f"check this invariant (repeatable); with any of {named}, only the checks named are "
+                        "made; default: all")
+    p.add_argument("--property", metavar="NAME", action="append",
+                   help="check this temporal property (repeatable; see --invariant)")
+
+
+def _add_limits(p, time_help: str) -> None:
+    p.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help=time_help)
+    p.add_argument("--progress-every", type=_positive_float, metavar="SECONDS", default=5.0,
+                   help="seconds between progress lines on stderr (default 5)")
+    p.add_argument("--memory-limit", type=_positive_int, metavar="MB",
+                   help="stop when the process uses more than this much resident memory")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _add_counterexample_options(p) -> None:
+    p.add_argument("--full-states", action="store_true",
+                   help="list every variable in every state of a trace (default: only the changed ones)")
+    p.add_argument("--variant", metavar="NAME", default="base",
+                   help="check this variant of the spec instead of the base spec")
+    p.add_argument("--render", metavar="DIR",
+                   help="write the counterexample as a Graphviz diagram (.dot and .svg) into DIR")
+    _add_render_options(p, "with --render")
+    p.add_argument("--itf", metavar="FILE", help="write the counterexample as an ITF trace (Apalache, Quint)")
+
+
+def _add_simulate_command(sub) -> None:
+    from checker.engine.simulate import DEFAULT_DEPTH, DEFAULT_TRACES
+
+    sim = sub.add_parser("simulate", help="check random behaviours (for models too large to explore)",
+                         description="Run random behaviours from the initial states, each step a successor chosen "
+                                     "uniformly, and check every state they generate; report the first violation "
+                                     "with its trace. Not a proof: a run without violation checked only these "
+                                     "behaviours. Exit codes as for `check`.")
+    sim.add_argument("file", metavar="FILE", help="the .spec file")
+    _add_checks(sim, "--invariant and --property")
+    sim.set_defaults(reachable=None)
+    sim.add_argument("--seed", type=_non_negative_int, metavar="N",
+                     help="seed of the random choices (default: a random one, printed); the same seed gives the "
+                          "same behaviours")
+    sim.add_argument("--depth", type=_positive_int, metavar="N", default=DEFAULT_DEPTH,
+                     help=f"steps per behaviour at most (default {DEFAULT_DEPTH})")
+    sim.add_argument("--traces", type=_positive_int, metavar="N",
+                     help=f"behaviours at most (default {DEFAULT_TRACES:,}; with --time-limit: as many as fit)")
+    _add_limits(sim, "end the run after this many seconds (no violation found: exit 0)")
+    sim.add_argument("--no-shrink", action="store_true",
+                     help="report the behaviour that found the violation as it was, without shortening it")
+    _add_counterexample_options(sim)
 
 
 DEBUG_ENV = "TLACHECK_DEBUG"
@@ -268,6 +318,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, not {text}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of 0 or more, not {text}")
     return value
 
 
@@ -475,20 +535,32 @@ def _selection(args, model) -> tuple:
     return tuple(tuple(dict.fromkeys(given or ())) for _, given, _, _, _ in flags)
 
 
-def _check(args, sources: dict[str, Source]) -> int:
+def _load(args, sources: dict[str, Source]):
+    """`check` and `simulate`: the source, the model of the variant asked for, the checks chosen
+    (_selection); the spec's static warnings are printed."""
     overrides = parse_defines(args.defines)
     source = read_source(args.file)
     sources[source.name] = source
     model = build_model(source, overrides, args.variant)
-    invariants, properties, reachables = _selection(args, model)
+    selection = _selection(args, model)
     for w in model.warnings:
         print(w.render(sources), file=sys.stderr)
+    return source, model, selection
+
+
+def _run_warning(message: str, severity: str = "warning") -> dict:
+    """A warning of the run (not of the spec) as `--json` lists it."""
+    return {"code": None, "severity": severity, "message": message, "file": None, "line": None, "column": None,
+            "hint": None}
+
+
+def _check(args, sources: dict[str, Source]) -> int:
+    source, model, (invariants, properties, reachables) = _load(args, sources)
     run_warnings: list[dict] = []
 
     def memory_warning(estimate) -> None:
         """The early memory estimate: once, on stderr (unless --quiet) and in the JSON."""
-        run_warnings.append({"code": None, "severity": "warning", "message": estimate.message(), "file": None,
-                             "line": None, "column": None, "hint": estimate.hint})
+        run_warnings.append(dict(_run_warning(estimate.message()), hint=estimate.hint))
         if not args.quiet:
             print(f"tlacheck: warning: {estimate.message()}; {estimate.hint}", file=sys.stderr, flush=True)
 
@@ -509,31 +581,92 @@ def _check(args, sources: dict[str, Source]) -> int:
     single = one_process_reason(model, options) if options.workers > 1 else None
     if single is not None:
         message = f"--workers {options.workers} has no effect on this run: {single}"
-        run_warnings.append({"code": None, "severity": "warning", "message": message, "file": None,
-                             "line": None, "column": None, "hint": None})
+        run_warnings.append(_run_warning(message))
         if not args.quiet:
             print(f"tlacheck: warning: {message}", file=sys.stderr, flush=True)
     with _stop_on_signals(options.stop):
         result = explore(model, options, progress=None if args.quiet else _progress,
                          progress_every=args.progress_every)
+
+    def more_json(data: dict) -> None:
+        data["warnings"] += run_warnings
+        data["undecided_properties"] = list(result.undecided)
+
+    return _conclude(args, model, result, source, sources, lambda: format_result(model, result, args.file,
+                                                                                 args.full_states), more_json)
+
+
+def _conclude(args, model, result, source: Source, sources: dict[str, Source], text_report, more_json) -> int:
+    """`check` and `simulate` after the run: print the report (`text_report()`, or with --json the
+    `check --json` object completed by `more_json(data)`), the evaluation error, write the
+    counterexample files asked for; the verdict's exit code."""
     try:
         if args.json:
             data = run_json(model, result, args.file, args.variant, parse_defines(args.defines))
-            data["warnings"] += run_warnings
-            data["undecided_properties"] = list(result.undecided)
-            report = json.dumps(data, indent=2) + "\n"
+            more_json(data)
+            text = json.dumps(data, indent=2) + "\n"
         else:
-            report = format_result(model, result, args.file, args.full_states)
+            text = text_report()
     except MemoryError:  # states too large to print (after E411, say): the report without the trace
-        report = None
-    if report is None:
-        report = _report_without_trace(model, result, args)
-    print(report, end="")
+        text = _report_without_trace(model, result, args)
+    print(text, end="")
     if result.verdict == Verdict.ERROR and result.error is not None:
         print(result.error.diagnostic().render(sources), file=sys.stderr)
     if args.render or args.itf:
         _write_counterexample(args, model, result, source)
     return result.verdict.exit_code
+
+
+def _simulate(args, sources: dict[str, Source]) -> int:
+    """`tlacheck simulate FILE`: random behaviours; exit codes as for `check`."""
+    import random
+
+    from checker.engine.simulate import DEFAULT_TRACES, SimOptions, simulate
+    from checker.output.report import add_simulation_json, format_simulation
+
+    source, model, (invariants, properties, _) = _load(args, sources)
+    notes = _simulation_notes(model, properties, args.invariant or args.property)
+    for note in notes:
+        print(f"tlacheck: note: {note}", file=sys.stderr)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    if args.traces is not None:
+        traces = args.traces
+    else:  # a time limit alone: as many behaviours as fit in it
+        traces = DEFAULT_TRACES if args.time_limit is None else None
+    options = SimOptions(seed=seed, depth=args.depth, traces=traces, time_limit=args.time_limit,
+                         memory_limit_mb=args.memory_limit, stop=threading.Event(), check_deadlock=not args.no_deadlock,
+                         invariants=invariants, properties=properties, shrink=not args.no_shrink)
+    with _stop_on_signals(options.stop):
+        result = simulate(model, options, progress=None if args.quiet else _simulation_progress,
+                          progress_every=args.progress_every)
+
+    def more_json(data: dict) -> None:
+        add_simulation_json(data, result)
+        data["warnings"] += [_run_warning(n, "note") for n in notes]
+
+    return _conclude(args, model, result, source, sources, lambda: format_simulation(model, result, args.file,
+                                                                                     args.full_states), more_json)
+
+
+def _simulation_notes(model, properties, chosen) -> list[str]:
+    """What `simulate` leaves unchecked of what was asked: the liveness of temporal properties,
+    reachable checks (all of them are asked when no check is named)."""
+    notes = []
+    for p in model.spec.properties:
+        if p.has_liveness and (properties is None or p.name in properties):
+            notes.append(f"temporal property {p.name}: simulate checks no liveness (`eventually`, `leads_to`), "
+                         "only safety (`always P`, on every state); `tlacheck check` decides it")
+    reachables = [n for n, _ in model.reachables]
+    if reachables and not chosen:
+        notes.append(f"simulate does not decide reachable checks ({', '.join(reachables)}): a run without a "
+                     "witness proves nothing; `tlacheck check` decides them")
+    return notes
+
+
+def _simulation_progress(p) -> None:
+    rate = p.behaviours / p.elapsed_s if p.elapsed_s > 0 else 0
+    print(f"progress: {p.behaviours:,} behaviours, {p.states_visited:,} states visited ({p.distinct:,} distinct), "
+          f"{rate:,.0f} behaviours/s", file=sys.stderr, flush=True)
 
 
 def _report_without_trace(model, result, args) -> str:
@@ -558,27 +691,30 @@ def _verify(args, sources: dict[str, Source]) -> int:
     from checker.output.report import format_verify, trace_json
     from checker.app.verify import verify_source
 
+    from checker.engine.simulate import SimOptions
+
     overrides = parse_defines(args.defines)
+    simulation = SimOptions(seed=args.seed, depth=args.depth, traces=args.traces) if args.simulate else None
     rows = []
     for path in args.files:
         source = read_source(path)
         sources[source.name] = source
-        rows += verify_source(source, dict(overrides))
+        rows += verify_source(source, dict(overrides), simulation)
     if args.json:
         out = []
         for r in rows:
             trace = getattr(r.evidence, "trace", r.evidence)
             out.append({
                 "file": r.file, "spec": r.spec, "variant": r.variant, "check": r.check,
-                "expected": r.expected, "got": r.got, "ok": r.ok, "states": r.states,
+                "expected": r.expected, "got": r.got, "ok": r.ok, "unchecked": r.unchecked, "states": r.states,
                 "elapsed_s": round(r.seconds, 3), "trace_length": r.trace_length, "note": r.note,
                 "trace": trace_json(r.model, trace) if trace is not None and trace.steps else None,
             })
         print(json.dumps({"tool": "tlacheck", "version": __version__, "rows": out,
-                          "ok": all(r.ok for r in rows)}, indent=2))
+                          "ok": all(r.ok or r.unchecked for r in rows)}, indent=2))
     else:
-        print(format_verify(rows), end="")
-    return 0 if all(r.ok for r in rows) else EXIT_VERIFY_FAILED
+        print(format_verify(rows, simulation), end="")
+    return 0 if all(r.ok or r.unchecked for r in rows) else EXIT_VERIFY_FAILED
 
 
 EXIT_REFUTED = 12
@@ -943,6 +1079,7 @@ _COMMANDS = {
     "replay": _replay,
     "counterexamples": _counterexamples,
     "check": _check,
+    "simulate": _simulate,
     "verify": _verify,
     "prove": _prove,
 }

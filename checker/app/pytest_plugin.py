@@ -4,6 +4,11 @@ Registered through the `pytest11` entry point. Each (variant, check) expectation
 is one test item; a failed expectation reports the counterexample (or the
 missing witness) as the failure message, and a spec with a syntax or type
 error fails collection with the usual `file:line:col` message.
+
+`pytest --tlacheck-simulate` decides the expectations by simulation instead of an exhaustive
+search (as `tlacheck verify --simulate`; seed, depth and behaviours with `--tlacheck-seed`,
+`--tlacheck-depth`, `--tlacheck-traces`): an expectation that simulation cannot decide (a
+reachable check, a liveness property) is skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -14,6 +19,30 @@ from checker.core.errors import SpecError, TlacheckError
 from checker.lang.parser import parse
 from checker.lang.variants import expectations
 from checker.output.report import format_row_failure
+
+
+def pytest_addoption(parser):
+    from checker.engine.simulate import DEFAULT_DEPTH, DEFAULT_TRACES
+
+    group = parser.getgroup("tlacheck", "tlacheck: .spec files and their `expect` lines")
+    group.addoption("--tlacheck-simulate", action="store_true",
+                    help="decide the `expect` lines by simulation (random behaviours) instead of exploring every "
+                         "state: for models too large to explore")
+    group.addoption("--tlacheck-seed", type=int, default=1, help="with --tlacheck-simulate: the seed (default 1)")
+    group.addoption("--tlacheck-depth", type=int, default=DEFAULT_DEPTH,
+                    help=f"with --tlacheck-simulate: steps per behaviour at most (default {DEFAULT_DEPTH})")
+    group.addoption("--tlacheck-traces", type=int, default=DEFAULT_TRACES,
+                    help=f"with --tlacheck-simulate: behaviours per variant (default {DEFAULT_TRACES})")
+
+
+def simulation_options(config):
+    """The SimOptions of `--tlacheck-simulate`, or None (exhaustive search)."""
+    from checker.engine.simulate import SimOptions
+
+    if not config.getoption("tlacheck_simulate"):
+        return None
+    return SimOptions(seed=config.getoption("tlacheck_seed"), depth=config.getoption("tlacheck_depth"),
+                      traces=config.getoption("tlacheck_traces"))
 
 
 def pytest_collect_file(parent, file_path):
@@ -55,7 +84,7 @@ class SpecFile(pytest.File):
         if self._rows is None:
             from checker.app.verify import verify_source
 
-            self._rows = verify_source(self.source)
+            self._rows = verify_source(self.source, simulation=simulation_options(self.config))
         return self._rows
 
 
@@ -70,6 +99,8 @@ class SpecItem(pytest.Item):
             row = self.parent.rows()[self.index]
         except SpecError as exc:
             raise ExpectationFailed(None) from exc
+        if row.unchecked:
+            pytest.skip(f"{row.note} (--tlacheck-simulate)")
         if not row.ok:
             raise ExpectationFailed(row)
 

@@ -3,12 +3,18 @@
 For each variant named in an expectation, the model is explored once in
 collecting mode (every invariant, property, reachable check and deadlock is
 decided, each failure with a shortest counterexample); theorems go to the SMT
-module. Each expectation becomes one `Row`: expected outcome, actual outcome,
+module. With a SimOptions (`verify --simulate`, `pytest --tlacheck-simulate`)
+the variant is simulated instead, in collecting mode: a violation found is a
+real counterexample, so `violates` and `deadlocks` can be met, and a `holds`
+not refuted is reported as such with a note that it is not a proof; reachable
+checks and the liveness of temporal properties, which simulation does not
+decide, give `unchecked` (neither met nor failed). Each expectation becomes one `Row`: expected outcome, actual outcome,
 and the evidence. Pure: returns rows; cli.py prints them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -18,6 +24,7 @@ from checker.core.result import Result, Trace, Violation
 from checker.core.source import Source
 from checker.engine.explore import explore
 from checker.engine.options import Options
+from checker.engine.simulate import SimOptions, simulate
 from checker.lang import syntax as S
 from checker.lang.parser import parse
 from checker.lang.variants import BASE, expectations, variants
@@ -34,7 +41,7 @@ class Row:
     variant: str
     check: str  # a check name, "deadlock", or "all checks"
     expected: str  # holds / violates / proves / refutes / deadlocks
-    got: str  # holds / violates / unknown / error
+    got: str  # holds / violates / unknown / error / unchecked (by simulation)
     states: int | None
     seconds: float
     trace_length: int | None  # steps in the counterexample or witness
@@ -49,6 +56,14 @@ class Row:
         want = _POSITIVE[self.expected]
         return self.got == ("holds" if want else "violates")
 
+    @property
+    def unchecked(self) -> bool:
+        """Simulation cannot decide this expectation (a reachable check, a liveness property)."""
+        return self.got == UNCHECKED
+
+
+UNCHECKED = "unchecked"
+
 
 @dataclass
 class _Run:
@@ -57,16 +72,16 @@ class _Run:
     seconds: float
 
 
-def verify_source(source: Source, overrides: dict | None = None) -> list[Row]:
-    """Decide every expectation of one spec file."""
+def verify_source(source: Source, overrides: dict | None = None, simulation: SimOptions | None = None) -> list[Row]:
+    """Decide every expectation of one spec file (by simulation, with `simulation`)."""
     tree = parse(source)
     expects = expectations(tree)
     runs: dict[str, _Run] = {}
     rows = []
     for e in expects:
         if e.name not in runs:
-            runs[e.name] = _explore(source, overrides, e.name)
-        rows.append(_row(source, e, runs[e.name]))
+            runs[e.name] = _explore(source, overrides, e.name, simulation)
+        rows.append(_row(source, e, runs[e.name], simulation))
     _replay_base_counterexamples(source, overrides, rows, runs)
     return rows
 
@@ -82,7 +97,7 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
     if not candidates:
         return
     if BASE not in runs:
-        runs[BASE] = _explore(source, overrides, BASE)
+        runs[BASE] = _explore(source, overrides, BASE, simulation)
     base = runs[BASE]
     for row in candidates:
         violation = next((v for v in base.result.violations if v.name == row.check and v.trace.steps), None)
@@ -109,10 +124,13 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
                       f"{why}")
 
 
-def _explore(source: Source, overrides, variant: str) -> _Run:
+def _explore(source: Source, overrides, variant: str, simulation: SimOptions | None) -> _Run:
     model = build_model(source, overrides, variant)
     start = time.perf_counter()
-    result = explore(model, Options(collect=True, check_deadlock=True))
+    if simulation is None:
+        result = explore(model, Options(collect=True, check_deadlock=True))
+    else:
+        result = simulate(model, dataclasses.replace(simulation, collect=True, check_deadlock=True))
     return _Run(model, result, time.perf_counter() - start)
 
 
@@ -126,7 +144,29 @@ def _checks(model: Model) -> dict[str, str]:
     return out
 
 
-def _row(source: Source, e: S.ExpectDecl, run: _Run) -> Row:
+def _row(source: Source, e: S.ExpectDecl, run: _Run, simulation: SimOptions | None = None) -> Row:
+    row = _decided(source, e, run)
+    if simulation is None:
+        return row
+    # simulation: a violation found is real, nothing found is not a proof, and some checks it
+    # does not decide at all
+    model = run.model
+    kind = _checks(model).get(e.check) if e.check is not None else None
+    if kind == "theorem":
+        return row
+    liveness = kind == "property" and any(p.name == e.check and p.has_liveness for p in model.spec.properties)
+    if kind == "reachable" or liveness and row.got != "violates":
+        what = "reachable checks" if kind == "reachable" else "liveness"
+        return dataclasses.replace(row, got=UNCHECKED, evidence=None, trace_length=None,
+                                   note=f"simulation does not decide {what}")
+    if row.got == "holds":
+        sim = run.result.simulation
+        return dataclasses.replace(row, note=f"no violation in {sim.behaviours:,} behaviours (simulation, seed "
+                                             f"{sim.seed}): not a proof")
+    return row
+
+
+def _decided(source: Source, e: S.ExpectDecl, run: _Run) -> Row:
     model, result = run.model, run.result
     base = dict(file=source.name, spec=model.name, variant=e.name, expected=e.outcome,
                 states=result.distinct_states, seconds=run.seconds, model=model, span=e.span)

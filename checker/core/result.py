@@ -58,6 +58,25 @@ class ActionCoverage:
     distinct: int = 0
 
 
+@dataclass(frozen=True)
+class SimulationStats:
+    """What a simulation (`tlacheck simulate`, engine/simulate.py) did, beyond a Result's counts."""
+
+    seed: int
+    behaviours: int  # behaviours started (the one a violation was found in is the last)
+    states_visited: int  # states on the behaviours, initial states included, repeats counted
+    longest: int  # steps of the longest behaviour
+    taken: tuple[int, ...]  # per action: the steps that took it
+    # Why the run ended: "traces" (the --traces bound), "time_limit", "no_initial_state",
+    # "violation", "error", "interrupted" or "memory_limit" (these two: Verdict.INCOMPLETE)
+    ended: str
+    depth_bound: int  # steps per behaviour at most
+    traces_bound: int | None  # behaviours at most (None: until the time limit)
+    found_steps: int | None = None  # steps of the behaviour to the violation, before shrinking
+    shrunk_steps: int | None = None  # steps of the trace reported, when shrinking shortened it
+    shrink_method: str | None = None  # "search" (over the expanded states) or "cycles" (cut out)
+
+
 @dataclass
 class Result:
     verdict: Verdict
@@ -78,3 +97,4 @@ class Result:
     # Fingerprint storage: TLC's optimistic estimate of the probability that two distinct
     # states shared a fingerprint (one was then never explored). None: states stored exactly.
     fingerprint_collision: float | None = None
+    simulation: SimulationStats | None = None  # a simulation's statistics (None: an exhaustive search)

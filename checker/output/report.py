@@ -155,17 +155,25 @@ def format_summary(model: Model, result: Result) -> str:
     else:
         out.append(f"  fingerprints: 64-bit; probability of a collision (optimistic, as TLC computes it): "
                    f"{result.fingerprint_collision:.1e}")
-    if model.action_info:
-        out.append("")
-        out.append("Coverage:")
-        width = max(len(a.name) for a in model.action_info)
-        out.append(f"  {'action':<{width}}  {'enabled':>10}  {'generated':>10}  {'distinct':>10}")
-        for info, cov in zip(model.action_info, result.coverage):
-            out.append(f"  {info.name:<{width}}  {_n(cov.enabled):>10}  {_n(cov.generated):>10}  {_n(cov.distinct):>10}")
-        never = [info.name for info, cov in zip(model.action_info, result.coverage) if cov.enabled == 0]
-        if never and result.verdict in (Verdict.OK,):
-            out.append(f"  never enabled: {', '.join(never)}")
+    out += _coverage(model, result, {"enabled": lambda c, _: c.enabled, "generated": lambda c, _: c.generated,
+                                     "distinct": lambda c, _: c.distinct})
     return "\n".join(out)
+
+
+def _coverage(model: Model, result: Result, columns: dict) -> list[str]:
+    """The coverage table: one row per action, one column per entry of `columns` (its heading,
+    and a function of the action's ActionCoverage and index giving the count), then the actions
+    never enabled (when nothing was found)."""
+    if not model.action_info:
+        return []
+    width = max(len("action"), *(len(a.name) for a in model.action_info))
+    out = ["", "Coverage:", f"  {'action':<{width}}" + "".join(f"  {h:>10}" for h in columns)]
+    for ai, (info, cov) in enumerate(zip(model.action_info, result.coverage)):
+        out.append(f"  {info.name:<{width}}" + "".join(f"  {_n(count(cov, ai)):>10}" for count in columns.values()))
+    never = [info.name for info, cov in zip(model.action_info, result.coverage) if cov.enabled == 0]
+    if never and result.verdict in (Verdict.OK,):
+        out.append(f"  never enabled: {', '.join(never)}")
+    return out
 
 
 def trace_json(model: Model, trace: Trace) -> list[dict]:
@@ -239,13 +247,14 @@ def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: s
     }
 
 
-def format_verify(rows) -> str:
-    """The `tlacheck verify` table, one row per expectation, then the failures in detail."""
+def format_verify(rows, simulation=None) -> str:
+    """The `tlacheck verify` table, one row per expectation, then the failures in detail;
+    `simulation` (SimOptions): the expectations were decided by simulation, which it says."""
     header = ("spec", "variant", "check", "expected", "got", "states", "time", "trace")
     table = []
     for r in rows:
         table.append((
-            r.spec, r.variant, r.check, r.expected, ("ok " if r.ok else "FAIL ") + r.got,
+            r.spec, r.variant, r.check, r.expected, ("ok " if r.ok else "" if r.unchecked else "FAIL ") + r.got,
             "" if r.states is None else _n(r.states), f"{r.seconds:.2f}s",
             "" if r.trace_length is None else str(r.trace_length),
         ))
@@ -260,9 +269,16 @@ def format_verify(rows) -> str:
         lines.append("Base counterexamples against the fixes:")
         for r in replays:
             lines.append(f"  {r.variant} / {r.check}: {r.replay}")
-    failed = [r for r in rows if not r.ok]
+    if simulation is not None:
+        lines.append("")
+        lines.append(f"Decided by simulation (seed {simulation.seed}, at most {_n(simulation.traces)} behaviours of "
+                     f"{_n(simulation.depth)} steps per variant): `holds` means that no violation was found, not a "
+                     "proof; reachable checks and liveness are not decided.")
+    failed = [r for r in rows if not r.ok and not r.unchecked]
+    unchecked = sum(1 for r in rows if r.unchecked)
     lines.append("")
-    lines.append(f"{len(rows) - len(failed)} of {len(rows)} expectations met" +
+    lines.append(f"{len(rows) - len(failed) - unchecked} of {len(rows)} expectations met" +
+                 (f"; {unchecked} not decided by simulation" if unchecked else "") +
                  ("." if not failed else f"; {len(failed)} failed:"))
     for r in failed:
         lines.append("")
@@ -284,3 +300,104 @@ def format_row_failure(r) -> str:
         out.append("")
         out.append(format_trace(r.model, trace).rstrip())
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------- simulation (`tlacheck simulate`)
+
+_ENDED = {
+    "traces": "the --traces bound was reached",
+    "time_limit": "the --time-limit ended the run",
+    "interrupted": "interrupted",
+    "memory_limit": "the --memory-limit was reached",
+}
+
+_NOT_A_PROOF = ("Simulation checks only the behaviours it runs: this is not a proof that the checks hold "
+                "(`tlacheck check` explores every reachable state).")
+
+
+def format_simulation(model: Model, result: Result, spec_path: str, full: bool = False) -> str:
+    """The whole text report for `tlacheck simulate` (result.simulation set)."""
+    sim = result.simulation
+    out = [f"tlacheck {__version__}: simulating {spec_path} (spec {model.name}), seed {sim.seed}", ""]
+    v = result.violation
+    behaviours = f"{_n(sim.behaviours)} behaviour{'s' if sim.behaviours != 1 else ''}"
+    if sim.ended == "no_initial_state":
+        out.append("No initial state satisfies the state constraints: there is nothing to simulate.")
+    elif v is None:
+        if result.verdict == Verdict.INCOMPLETE:
+            out.append(f"Stopped before the simulation ended ({_ENDED[sim.ended]}): no violation found in "
+                       f"{behaviours}.")
+        else:
+            out.append(f"No violation found in {behaviours} of at most {_n(sim.depth_bound)} steps "
+                       f"({_ENDED[sim.ended]}).")
+        out.append(_NOT_A_PROOF)
+    else:
+        out.append(_headline(result))
+        out += _found(sim)
+        if v.trace.steps:
+            n = len(v.trace.steps) - 1
+            if result.verdict == Verdict.ERROR:
+                out.append(f"The error occurred in the last state of this trace ({n} step{'s' if n != 1 else ''}):")
+            else:
+                out.append(f"Trace: {n} step{'s' if n != 1 else ''} after the initial state.")
+            out.append("")
+            out.append(format_trace(model, v.trace, full).rstrip())
+    out.append("")
+    out.append(format_simulation_summary(model, result))
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _found(sim) -> list[str]:
+    """Where the violation was found, and how its trace was shortened."""
+    if sim.behaviours == 0:  # the initial states are checked before the first behaviour
+        return ["Found among the initial states, before the first behaviour."]
+    steps = f"{_n(sim.found_steps)} step{'s' if sim.found_steps != 1 else ''}"
+    line = f"Found in behaviour {_n(sim.behaviours)}, after {steps}"
+    if sim.shrunk_steps is None:
+        return [line + "."]
+    how = {"search": "a breadth-first search over the states the simulation expanded",
+           "cycles": "cutting out the cycles (states it visited twice)"}[sim.shrink_method]
+    return [f"{line}; shortened to {_n(sim.shrunk_steps)} steps by {how}. It is a real execution, not necessarily a "
+            "shortest one."]
+
+
+def format_simulation_summary(model: Model, result: Result) -> str:
+    sim = result.simulation
+    rate = sim.behaviours / result.elapsed_s if result.elapsed_s > 0 else 0.0
+    bound = f"at most {_n(sim.traces_bound)}" if sim.traces_bound is not None else "no bound but the time"
+    rows = [
+        ("behaviours", f"{_n(sim.behaviours)} ({bound}, of at most {_n(sim.depth_bound)} steps each)"),
+        ("states generated", _n(result.states_generated)),
+        ("states visited", f"{_n(sim.states_visited)} ({_n(result.distinct_states)} distinct)"),
+        ("longest behaviour", f"{_n(sim.longest)} step{'s' if sim.longest != 1 else ''}"),
+        ("time", f"{result.elapsed_s:.2f} s ({_n(int(rate))} behaviours/s)"),
+        ("seed", f"{sim.seed} (run again with --seed {sim.seed} for the same behaviours)"),
+    ]
+    out = ["Summary:"]
+    out += [f"  {k:<17} {v}" for k, v in rows]
+    out += _coverage(model, result, {"enabled": lambda c, _: c.enabled, "generated": lambda c, _: c.generated,
+                                     "taken": lambda _, ai: sim.taken[ai], "distinct": lambda c, _: c.distinct})
+    return "\n".join(out)
+
+
+def add_simulation_json(data: dict, result: Result) -> dict:
+    """`simulate --json`: the `check --json` object of the result (`data`), with the simulation's
+    seed, statistics and per-action `taken` counts."""
+    sim = result.simulation
+    data["command"] = "simulate"
+    data["seed"] = sim.seed
+    for cov, taken in zip(data["coverage"].values(), sim.taken):
+        cov["taken"] = taken
+    data["simulation"] = {
+        "behaviours": sim.behaviours,
+        "states_visited": sim.states_visited,
+        "longest_behaviour": sim.longest,
+        "behaviours_per_s": round(sim.behaviours / result.elapsed_s, 1) if result.elapsed_s > 0 else None,
+        "depth_bound": sim.depth_bound,
+        "traces_bound": sim.traces_bound,
+        "ended": sim.ended,
+        "found_steps": sim.found_steps,
+        "shrunk_steps": sim.shrunk_steps,
+        "shrink_method": sim.shrink_method,
+    }
+    return data
