@@ -209,17 +209,27 @@ def format_summary(model: Model, result: Result) -> str:
 
 
 def trace_json(model: Model, trace: Trace) -> list[dict]:
+    """`{action, args, state, changes}` per step; `changes` lists what the step changed, entry by
+    entry (diff.change_json), `[]` for the first state."""
     steps = []
+    previous = None
     for step in trace.steps:
         if step.action is None:
-            steps.append({"action": None, "args": {}, "state": model.state_json(step.state)})
+            entry = {"action": None, "args": {}, "state": model.state_json(step.state)}
         else:
-            steps.append({
+            entry = {
                 "action": model.action_info[step.action].name,
                 "args": model.args_json(step.action, step.args),
                 "state": model.state_json(step.state),
-            })
+            }
+        entry["changes"] = [] if previous is None else _changes_json(model, previous, step.state)
+        steps.append(entry)
+        previous = step.state
     return steps
+
+
+def _changes_json(model: Model, old: tuple, new: tuple) -> list[dict]:
+    return [diff.change_json(c) for c in diff.changes(old, new, model.var_names, model.var_types)]
 
 
 def result_json(model: Model, result: Result, spec_path: str) -> dict:
@@ -237,6 +247,7 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
             "closing": None if v.trace.closing is None else {
                 "action": model.action_info[v.trace.closing.action].name,
                 "args": model.args_json(v.trace.closing.action, v.trace.closing.args),
+                "changes": _changes_json(model, v.trace.steps[-1].state, v.trace.closing.state),
             },
         }
         if v.kind == "error":  # why `trace` is empty although the error is in a reachable state, or null
