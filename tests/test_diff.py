@@ -9,10 +9,16 @@ import json
 
 import pytest
 
+from checker.compile.model import build_model
 from checker.core import types as T
 from checker.core.runtime import NONE
-from checker.output import diff
+from checker.core.source import Source
+from checker.engine.explore import explore
+from checker.engine.options import Options
+from checker.output import artefacts, diff, render, report
 from checker.output.diff import Op, change_json, changes, wrap
+from checker.output.report import format_result
+from tests.conftest import ROOT, golden
 
 
 TASKS = T.SortT("Tasks", ("alice", "bob", "carol", "dave", "erin"), "model")
@@ -256,3 +262,53 @@ def test_wrap_breaks_after_commas_and_cuts_what_has_none():
     assert " ".join(lines) == text
     assert all(line.endswith(",") for line in lines[:-1])
     assert wrap("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
+
+
+# ---------------------------------------------------------------- golden outputs of a map-heavy trace
+
+GOLDEN_DIR = ROOT / "tests" / "golden" / "diffs"
+CONDVAR = "tests/golden/diffs/condition_variable.spec"
+
+
+@pytest.fixture(scope="module")
+def condvar():
+    source = Source(CONDVAR, (ROOT / CONDVAR).read_text(encoding="utf-8"))  # the trace prints the relative name
+    model = build_model(source)
+    result = explore(model, Options(check_deadlock=False))
+    assert result.violation.name == "ServedGotAnItem" and len(result.violation.trace.steps) == 7
+    return model, result, source
+
+
+def test_golden_text_trace(condvar):
+    model, result, _ = condvar
+    text = format_result(model, result, CONDVAR).split("\nSummary:\n")[0] + "\n"  # no timings
+    golden(GOLDEN_DIR / "condition_variable.txt", text)
+    assert "  * pc[alice]              = Locked    (was Idle)\n" in text
+    assert "  * lease                  + alice -> 0\n" in text
+    assert "  * idle                   - alice\n" in text
+    assert "  * log                    + {event: Waits, who: alice}\n" in text
+    assert max(len(line) for line in text.splitlines()) <= diff.WIDTH
+
+
+def test_golden_json_changes(condvar):
+    model, result, _ = condvar
+    trace = report.trace_json(model, result.violation.trace)
+    golden(GOLDEN_DIR / "condition_variable.trace.json", json.dumps(trace, indent=2, ensure_ascii=False) + "\n")
+    assert trace[0]["changes"] == []
+    assert {"variable": "lease", "path": "lease", "op": "added", "key": "alice", "value": 0} in trace[1]["changes"]
+
+
+def test_golden_trace_diagram(condvar):
+    model, result, source = condvar
+    v = result.violation
+    dot = render.trace_dot(model, v.trace, artefacts.headline(model, v, source))
+    golden(GOLDEN_DIR / "condition_variable.dot", dot)
+    assert '<B>pc[alice]</B></TD><TD ALIGN="LEFT" BGCOLOR="#fff1a8"><B>Idle → Locked</B>' in dot
+
+
+def test_golden_swimlanes(condvar):
+    model, result, source = condvar
+    v = result.violation
+    dot = render.swimlanes_dot(model, v.trace, artefacts.headline(model, v, source))
+    golden(GOLDEN_DIR / "condition_variable.swimlanes.dot", dot)
+    assert "<B>task[alice].lock_count: 0 → 1</B>" in dot and "<B>idle: - alice</B>" in dot

@@ -21,6 +21,7 @@ from checker.engine.options import Options
 from checker.output import artefacts
 from checker.output import render
 from tests.conftest import ROOT, SPECS, model_of
+from tests.conftest import golden as golden_file
 
 
 GOLDEN = ROOT / "tests" / "golden" / "render"
@@ -64,12 +65,7 @@ invariant AnswerDelivered: phase == Done implies Answer in elems(inbox)
 
 
 def golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("TLACHECK_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    assert path.exists(), f"missing golden file {path}; run with TLACHECK_UPDATE_GOLDEN=1 to create it"
-    assert text == path.read_text(), f"{name} differs from its golden file (TLACHECK_UPDATE_GOLDEN=1 updates it)"
+    golden_file(GOLDEN / name, text)
 
 
 def diehard():
@@ -147,7 +143,7 @@ def test_stuttering_lasso_is_a_self_loop():
     assert re.search(r"s4 -> s4 .*stutters here forever", dot)
 
 
-def test_long_values_are_abbreviated_with_a_tooltip():
+def test_long_values_wrap_then_are_abbreviated_with_a_tooltip():
     model = model_of("""
         var xs: seq[int] = []
         action Grow:
@@ -156,10 +152,14 @@ def test_long_values_are_abbreviated_with_a_tooltip():
         invariant Short: len(xs) < 20
     """)
     v = explore(model).violation
+    full = model.format_state(v.trace.steps[-1].state)["xs"]  # 20 numbers, 120 characters
     dot = render.trace_dot(model, v.trace, view=render.View(max_width=30))
+    assert "…" not in dot  # four lines of 30 hold it: wrapped after commas, nothing cut
+    assert '<TD ALIGN="LEFT" BGCOLOR="#fff1a8">[1000, 1001, 1002, 1003, 1004,<BR ALIGN="LEFT"/>1005,' in dot
+    dot = render.trace_dot(model, v.trace, view=render.View(max_width=20))
     assert "…" in dot
-    full = model.format_state(v.trace.steps[-1].state)["xs"]
-    assert f'TOOLTIP="{full}' in dot or full in dot  # the full value is kept for the tooltip
+    assert f'TOOLTIP="{full}"' in dot  # the full value is kept for the tooltip
+    assert "+ 1019" in dot  # the step's change: one element appended
 
 
 def test_changed_only_groups_unchanged_runs():
