@@ -94,13 +94,13 @@ def _abbrev(text: str, width: int) -> tuple[str, bool]:
     return text[:width - 1] + "…", True
 
 
-def _wrapped_lines(text: str, width: int) -> tuple[list[str], bool]:
-    """`text` wrapped after its commas into lines of at most `width` (diff.wrap), at most MAX_LINES
+def _wrapped_lines(text: str, width: int, max_lines: int = MAX_LINES) -> tuple[list[str], bool]:
+    """`text` wrapped after its commas into lines of at most `width` (diff.wrap), at most `max_lines`
     of them, the last cut with `…` when more would follow; and whether anything was cut."""
     lines = diff.wrap(text, width)
-    if len(lines) <= MAX_LINES:
+    if len(lines) <= max_lines:
         return lines, False
-    lines = lines[:MAX_LINES]
+    lines = lines[:max_lines]
     lines[-1] = _abbrev(lines[-1] + " …", width)[0]
     return lines, True
 
@@ -476,9 +476,15 @@ def state_id(model, state) -> str:
     return "s" + hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
 
 
-def shape_text(graph, shape) -> str:
-    """`12 states, 30 transitions; 4 strongly connected components, 1 terminal` (stategraph.shape)."""
-    text = f"{len(graph.states):,} states, {len(graph.edges):,} transitions"
+def shape_text(graph, shape, merged: tuple[tuple[str, ...], int] | None = None) -> str:
+    """`12 states, 30 transitions; 4 strongly connected components, 1 terminal` (stategraph.shape);
+    `merged` (the variables and the number of states) for a merged graph: `5 nodes for 12 states
+    (those that agree on a, b), ...`."""
+    if merged is None:
+        text = f"{len(graph.states):,} states, {len(graph.edges):,} transitions"
+    else:
+        text = (f"{len(graph.states):,} nodes for {merged[1]:,} states (those that agree on "
+                f"{', '.join(merged[0])}), {len(graph.edges):,} transitions")
     if shape is None:
         return text
     if shape.components == 1:
@@ -488,51 +494,133 @@ def shape_text(graph, shape) -> str:
     return text + f"; {shape.components} strongly connected components, {n} terminal ({where})"
 
 
+@dataclass(frozen=True)
+class GraphView:
+    """How to draw a state graph (`tlacheck graph`)."""
+
+    variables: tuple[str, ...] | None = None  # the variables node labels show (None: all)
+    # "full": every shown variable; "changes": initial states in full, every other state what differs
+    # from the state it was first reached from (stategraph.parents); "none": the state's number only;
+    # "auto": full up to AUTO_FULL_LABELS states, else changes
+    labels: str = "auto"
+    group_by: str | None = None  # one dashed cluster per value of this variable
+    sizes: tuple[int, ...] | None = None  # a merged graph (stategraph.merge): the states each node stands for
+    node_of: dict | None = None  # a merged graph: state -> node, to place the counterexample on it
+
+    def label_mode(self, graph) -> str:
+        if self.labels == "auto":
+            return "full" if len(graph.states) <= AUTO_FULL_LABELS else "changes"
+        return self.labels
+
+
+AUTO_FULL_LABELS = 20
+GRAPH_VALUE_WIDTH = 40  # node labels wrap values at this width, MAX_GRAPH_VALUE_LINES lines each
+MAX_GRAPH_VALUE_LINES = 2
+MAX_EDGE_NAMES = 4  # an edge standing for more actions lists this many and the count of the others
+
+
+def graph_labels(model, graph, view: GraphView = GraphView()) -> list[list[str]]:
+    """The lines of each node's label (see GraphView); their total is the drawing's size that
+    `tlacheck graph` limits."""
+    names = view.variables if view.variables is not None else model.var_names
+    slots = [model.var_names.index(n) for n in names]
+    types = [model.var_types[k] for k in slots]
+    from checker.engine.stategraph import parents  # networkx, which stategraph imports, only for graphs
+
+    mode = view.label_mode(graph)
+    tree = parents(graph) if mode == "changes" else None
+    out = []
+    for i, state in enumerate(graph.states):
+        shown = model.format_state(state)
+        header = f"#{i + 1}"
+        if view.sizes is not None:
+            header += f" ({view.sizes[i]:,} state{'s' if view.sizes[i] != 1 else ''})"
+        parent = tree[i] if tree is not None else None
+        if mode == "none":
+            out.append([header])
+            continue
+        if parent is None:
+            lines = [] if mode == "full" and view.sizes is None else [header]
+            for n in names:
+                lines += _wrapped_lines(f"{n} = {shown[n]}", GRAPH_VALUE_WIDTH, MAX_GRAPH_VALUE_LINES)[0]
+            out.append(lines)
+            continue
+        lines = [f"{header} from #{parent + 1}"]
+        before = graph.states[parent]
+        found = diff.changes(tuple(before[k] for k in slots), tuple(state[k] for k in slots), names, types)
+        for c in found:
+            text = f"{c.path} = {c.new_text}" if c.op is diff.Op.CHANGED else f"{c.path} {c.sign} {c.element_text}"
+            lines.append(_abbrev(text, GRAPH_VALUE_WIDTH)[0])
+        if not found:
+            lines.append("(no variable shown changed)")
+        out.append(lines)
+    return out
+
+
 def state_graph_dot(model, graph, headline: Headline | None = None, path: Trace | None = None,
-                    bad: frozenset = frozenset(), self_loops: bool = False, shape=None) -> str:
-    """The reachable state graph (a stategraph.StateGraph). Parallel edges are merged into one
-    edge listing the actions; `path` (a counterexample) is drawn bold red; `bad` holds the indices
-    of states violating an invariant; with `shape` (stategraph.shape), each terminal component
-    of more than one state, when there are others, is framed as a dashed cluster."""
+                    bad: frozenset = frozenset(), self_loops: bool = False, shape=None,
+                    view: GraphView = GraphView()) -> str:
+    """The reachable state graph (a stategraph.StateGraph, or a merged one with `view.sizes`).
+    Parallel edges are merged into one edge listing the actions (at most MAX_EDGE_NAMES); `path`
+    (a counterexample) is drawn bold red; `bad` holds the indices of states violating an invariant;
+    nodes are labelled as `view` says (graph_labels); with `view.group_by`, one dashed cluster per
+    value of that variable; else with `shape` (stategraph.shape), each terminal component of more
+    than one state, when there are others, is framed as a dashed cluster."""
     loops = sum(1 for src, dst, _, _ in graph.edges if src == dst)
-    extra = shape_text(graph, shape)
+    extra = shape_text(graph, shape, None if view.sizes is None else (view.variables, sum(view.sizes)))
+    title = _title_lines(headline, extra)
     if loops and not self_loops:
-        extra += f" ({loops} transitions that leave the state unchanged are not drawn)"
-    g = _new_graph(f"{model.name}_graph", _title_lines(headline, extra))
+        title.append((f"({loops} transitions that leave the {'node' if view.sizes else 'state'} unchanged are "
+                      "not drawn)", False))
+    mode = view.label_mode(graph)
+    if mode == "changes":
+        title.append(("Each state lists what differs from the state it was first reached from (#n from #m); "
+                      "initial states list every variable.", False))
+    g = _new_graph(f"{model.name}_graph", title)
     g.attr(nodesep="0.3", ranksep="0.5")
     ids = [state_id(model, s) for s in graph.states]
     on_path_states = set()
     on_path_edges = set()
     if path is not None and path.steps:
-        index = {s: i for i, s in enumerate(graph.states)}
+        index = view.node_of if view.node_of is not None else {s: i for i, s in enumerate(graph.states)}
         chain = [index.get(step.state) for step in path.steps]
         on_path_states = {c for c in chain if c is not None}
         on_path_edges = {(a, b) for a, b in zip(chain, chain[1:]) if a is not None and b is not None}
     initial = set(graph.initial)
-    framed = [c for c in shape.terminal if len(c) > 1] if shape is not None and shape.components > 1 else []
-    inside = {i for c in framed for i in c}
+    labels = graph_labels(model, graph, view)
+    if view.group_by is not None:
+        groups: dict[str, list[int]] = {}
+        for i, state in enumerate(graph.states):
+            groups.setdefault(model.format_state(state)[view.group_by], []).append(i)
+        framed = [(f"{view.group_by} = {value}", members) for value, members in groups.items()]
+    else:
+        terminal = [c for c in shape.terminal if len(c) > 1] if shape is not None and shape.components > 1 else []
+        framed = [("terminal: never left once entered", list(c)) for c in terminal]
+    inside = {i for _, c in framed for i in c}
 
     def node(target, i: int) -> None:
         state = graph.states[i]
-        shown = model.format_state(state)
-        text = "\n".join(f"{n} = {_abbrev(shown[n], 32)[0]}" for n in model.var_names)
-        attrs = {"shape": "box", "style": "rounded", "tooltip": _state_tooltip(model, state, i)}
+        tooltip = _state_tooltip(model, state, i)
+        if view.sizes is not None and view.sizes[i] > 1:
+            names = view.variables
+            shown = model.format_state(state)
+            tooltip = f"#{i + 1}: {view.sizes[i]:,} states with\n" + "\n".join(f"{n} = {shown[n]}" for n in names)
+        attrs = {"shape": "box", "style": "rounded", "tooltip": tooltip}
         if i in initial:
             attrs.update(style="rounded,filled,bold", fillcolor=INITIAL_BG)
         if i in bad:
             attrs.update(style="rounded,filled,bold", fillcolor=VIOLATION_BG, color=VIOLATION)
         if i in on_path_states:
             attrs.update(color=VIOLATION, penwidth="2.2")
-        target.node(ids[i], label=text.replace("\n", "\\l") + "\\l", **attrs)
+        target.node(ids[i], label="\\l".join(labels[i]) + "\\l", **attrs)
 
     for i in range(len(graph.states)):
         if i not in inside:
             node(g, i)
-    for k, component in enumerate(framed):
-        with g.subgraph(name=f"cluster_terminal{k}") as c:
-            c.attr(label="terminal: never left once entered", style="dashed,rounded", color="#777777",
-                   fontcolor="#555555", fontsize="10")
-            for i in component:
+    for k, (label, members) in enumerate(framed):
+        with g.subgraph(name=f"cluster_{'group' if view.group_by else 'terminal'}{k}") as c:
+            c.attr(label=label, style="dashed,rounded", color="#777777", fontcolor="#555555", fontsize="10")
+            for i in members:
                 node(c, i)
     merged: dict[tuple[int, int], list[str]] = {}
     for src, dst, action, args in graph.edges:
@@ -548,6 +636,8 @@ def state_graph_dot(model, graph, headline: Headline | None = None, path: Trace 
             attrs = {"color": VIOLATION, "penwidth": "2.4", "fontcolor": VIOLATION}
         if src == dst:
             attrs["style"] = "dotted"
+        if len(names) > MAX_EDGE_NAMES:
+            names = names[:MAX_EDGE_NAMES - 1] + [f"… ({len(names) - MAX_EDGE_NAMES + 1} more)"]
         g.edge(ids[src], ids[dst], label=" " + "\\n ".join(names), **attrs)
     return g.source
 
