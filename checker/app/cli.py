@@ -904,7 +904,8 @@ def _replay_json(result, args) -> dict:
         "causes": [{"message": c.message, "file": c.span.file if c.span else None,
                     "line": c.span.line if c.span else None, "column": c.span.column if c.span else None}
                    for c in result.causes],
-        "differences": [{"variable": n, "recorded": a, "replayed": b} for n, a, b in result.differences],
+        "differences": [{"variable": n, "path": p, "recorded": a, "replayed": b}
+                        for n, p, a, b in result.differences],
         "still_violates": result.still_violates, "notes": list(result.notes),
     }
 
@@ -929,11 +930,11 @@ def _replay_text(result, args, model, saved, sources) -> str:
             out += _quote(cause, sources)
         if result.differences:
             out.append("")
-            rows = list(result.differences)
-            width = max(len(n) for n, _, _ in rows + [("variable", "", "")])
+            rows = [(p, a, b) for _, p, a, b in result.differences]
+            width = max(len(p) for p, _, _ in rows + [("variable", "", "")])
             rec = max(len(a) for _, a, _ in rows + [("", "recorded", "")])
             out.append(f"  {'variable':<{width}}  {'recorded':<{rec}}  replayed")
-            out += [f"  {n:<{width}}  {a:<{rec}}  {b}" for n, a, b in rows]
+            out += [f"  {p:<{width}}  {a:<{rec}}  {b}" for p, a, b in rows]
     if result.notes:
         out.append("")
         out += [f"note: {n}" for n in result.notes]
