@@ -312,3 +312,14 @@ def test_golden_swimlanes(condvar):
     dot = render.swimlanes_dot(model, v.trace, artefacts.headline(model, v, source))
     golden(GOLDEN_DIR / "condition_variable.swimlanes.dot", dot)
     assert "<B>task[alice].lock_count: 0 → 1</B>" in dot and "<B>idle: - alice</B>" in dot
+
+
+def test_a_large_value_changed_in_many_places_is_shown_whole_at_its_level():
+    """More than MAX_CHANGES changed entries: whole at that path, the rest still per entry; the diff
+    stops counting there (a value of 100,000 positions is not walked into 100,000 changes)."""
+    t = T.RecordT((("big", T.SeqT(T.INT)), ("n", T.INT), ("tag", T.INT)))
+    n = 100_000
+    old = (tuple(range(n)), 0, 0)
+    new = (tuple(x + 1 if x % 3 == 0 else x for x in range(n)), 0, 0)  # a third of the positions
+    found = changes((old,), (new,), ("r",), (t,))
+    assert [(c.path, c.op) for c in found] == [("r.big", Op.CHANGED)]

@@ -22,8 +22,10 @@ variable. The rule for showing a value whole instead (one CHANGED at its
 path, as before): it is a scalar (bool, int, enum member, model value); or it
 is small, its old and new forms both print in at most SMALL characters
 (`{r1, r2}`, `[Old]`); or most of it changed, more than half of its entries
-(map keys, fields, positions, elements of either side); or the variable's
-entry-wise diff would take more than MAX_CHANGES lines.
+(map keys, fields, positions, elements of either side), or more than
+MAX_CHANGES of them; or the variable's entry-wise diff would take more than
+MAX_CHANGES lines. (So the work is bounded: a diff stops counting a large
+value's changes past MAX_CHANGES.)
 
 A Change keeps run-time values and their types; `old_text`, `new_text`,
 `element_text` and `change_json` turn them into text and JSON with
@@ -172,11 +174,16 @@ def _entries(variable: str, path: str, a, b, t: T.Type, depth: int):
             else:
                 continue
             changed += 1
+            if changed > MAX_CHANGES:
+                return None
         return found, changed, len(old.keys() | new.keys())
     if isinstance(t, T.SetT):
         if abs(len(a) - len(b)) > MAX_CHANGES:
             return None  # would be shown whole anyway: spares sorting a large difference
-        removed, added = canon(a - b), canon(b - a)
+        removed, added = a - b, b - a
+        if len(removed) + len(added) > MAX_CHANGES:
+            return None
+        removed, added = canon(removed), canon(added)
         found += [Change(variable, path, Op.REMOVED, t.element, value=x) for x in removed]
         found += [Change(variable, path, Op.ADDED, t.element, value=x) for x in added]
         return found, len(removed) + len(added), len(a | b)
@@ -199,10 +206,13 @@ def _sequence(variable: str, path: str, a: tuple, b: tuple, t: T.SeqT, depth: in
         for i, (x, y) in enumerate(zip(a, b), start=1):
             if x != y:
                 changed += 1
+                if changed > MAX_CHANGES:
+                    break
                 _diff(variable, f"{path}[{i}]", x, y, t.element, depth + 1, found)
-        positional = found, changed, total
-        if 2 * changed <= total:
-            return positional
+        else:
+            positional = found, changed, total
+            if 2 * changed <= total:
+                return positional
 
     def removed(xs, first):
         return [Change(variable, path, Op.REMOVED, t.element, value=x, index=i) for i, x in enumerate(xs, first)]
