@@ -37,6 +37,21 @@ def spec_runs() -> list[tuple[str, str]]:
 REFERENCE = ROOT.parent / "shared" / "reference" / "tlaplus-examples"
 
 
+UPDATE_GOLDEN = "TLACHECK_UPDATE_GOLDEN"
+
+
+def golden(path: Path, text: str) -> None:
+    """Assert that `text` is the content of the golden file `path`, to the byte. With the
+    environment variable TLACHECK_UPDATE_GOLDEN=1 the file is written first (review the diff)."""
+    import os
+
+    if os.environ.get(UPDATE_GOLDEN) == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"missing golden file {path}; run with {UPDATE_GOLDEN}=1 to create it"
+    assert text == path.read_text(encoding="utf-8"), f"{path.name} differs from its golden file ({UPDATE_GOLDEN}=1 updates it)"
+
+
 def model_of(text: str, overrides: dict | None = None, name: str = "test.spec"):
     return build_model(Source(name, textwrap.dedent(text).lstrip("\n")), overrides)
 

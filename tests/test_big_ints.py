@@ -122,9 +122,9 @@ def test_json_strings_follow_a_lower_interpreter_limit(lowest_limit):
 def test_check_prints_a_trace_with_huge_ints(tmp_path, capsys):
     code, out, _ = check(tmp_path, capsys, GROW)
     assert code == 12
-    assert f"  * x = {LAST}    (was {BEFORE_LAST})" in out
-    assert "  * x = 9515242790708263…3721197394292561 (120 digits)    (was " in out
-    assert f"  * x = {F ** 3}    (was {F ** 2})" in out  # 90 digits: every one
+    assert f"  * x = {LAST}\n        (was {BEFORE_LAST})\n" in out  # too long for one line: wrapped
+    assert "  * x = 9515242790708263…3721197394292561 (120 digits)\n        (was " in out
+    assert f"  * x = {F ** 3}\n        (was {F ** 2})" in out  # 90 digits: every one
 
 
 def test_check_json_and_itf_keep_every_digit(tmp_path, capsys):
@@ -218,4 +218,4 @@ def test_states_whose_ints_print_alike_are_told_apart():
     assert format_int(a) == format_int(b)
     assert state_id(model, (a,)) != state_id(model, (b,))
     text = format_trace(model, Trace((Step(None, (), (a,)), Step(0, (), (b,)))))
-    assert f"  * x = {format_int(b)}    (was {format_int(a)})" in text
+    assert f"  * x = {format_int(b)}\n        (was {format_int(a)})" in text

@@ -98,7 +98,7 @@ def test_issue_8_a_constraint_failing_on_an_initial_state_shows_it_in_every_form
     assert "error[E407]: division by zero: 10 // 0 (while evaluating constraint C)" in err
     assert "trace (0 steps):\n\nState 1: initial state\n    x = 2\n" in out
     code, data = run_json(capsys, ["check", path, *flags])
-    assert code == 4 and data["violation"]["trace"] == [{"action": None, "args": {}, "state": {"x": 2}}]
+    assert code == 4 and data["violation"]["trace"] == [{"action": None, "args": {}, "state": {"x": 2}, "changes": []}]
     states = json.loads(itf_path.read_text())["states"]
     assert [s["x"] for s in states] == [{"#bigint": "2"}]
 

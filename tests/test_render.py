@@ -21,6 +21,7 @@ from checker.engine.options import Options
 from checker.output import artefacts
 from checker.output import render
 from tests.conftest import ROOT, SPECS, model_of
+from tests.conftest import golden as golden_file
 
 
 GOLDEN = ROOT / "tests" / "golden" / "render"
@@ -64,12 +65,7 @@ invariant AnswerDelivered: phase == Done implies Answer in elems(inbox)
 
 
 def golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("TLACHECK_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    assert path.exists(), f"missing golden file {path}; run with TLACHECK_UPDATE_GOLDEN=1 to create it"
-    assert text == path.read_text(), f"{name} differs from its golden file (TLACHECK_UPDATE_GOLDEN=1 updates it)"
+    golden_file(GOLDEN / name, text)
 
 
 def diehard():
@@ -147,7 +143,7 @@ def test_stuttering_lasso_is_a_self_loop():
     assert re.search(r"s4 -> s4 .*stutters here forever", dot)
 
 
-def test_long_values_are_abbreviated_with_a_tooltip():
+def test_long_values_wrap_then_are_abbreviated_with_a_tooltip():
     model = model_of("""
         var xs: seq[int] = []
         action Grow:
@@ -156,10 +152,14 @@ def test_long_values_are_abbreviated_with_a_tooltip():
         invariant Short: len(xs) < 20
     """)
     v = explore(model).violation
+    full = model.format_state(v.trace.steps[-1].state)["xs"]  # 20 numbers, 120 characters
     dot = render.trace_dot(model, v.trace, view=render.View(max_width=30))
+    assert "…" not in dot  # four lines of 30 hold it: wrapped after commas, nothing cut
+    assert '<TD ALIGN="LEFT" BGCOLOR="#fff1a8">[1000, 1001, 1002, 1003, 1004,<BR ALIGN="LEFT"/>1005,' in dot
+    dot = render.trace_dot(model, v.trace, view=render.View(max_width=20))
     assert "…" in dot
-    full = model.format_state(v.trace.steps[-1].state)["xs"]
-    assert f'TOOLTIP="{full}' in dot or full in dot  # the full value is kept for the tooltip
+    assert f'TOOLTIP="{full}"' in dot  # the full value is kept for the tooltip
+    assert "+ 1019" in dot  # the step's change: one element appended
 
 
 def test_changed_only_groups_unchanged_runs():
@@ -385,3 +385,87 @@ def test_state_graph_frames_a_terminal_component_and_says_how_many():
     one = stategraph.build(build_model(read_source(DIEHARD)))  # every state reaches every other: no frame
     one_dot = render.state_graph_dot(build_model(read_source(DIEHARD)), one, shape=stategraph.shape(one))
     assert "cluster" not in one_dot and "strongly connected (every state can reach every other)" in one_dot
+
+
+# ---------------------------------------------------------------- mid-sized state graphs (issue 16, item 6)
+
+DINING = str(SPECS / "classic" / "dining_philosophers.spec")
+ALTERNATING = str(SPECS / "classic" / "alternating_bit.spec")
+NOTIFY = str(SPECS / "notify_race.spec")
+
+
+def test_parents_is_the_bfs_tree():
+    model = build_model(read_source(DINING))
+    graph = stategraph.build(model)
+    tree = stategraph.parents(graph)
+    assert [i for i, p in enumerate(tree) if p is None] == list(graph.initial)
+    for i, p in enumerate(tree):
+        if p is not None:
+            assert p < i and any(src == p and dst == i for src, dst, _, _ in graph.edges)
+
+
+def test_merge_collapses_states_that_agree_on_the_variables():
+    model = build_model(read_source(NOTIFY))
+    graph = stategraph.build(model)
+    slots = (model.var_names.index("runner"), model.var_names.index("follow"))
+    merged = stategraph.merge(graph, slots)
+    keys = {tuple(s[k] for k in slots) for s in graph.states}
+    assert len(merged.graph.states) == len(keys) < len(graph.states)
+    assert sorted(i for m in merged.members for i in m) == list(range(len(graph.states)))
+    for node, members in enumerate(merged.members):
+        assert {tuple(graph.states[i][k] for k in slots) for i in members} == {
+            tuple(merged.graph.states[node][k] for k in slots)}
+        assert all(merged.node_of[i] == node for i in members)
+    for src, dst, a, args in graph.edges:
+        assert (merged.node_of[src], merged.node_of[dst], a, args) in merged.graph.edges
+
+
+def test_graph_labels_changes_list_what_differs_from_the_parent():
+    model = build_model(read_source(DINING))
+    graph = stategraph.build(model)
+    labels = render.graph_labels(model, graph, render.GraphView(labels="changes"))
+    assert labels[0][0] == "#1" and labels[0][1].startswith("forks = ")
+    assert labels[1][0] == "#2 from #1" and labels[1][1:] == ["forks[1] = {clean: true, holder: 5}"]
+    assert all(len(line) <= render.GRAPH_VALUE_WIDTH for label in labels for line in label)
+    auto = render.graph_labels(model, graph)  # 67 states: auto is changes
+    assert auto == labels
+    only = render.graph_labels(model, graph, render.GraphView(variables=("pc",), labels="full"))
+    assert all(line.startswith("pc = ") or line.startswith("   ") or "->" in line for line in only[5])
+    assert not any("forks" in line or "hungry" in line for label in only for line in label)
+
+
+def test_graph_refuses_a_drawing_too_large_to_read_with_advice(tmp_path, capsys):
+    code = main(["graph", ALTERNATING, "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 5 and "240 nodes" in err and "too large to read" in err
+    assert "--vars A,B --merge" in err and "--labels none" in err and "msgQ, ackQ, sBit" in err
+    assert not list(tmp_path.iterdir())
+    assert main(["graph", ALTERNATING, "--out", str(tmp_path), "--max-nodes", "10", "--vars", "sBit,rBit",
+                 "--merge", "--labels", "none"]) == 0  # 4 nodes
+    assert "4 nodes for 240 states (those that agree on sBit, rBit)" in capsys.readouterr().out
+
+
+def test_graph_merge_and_group_by_keep_the_counterexample(tmp_path, capsys):
+    assert main(["graph", NOTIFY, "--out", str(tmp_path), "--vars", "runner,follow", "--merge",
+                 "--group-by", "runner"]) == 0
+    dot = (tmp_path / "notify_race.base.graph.dot").read_text()
+    assert dot.count("subgraph cluster_group") == 6 and "runner = Stopped" in dot
+    assert "#1 (2 states)\\lrunner = Running\\lfollow = NotStarted\\l" in dot
+    assert "notified" not in dot.split("tooltip")[0]
+    # the 9 steps of the counterexample on merged nodes: SendDone changes neither runner nor follow, a
+    # step inside one node (not drawn), the 8 others are edges between nodes
+    assert dot.count('penwidth=2.4') == 8
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--vars", "runer"], "NotifyRace has no variable `runer` (did you mean `runner`?)"),
+    (["--group-by", "folow"], "no variable `folow` (did you mean `follow`?)"),
+    (["--merge"], "--merge needs --vars"),
+    (["--vars", ","], "--vars names no variable"),
+    (["--vars", "runner", "--merge", "--group-by", "follow"], "--group-by follow must be one of the --vars"),
+    (["--labels", "some"], "invalid choice: 'some'"),
+])
+def test_graph_bad_options_are_clear_usage_errors(tmp_path, capsys, args, message):
+    assert main(["graph", NOTIFY, "--out", str(tmp_path), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

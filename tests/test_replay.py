@@ -128,7 +128,7 @@ def test_a_changed_assignment_makes_the_step_diverge(saved_json):
     m, saved = load(saved_json, "Leaky")
     r = replay(m, saved)
     assert r.outcome == Outcome.DIVERGES and r.step == 2
-    assert r.differences == (("big", "2", "1"),)
+    assert r.differences == (("big", "big", "2", "1"),)
     line = next(i for i, text in enumerate(FIXES.splitlines(), 1) if "- (newSmall - small) - 1" in text)
     assert r.causes[0].span.line == line and "`big` gets its value here" == r.causes[0].message
 
@@ -150,7 +150,7 @@ def test_a_variant_with_an_extra_variable_still_replays(saved_json):
 def test_a_different_initial_state_is_reported(saved_json):
     m, saved = load(saved_json, "StartsFull")
     r = replay(m, saved)
-    assert r.outcome == Outcome.INITIAL_DIFFERS and r.differences == (("small", "0", "3"),)
+    assert r.outcome == Outcome.INITIAL_DIFFERS and r.differences == (("small", "small", "0", "3"),)
     assert r.causes[0].span.line == line_of(FIXES, "var small", last=True)  # the variant's declaration
 
 
@@ -289,3 +289,44 @@ def test_recorded_constant_overrides_are_used_unless_given_again(tmp_path, capsy
     assert "still violates invariant Small" in capsys.readouterr().out
     assert main(["replay", str(spec), str(saved), "-D", "N=7"]) == 0
     assert "no longer violates invariant Small" in capsys.readouterr().out
+
+
+MAPS = """
+const Procs: set[model] = {alice, bob, carol, dave}
+enum Pc { Idle, Busy, Done }
+var pc: map[Procs, Pc] = {p -> Idle for p in Procs}
+var done: set[Procs] = {}
+
+action Start(p in Procs):
+    require pc[p] == Idle
+    pc[p] = Busy
+
+action Finish(p in Procs):
+    require pc[p] == Busy
+    pc[p] = Done
+    done = done | {p}
+
+invariant NobodyDone: done == {}
+
+variant Forgetful:
+    replace action Finish(p in Procs):
+        require pc[p] == Busy
+        pc[p] = Idle
+"""
+
+
+def test_a_diverging_step_shows_the_differences_entry_by_entry(tmp_path, capsys):
+    """Issue 16: the map entry and the set element that differ, not the whole values."""
+    base = build_model(Source("maps.spec", MAPS))
+    data = json.loads(json.dumps(result_json(base, explore(base), "maps.spec")))
+    fixed = build_model(Source("maps.spec", MAPS), None, "Forgetful")
+    r = replay(fixed, savedtrace.load(data, fixed))
+    assert r.outcome == Outcome.DIVERGES and r.step == 2
+    assert r.differences == (("pc", "pc[alice]", "Done", "Idle"), ("done", "done", "{alice}", "{}"))
+    assert [c.message for c in r.causes] == ["`pc` gets its value here",
+                                             "`Finish` does not assign `done`, so it keeps its value"]
+    (tmp_path / "maps.spec").write_text(MAPS)
+    (tmp_path / "t.json").write_text(json.dumps(data))
+    assert main(["replay", str(tmp_path / "maps.spec"), str(tmp_path / "t.json"), "--variant", "Forgetful"]) == 14
+    out = capsys.readouterr().out
+    assert "  variable   recorded  replayed\n  pc[alice]  Done      Idle\n  done       {alice}   {}\n" in out

@@ -293,6 +293,15 @@ def _add_counterexample_commands(sub) -> None:
     graph.add_argument("--max-states", type=_positive_int, default=300, metavar="N",
                        help="refuse graphs with more than N states (default 300)")
     graph.add_argument("--no-deadlock", action="store_true", help="do not look for a deadlock to highlight")
+    graph.add_argument("--vars", metavar="A,B", help="show only these variables in the states (comma-separated)")
+    graph.add_argument("--labels", choices=("auto", "full", "changes", "none"), default="auto",
+                       help="full: every shown variable; changes: what differs from the state each state was "
+                            "first reached from; none: numbers only (default auto: full up to 20 states)")
+    graph.add_argument("--merge", action="store_true",
+                       help="draw the states that agree on the --vars as one node")
+    graph.add_argument("--group-by", metavar="VAR", help="frame the states of each value of VAR together")
+    graph.add_argument("--max-nodes", type=_positive_int, default=100, metavar="N",
+                       help="refuse to draw more than N nodes or 6N lines of labels (default 100)")
     replay = sub.add_parser("replay", help="re-execute a saved counterexample against a spec or a fixed variant",
                             description="Re-execute a saved trace (check --json output or ITF) step by step. "
                                         "Exit 0: it replays; exit 14: it does not (the report says at which step "
@@ -905,7 +914,8 @@ def _render(args, sources: dict[str, Source]) -> int:
 
 
 def _graph(args, sources: dict[str, Source]) -> int:
-    """`tlacheck graph FILE --out DIR`: the whole reachable state graph, the counterexample highlighted."""
+    """`tlacheck graph FILE --out DIR`: the whole reachable state graph, the counterexample highlighted;
+    above --max-nodes nodes (or 6 times as many label lines) a refusal with advice instead."""
     from checker.output import artefacts
     from checker.output import render
     from checker.engine import stategraph
@@ -915,6 +925,7 @@ def _graph(args, sources: dict[str, Source]) -> int:
     source = read_source(args.file)
     sources[source.name] = source
     model = build_model(source, overrides, args.variant)
+    shown = _graph_variables(args, model)
     try:
         graph = stategraph.build(model, args.max_states)
         bad = frozenset(i for i, s in enumerate(graph.states) if not all(inv(s) for _, inv in model.invariants))
@@ -929,17 +940,77 @@ def _graph(args, sources: dict[str, Source]) -> int:
         raise model.eval_error(fault) from None
     except (RecursionError, MemoryError) as exc:
         raise model.limit_error(exc, "building the state graph") from None
+    view = render.GraphView(variables=shown, labels=args.labels, group_by=args.group_by)
+    if args.merge:
+        merged = stategraph.merge(graph, tuple(model.var_names.index(n) for n in shown))
+        view = render.GraphView(variables=shown, labels=args.labels, group_by=args.group_by,
+                                sizes=tuple(len(m) for m in merged.members),
+                                node_of={s: merged.node_of[i] for i, s in enumerate(graph.states)})
+        bad = frozenset(merged.node_of[i] for i in bad)
+        states = len(graph.states)
+        graph = merged.graph
+    lines = sum(len(label) for label in render.graph_labels(model, graph, view))
+    if len(graph.states) > args.max_nodes or lines > 6 * args.max_nodes:
+        print(_too_big_to_draw(args, model, graph, view, lines, states if args.merge else None), file=sys.stderr)
+        return EXIT_LIMIT
     result = explore(model, Options(check_deadlock=not args.no_deadlock))
     v = result.violation
     headline = artefacts.headline(model, v, source) if v is not None and v.trace.steps else None
     shape = stategraph.shape(graph)
-    dot = render.state_graph_dot(model, graph, headline, v.trace if headline else None, bad, shape=shape)
+    dot = render.state_graph_dot(model, graph, headline, v.trace if headline else None, bad, shape=shape, view=view)
     stem = ".".join((artefacts.safe_part(artefacts.spec_stem(args.file)), artefacts.safe_part(args.variant), "graph"))
     written, missing = _write_diagrams(args.out, stem, {".dot": dot}, args.format)
-    print(f"tlacheck: {render.shape_text(graph, shape)}; wrote {', '.join(written)}")
+    print(f"tlacheck: {render.shape_text(graph, shape, (shown, states) if args.merge else None)}; "
+          f"wrote {', '.join(written)}")
     if missing:
         print(_NO_DOT, file=sys.stderr)
     return EXIT_OK
+
+
+def _graph_variables(args, model) -> tuple[str, ...]:
+    """The variables `graph` shows (--vars, checked against the spec), and a check of --group-by
+    and --merge."""
+    names = model.var_names
+    shown = names
+    if args.vars is not None:
+        shown = tuple(dict.fromkeys(n.strip() for n in args.vars.split(",") if n.strip()))
+        if not shown:
+            raise UsageError("--vars names no variable", f"for example --vars {','.join(names[:2])}")
+    for n in shown + ((args.group_by,) if args.group_by else ()):
+        if n not in names:
+            close = suggest(n, names)
+            raise UsageError(f"{model.name} has no variable `{n}`" + (f" (did you mean `{close}`?)" if close else ""),
+                             f"its variables: {', '.join(names)}")
+    if args.merge and args.vars is None:
+        raise UsageError("--merge needs --vars: the states that agree on those variables become one node",
+                         f"for example --vars {names[0]} --merge")
+    if args.merge and args.group_by and args.group_by not in shown:
+        raise UsageError(f"with --merge, --group-by {args.group_by} must be one of the --vars "
+                         "(a merged node may stand for several of its values)")
+    return shown
+
+
+def _too_big_to_draw(args, model, graph, view, lines: int, states: int | None) -> str:
+    """The refusal of a graph too big to read, with the options that make it smaller."""
+    nodes = len(graph.states)
+    what = f"{nodes:,} nodes" + (f" (merged from {states:,} states)" if states is not None else "")
+    out = [f"tlacheck: the state graph of {model.name} would be {what} with {lines:,} lines of labels: too large "
+           f"to read (at most {args.max_nodes:,} nodes and {6 * args.max_nodes:,} lines; --max-nodes N raises both)"]
+    hints = []
+    if nodes > args.max_nodes:
+        hints.append("merge on fewer variables" if args.merge else
+                     "draw the states that agree on some variables as one node with --vars A,B --merge")
+    if lines > 6 * args.max_nodes:
+        if args.vars is None:
+            hints.append(f"show fewer variables with --vars (it has {len(model.var_names)}: "
+                         f"{', '.join(model.var_names)})")
+        mode = view.label_mode(graph)
+        if mode != "none":
+            hints.append(("label each state with what changed only (--labels changes) or " if mode == "full" else
+                          "label each state ") + "with its number only (--labels none)")
+    hints.append("make the model smaller with -D, or draw just the counterexample with `tlacheck check --render DIR`")
+    out.append("  = hint: " + "; ".join(hints))
+    return "\n".join(out)
 
 
 def _replay(args, sources: dict[str, Source]) -> int:
@@ -969,7 +1040,8 @@ def _replay_json(result, args) -> dict:
         "causes": [{"message": c.message, "file": c.span.file if c.span else None,
                     "line": c.span.line if c.span else None, "column": c.span.column if c.span else None}
                    for c in result.causes],
-        "differences": [{"variable": n, "recorded": a, "replayed": b} for n, a, b in result.differences],
+        "differences": [{"variable": n, "path": p, "recorded": a, "replayed": b}
+                        for n, p, a, b in result.differences],
         "still_violates": result.still_violates, "notes": list(result.notes),
     }
 
@@ -994,11 +1066,11 @@ def _replay_text(result, args, model, saved, sources) -> str:
             out += _quote(cause, sources)
         if result.differences:
             out.append("")
-            rows = list(result.differences)
-            width = max(len(n) for n, _, _ in rows + [("variable", "", "")])
+            rows = [(p, a, b) for _, p, a, b in result.differences]
+            width = max(len(p) for p, _, _ in rows + [("variable", "", "")])
             rec = max(len(a) for _, a, _ in rows + [("", "recorded", "")])
             out.append(f"  {'variable':<{width}}  {'recorded':<{rec}}  replayed")
-            out += [f"  {n:<{width}}  {a:<{rec}}  {b}" for n, a, b in rows]
+            out += [f"  {p:<{width}}  {a:<{rec}}  {b}" for p, a, b in rows]
     if result.notes:
         out.append("")
         out += [f"note: {n}" for n in result.notes]

@@ -10,6 +10,9 @@ raises `TooLarge` with the number of reachable states, counted exactly up to
 `shape` analyses a built graph off the hot path (the only module that imports `networkx`):
 its strongly connected components, and which of them are terminal, the parts of the graph
 that every behaviour ends in and never leaves.
+
+For drawing a mid-sized graph: `parents` is the BFS tree (the state each state was first
+reached from), and `merge` collapses the states that agree on some variables into one node.
 """
 
 from __future__ import annotations
@@ -107,3 +110,43 @@ def shape(graph: StateGraph) -> GraphShape:
     members = nx.get_node_attributes(condensed, "members")
     terminal = sorted(tuple(sorted(members[c])) for c in condensed if condensed.out_degree(c) == 0)
     return GraphShape(condensed.number_of_nodes(), tuple(terminal))
+
+
+def parents(graph: StateGraph) -> tuple[int | None, ...]:
+    """For each state, the state it was first reached from (the source of the first transition into
+    it: transitions are kept in the order of the search); None for an initial state."""
+    out: list[int | None] = [None] * len(graph.states)
+    initial = set(graph.initial)
+    for src, dst, _, _ in graph.edges:
+        if out[dst] is None and dst not in initial and src != dst:
+            out[dst] = src
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A graph whose states that agree on some variables are one node each."""
+
+    graph: StateGraph  # per node its first state (in discovery order); each transition between nodes once
+    members: tuple[tuple[int, ...], ...]  # per node, the indices of the states it stands for
+    node_of: tuple[int, ...]  # per state of the original graph, its node
+
+
+def merge(graph: StateGraph, slots: tuple[int, ...]) -> Merged:
+    """Collapse the states of `graph` that have the same values in the variables `slots` into one
+    node (numbered in the order of their first state); a transition between two states becomes one
+    between their nodes (inside one node: a self-loop), each (action, arguments) once."""
+    node: dict[tuple, int] = {}
+    node_of: list[int] = []
+    members: list[list[int]] = []
+    for i, state in enumerate(graph.states):
+        key = tuple(state[k] for k in slots)
+        n = node.setdefault(key, len(members))
+        if n == len(members):
+            members.append([])
+        members[n].append(i)
+        node_of.append(n)
+    edges = list(dict.fromkeys((node_of[src], node_of[dst], a, args) for src, dst, a, args in graph.edges))
+    states = tuple(graph.states[m[0]] for m in members)
+    initial = tuple(dict.fromkeys(node_of[i] for i in graph.initial))
+    return Merged(StateGraph(states, initial, tuple(edges)), tuple(tuple(m) for m in members), tuple(node_of))

@@ -2,16 +2,20 @@
 
 Three views, each a pure function returning DOT source:
 
-- `trace_dot`: one node per state listing the variables; the variables a
-  step changed are highlighted as `old → new`; edges carry the step number,
-  the action and its arguments; the initial state hangs off a start dot, the
-  violating state is red; a lasso's loop is a dashed blue back edge. Values
-  longer than `View.max_width` are abbreviated with `…`, the full value in a
-  tooltip (SVG). `View.changed_only` hides unchanged variables: each run of
-  consecutive unchanged variables becomes one grey row naming them.
+- `trace_dot`: one node per state listing the variables; what a step
+  changed is highlighted entry by entry (output/diff.py, the one diff of
+  every output): `pc[c1] | Ready → Waiting`, `waiting | + c2`, `- c1`; the
+  last state also shows each changed variable whole. Edges carry the step
+  number, the action and its arguments; the initial state hangs off a start
+  dot, the violating state is red; a lasso's loop is a dashed blue back edge.
+  Values longer than `View.max_width` wrap after a comma, at most MAX_LINES
+  lines, then are cut with `…`, the full value in a tooltip (SVG).
+  `View.changed_only` hides unchanged variables: each run of consecutive
+  unchanged variables becomes one grey row naming them.
 - `swimlanes_dot`: a sequence diagram: one column per actor (`action A by
   Runner -> Parent:`), steps going down, each step a box in its actor's
-  column, a `-> Parent` step an arrow to Parent's column. See `lanes` for how
+  column listing its changes (`pc[c1]: Ready → Waiting`), a `-> Parent` step
+  an arrow to Parent's column. See `lanes` for how
   actors are found when the spec does not name them.
 - `state_graph_dot`: the whole reachable graph of a small model, node ids
   from a digest of the state (never memory addresses), the counterexample path
@@ -34,6 +38,7 @@ import graphviz
 
 from checker.core.result import Trace
 from checker.core.values import format_value
+from checker.output import diff
 
 
 FONT = "Helvetica"
@@ -56,7 +61,7 @@ class View:
     # list only the variables each step changed (the first and last states list all); None: only
     # when the spec has more than AUTO_CHANGED_ONLY variables
     changed_only: bool | None = None
-    max_width: int = 48  # abbreviate longer values (the full value goes in a tooltip)
+    max_width: int = 48  # wrap longer values (after MAX_LINES lines cut, the full value in a tooltip)
 
     def hides_unchanged(self, model) -> bool:
         if self.changed_only is None:
@@ -65,6 +70,7 @@ class View:
 
 
 AUTO_CHANGED_ONLY = 6
+MAX_LINES = 4  # lines a value may wrap to in a diagram's cell
 
 
 @dataclass(frozen=True)
@@ -88,9 +94,25 @@ def _abbrev(text: str, width: int) -> tuple[str, bool]:
     return text[:width - 1] + "…", True
 
 
+def _wrapped_lines(text: str, width: int, max_lines: int = MAX_LINES) -> tuple[list[str], bool]:
+    """`text` wrapped after its commas into lines of at most `width` (diff.wrap), at most `max_lines`
+    of them, the last cut with `…` when more would follow; and whether anything was cut."""
+    lines = diff.wrap(text, width)
+    if len(lines) <= max_lines:
+        return lines, False
+    lines = lines[:max_lines]
+    lines[-1] = _abbrev(lines[-1] + " …", width)[0]
+    return lines, True
+
+
+def _html_lines(lines: list[str]) -> str:
+    """Lines for an HTML-like label, each left-aligned."""
+    return _esc(lines[0]) if len(lines) == 1 else _br(lines)
+
+
 def _cell(text: str, width: int, *, bold=False, color=None, bg=None, align="LEFT") -> str:
-    shown, cut = _abbrev(text, width)
-    body = _esc(shown)
+    lines, cut = _wrapped_lines(text, width)
+    body = _html_lines(lines)
     if bold:
         body = f"<B>{body}</B>"
     if color:
@@ -131,12 +153,17 @@ def _title_lines(headline: Headline | None, extra: str | None = None) -> list[tu
 
 
 def _wrapped(first: str, parts: list[str], width: int = 110) -> list[tuple[str, bool]]:
-    """Comma-separated parts on as many title lines as needed."""
+    """Comma-separated parts on as many title lines as needed; a part too long for a line of its
+    own is wrapped after its commas (diff.wrap)."""
     lines, line = [], first
     for k, part in enumerate(parts):
         piece = part + ("," if k < len(parts) - 1 else "")
         if len(line) + len(piece) > width and line.strip():
             lines.append((line.rstrip(), False))
+            line = "    "
+        if len(line) + len(piece) > width:
+            *full, piece = diff.wrap(piece, width - len(line))
+            lines += [((line if i == 0 else "    ") + text, False) for i, text in enumerate(full)]
             line = "    "
         line += piece + " "
     lines.append((line.rstrip(), False))
@@ -157,10 +184,23 @@ def step_label(model, step, number: int, multiline: bool = True) -> str:
     return f"{number}. {info.name}(\n" + ",\n".join("    " + a for a in args) + ")"
 
 
-def _changed(model, before, after) -> list[bool]:
+def _step_changes(model, before, after) -> list[diff.Change]:
     if before is None:
-        return [False] * len(model.var_names)
-    return [a != b for a, b in zip(before, after)]
+        return []
+    return diff.changes(before, after, model.var_names, model.var_types)
+
+
+def _change_row(c: diff.Change, width: int, with_path: bool) -> str:
+    """One change as the cell(s) of a row: `path | old → new` (trace diagram) or, `with_path`, one
+    cell `path: old → new` (swimlanes); an added or removed element as `+ element`, `- element`."""
+    prefix = f"{c.path}: " if with_path else ""
+    if c.op is diff.Op.CHANGED:
+        cell = _change_cell(c.old_text, c.new_text, width, prefix)
+    else:
+        cell = _cell(f"{prefix}{c.sign} {c.element_text}", width, bold=True, bg=CHANGED_BG)
+    if with_path:
+        return cell
+    return _cell(c.path, 40, bold=True, align="RIGHT", bg=CHANGED_BG) + cell
 
 
 # ---------------------------------------------------------------- trace diagram
@@ -174,7 +214,7 @@ def trace_dot(model, trace: Trace, headline: Headline | None = None, view: View 
                      "(dashed blue edge) and repeats forever." if trace.closing is not None else
                      f"Lasso: the behaviour stays in state {n} forever (it stutters).")
     legend = [("Each box is a state; each arrow is a step (its action and arguments).", False),
-              ("Yellow rows: the variables that step changed, old → new.", False)]
+              ("Yellow rows: what that step changed, entry by entry: old → new; + added, - removed.", False)]
     g = _new_graph(f"{model.name}_trace", _title_lines(headline, loop_note) + legend)
     g.node("start", label="", shape="circle", style="filled", fillcolor="black", width="0.18", fixedsize="true")
     previous = None
@@ -207,8 +247,7 @@ def _state_label(model, trace: Trace, i: int, previous, headline: Headline | Non
     step = trace.steps[i]
     last = i == len(trace.steps) - 1
     shown = model.format_state(step.state)
-    before = model.format_state(previous) if previous is not None else None
-    changed = _changed(model, previous, step.state)
+    found = _step_changes(model, previous, step.state)
     border = "#333333"
     if i == 0:
         header_bg, header = INITIAL_BG, f"State {i + 1} · initial state"
@@ -234,11 +273,17 @@ def _state_label(model, trace: Trace, i: int, previous, headline: Headline | Non
                         f'</TD></TR>')
             hidden.clear()
 
-    for name, was_changed in zip(model.var_names, changed):
-        if was_changed:
+    by_variable: dict[str, list[diff.Change]] = {}
+    for c in found:
+        by_variable.setdefault(c.variable, []).append(c)
+    for name in model.var_names:
+        if name in by_variable:
             flush()
-            rows.append("<TR>" + _cell(name, 40, bold=True, align="RIGHT", bg=CHANGED_BG)
-                        + _change_cell(before[name], shown[name], view.max_width) + "</TR>")
+            mine = by_variable[name]
+            if last and not (len(mine) == 1 and mine[0].whole):  # the last state shows every value whole
+                rows.append("<TR>" + _cell(name, 40, bold=True, align="RIGHT", bg=CHANGED_BG)
+                            + _cell(shown[name], view.max_width, bg=CHANGED_BG) + "</TR>")
+            rows += ["<TR>" + _change_row(c, view.max_width, False) + "</TR>" for c in mine]
         elif hides_unchanged and 0 < i < len(trace.steps) - 1:
             hidden.append(name)
         else:
@@ -251,18 +296,23 @@ def _state_label(model, trace: Trace, i: int, previous, headline: Headline | Non
 
 
 def _change_cell(old: str, new: str, width: int, prefix: str = "") -> str:
-    """`old → new` on one line when it fits, else the old value (grey) over `→ new` (bold); each part
-    abbreviated on its own so the new value stays visible, the full change in a tooltip."""
+    """`old → new` on one line when it fits, else the old value (grey) over `→ new` (bold), each
+    wrapped on its own (at most MAX_LINES lines, so the new value stays visible), the full change
+    in a tooltip when a part was cut."""
     full = f"{prefix}{old} → {new}"
     attrs = f' ALIGN="LEFT" BGCOLOR="{CHANGED_BG}"'
     if len(full) <= width:
         return f"<TD{attrs}><B>{_esc(full)}</B></TD>"
-    old_shown, cut_old = _abbrev(prefix + old, width)
-    new_shown, cut_new = _abbrev("→ " + new, width)
+    old_lines, cut_old = _wrapped_lines(prefix + old, width)
+    new_lines, cut_new = _wrapped_lines("→ " + new, width)
     if cut_old or cut_new:
         attrs += f' TOOLTIP="{_esc(full)}" HREF="#"'
-    return (f'<TD{attrs}><FONT COLOR="{MUTED}">{_esc(old_shown)}</FONT><BR ALIGN="LEFT"/>'
-            f'<B>{_esc(new_shown)}</B><BR ALIGN="LEFT"/></TD>')
+    return f'<TD{attrs}><FONT COLOR="{MUTED}">{_br(old_lines)}</FONT><B>{_br(new_lines)}</B></TD>'
+
+
+def _br(lines: list[str]) -> str:
+    """Lines, each ended by a left-aligning break."""
+    return "".join(f'{_esc(line)}<BR ALIGN="LEFT"/>' for line in lines)
 
 
 def _cell_body(text: str, width: int, color: str) -> str:
@@ -353,7 +403,7 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
                      f"{trace.loop_index + 1} (dashed blue edge) and repeats forever." if trace.closing is not None
                      else "Lasso: the behaviour stays in the last state forever (it stutters).")
     g = _new_graph(f"{model.name}_swimlanes", _title_lines(headline, loop_note) + _wrapped(
-        "Initial state: ", [f"{n} = {_abbrev(initial[n], view.max_width)[0]}" for n in model.var_names]))
+        "Initial state: ", [f"{n} = {_abbrev(initial[n], 2 * view.max_width)[0]}" for n in model.var_names]))
     g.attr(nodesep="0.35", ranksep="0.25", newrank="true")
     col_id = {c: f"c{k}" for k, c in enumerate(columns)}
     rows = len(trace.steps)  # row r (1..rows-1) is step r; one more row for the verdict
@@ -408,12 +458,9 @@ def _lane_box(model, step, r: int, previous, is_last, view: View) -> str:
     if is_last:
         border, bg = VIOLATION, VIOLATION_BG
     rows = [f'<TR><TD ALIGN="LEFT" BGCOLOR="{bg}"><B>{_esc(line)}</B></TD></TR>' for line in label]
-    shown = model.format_state(step.state)
-    before = model.format_state(previous)
-    changed = [n for n, a, b in zip(model.var_names, previous, step.state) if a != b]
-    for n in changed:
-        rows.append("<TR>" + _change_cell(before[n], shown[n], view.max_width, f"{n}: ") + "</TR>")
-    if not changed:
+    found = _step_changes(model, previous, step.state)
+    rows += ["<TR>" + _change_row(c, view.max_width, True) + "</TR>" for c in found]
+    if not found:
         rows.append("<TR>" + _cell("(no change)", view.max_width) + "</TR>")
     return (f'<<TABLE BORDER="1" COLOR="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">'
             + "".join(rows) + "</TABLE>>")
@@ -429,9 +476,15 @@ def state_id(model, state) -> str:
     return "s" + hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
 
 
-def shape_text(graph, shape) -> str:
-    """`12 states, 30 transitions; 4 strongly connected components, 1 terminal` (stategraph.shape)."""
-    text = f"{len(graph.states):,} states, {len(graph.edges):,} transitions"
+def shape_text(graph, shape, merged: tuple[tuple[str, ...], int] | None = None) -> str:
+    """`12 states, 30 transitions; 4 strongly connected components, 1 terminal` (stategraph.shape);
+    `merged` (the variables and the number of states) for a merged graph: `5 nodes for 12 states
+    (those that agree on a, b), ...`."""
+    if merged is None:
+        text = f"{len(graph.states):,} states, {len(graph.edges):,} transitions"
+    else:
+        text = (f"{len(graph.states):,} nodes for {merged[1]:,} states (those that agree on "
+                f"{', '.join(merged[0])}), {len(graph.edges):,} transitions")
     if shape is None:
         return text
     if shape.components == 1:
@@ -441,51 +494,133 @@ def shape_text(graph, shape) -> str:
     return text + f"; {shape.components} strongly connected components, {n} terminal ({where})"
 
 
+@dataclass(frozen=True)
+class GraphView:
+    """How to draw a state graph (`tlacheck graph`)."""
+
+    variables: tuple[str, ...] | None = None  # the variables node labels show (None: all)
+    # "full": every shown variable; "changes": initial states in full, every other state what differs
+    # from the state it was first reached from (stategraph.parents); "none": the state's number only;
+    # "auto": full up to AUTO_FULL_LABELS states, else changes
+    labels: str = "auto"
+    group_by: str | None = None  # one dashed cluster per value of this variable
+    sizes: tuple[int, ...] | None = None  # a merged graph (stategraph.merge): the states each node stands for
+    node_of: dict | None = None  # a merged graph: state -> node, to place the counterexample on it
+
+    def label_mode(self, graph) -> str:
+        if self.labels == "auto":
+            return "full" if len(graph.states) <= AUTO_FULL_LABELS else "changes"
+        return self.labels
+
+
+AUTO_FULL_LABELS = 20
+GRAPH_VALUE_WIDTH = 40  # node labels wrap values at this width, MAX_GRAPH_VALUE_LINES lines each
+MAX_GRAPH_VALUE_LINES = 2
+MAX_EDGE_NAMES = 4  # an edge standing for more actions lists this many and the count of the others
+
+
+def graph_labels(model, graph, view: GraphView = GraphView()) -> list[list[str]]:
+    """The lines of each node's label (see GraphView); their total is the drawing's size that
+    `tlacheck graph` limits."""
+    names = view.variables if view.variables is not None else model.var_names
+    slots = [model.var_names.index(n) for n in names]
+    types = [model.var_types[k] for k in slots]
+    from checker.engine.stategraph import parents  # networkx, which stategraph imports, only for graphs
+
+    mode = view.label_mode(graph)
+    tree = parents(graph) if mode == "changes" else None
+    out = []
+    for i, state in enumerate(graph.states):
+        shown = model.format_state(state)
+        header = f"#{i + 1}"
+        if view.sizes is not None:
+            header += f" ({view.sizes[i]:,} state{'s' if view.sizes[i] != 1 else ''})"
+        parent = tree[i] if tree is not None else None
+        if mode == "none":
+            out.append([header])
+            continue
+        if parent is None:
+            lines = [] if mode == "full" and view.sizes is None else [header]
+            for n in names:
+                lines += _wrapped_lines(f"{n} = {shown[n]}", GRAPH_VALUE_WIDTH, MAX_GRAPH_VALUE_LINES)[0]
+            out.append(lines)
+            continue
+        lines = [f"{header} from #{parent + 1}"]
+        before = graph.states[parent]
+        found = diff.changes(tuple(before[k] for k in slots), tuple(state[k] for k in slots), names, types)
+        for c in found:
+            text = f"{c.path} = {c.new_text}" if c.op is diff.Op.CHANGED else f"{c.path} {c.sign} {c.element_text}"
+            lines.append(_abbrev(text, GRAPH_VALUE_WIDTH)[0])
+        if not found:
+            lines.append("(no variable shown changed)")
+        out.append(lines)
+    return out
+
+
 def state_graph_dot(model, graph, headline: Headline | None = None, path: Trace | None = None,
-                    bad: frozenset = frozenset(), self_loops: bool = False, shape=None) -> str:
-    """The reachable state graph (a stategraph.StateGraph). Parallel edges are merged into one
-    edge listing the actions; `path` (a counterexample) is drawn bold red; `bad` holds the indices
-    of states violating an invariant; with `shape` (stategraph.shape), each terminal component
-    of more than one state, when there are others, is framed as a dashed cluster."""
+                    bad: frozenset = frozenset(), self_loops: bool = False, shape=None,
+                    view: GraphView = GraphView()) -> str:
+    """The reachable state graph (a stategraph.StateGraph, or a merged one with `view.sizes`).
+    Parallel edges are merged into one edge listing the actions (at most MAX_EDGE_NAMES); `path`
+    (a counterexample) is drawn bold red; `bad` holds the indices of states violating an invariant;
+    nodes are labelled as `view` says (graph_labels); with `view.group_by`, one dashed cluster per
+    value of that variable; else with `shape` (stategraph.shape), each terminal component of more
+    than one state, when there are others, is framed as a dashed cluster."""
     loops = sum(1 for src, dst, _, _ in graph.edges if src == dst)
-    extra = shape_text(graph, shape)
+    extra = shape_text(graph, shape, None if view.sizes is None else (view.variables, sum(view.sizes)))
+    title = _title_lines(headline, extra)
     if loops and not self_loops:
-        extra += f" ({loops} transitions that leave the state unchanged are not drawn)"
-    g = _new_graph(f"{model.name}_graph", _title_lines(headline, extra))
+        title.append((f"({loops} transitions that leave the {'node' if view.sizes else 'state'} unchanged are "
+                      "not drawn)", False))
+    mode = view.label_mode(graph)
+    if mode == "changes":
+        title.append(("Each state lists what differs from the state it was first reached from (#n from #m); "
+                      "initial states list every variable.", False))
+    g = _new_graph(f"{model.name}_graph", title)
     g.attr(nodesep="0.3", ranksep="0.5")
     ids = [state_id(model, s) for s in graph.states]
     on_path_states = set()
     on_path_edges = set()
     if path is not None and path.steps:
-        index = {s: i for i, s in enumerate(graph.states)}
+        index = view.node_of if view.node_of is not None else {s: i for i, s in enumerate(graph.states)}
         chain = [index.get(step.state) for step in path.steps]
         on_path_states = {c for c in chain if c is not None}
         on_path_edges = {(a, b) for a, b in zip(chain, chain[1:]) if a is not None and b is not None}
     initial = set(graph.initial)
-    framed = [c for c in shape.terminal if len(c) > 1] if shape is not None and shape.components > 1 else []
-    inside = {i for c in framed for i in c}
+    labels = graph_labels(model, graph, view)
+    if view.group_by is not None:
+        groups: dict[str, list[int]] = {}
+        for i, state in enumerate(graph.states):
+            groups.setdefault(model.format_state(state)[view.group_by], []).append(i)
+        framed = [(f"{view.group_by} = {value}", members) for value, members in groups.items()]
+    else:
+        terminal = [c for c in shape.terminal if len(c) > 1] if shape is not None and shape.components > 1 else []
+        framed = [("terminal: never left once entered", list(c)) for c in terminal]
+    inside = {i for _, c in framed for i in c}
 
     def node(target, i: int) -> None:
         state = graph.states[i]
-        shown = model.format_state(state)
-        text = "\n".join(f"{n} = {_abbrev(shown[n], 32)[0]}" for n in model.var_names)
-        attrs = {"shape": "box", "style": "rounded", "tooltip": _state_tooltip(model, state, i)}
+        tooltip = _state_tooltip(model, state, i)
+        if view.sizes is not None and view.sizes[i] > 1:
+            names = view.variables
+            shown = model.format_state(state)
+            tooltip = f"#{i + 1}: {view.sizes[i]:,} states with\n" + "\n".join(f"{n} = {shown[n]}" for n in names)
+        attrs = {"shape": "box", "style": "rounded", "tooltip": tooltip}
         if i in initial:
             attrs.update(style="rounded,filled,bold", fillcolor=INITIAL_BG)
         if i in bad:
             attrs.update(style="rounded,filled,bold", fillcolor=VIOLATION_BG, color=VIOLATION)
         if i in on_path_states:
             attrs.update(color=VIOLATION, penwidth="2.2")
-        target.node(ids[i], label=text.replace("\n", "\\l") + "\\l", **attrs)
+        target.node(ids[i], label="\\l".join(labels[i]) + "\\l", **attrs)
 
     for i in range(len(graph.states)):
         if i not in inside:
             node(g, i)
-    for k, component in enumerate(framed):
-        with g.subgraph(name=f"cluster_terminal{k}") as c:
-            c.attr(label="terminal: never left once entered", style="dashed,rounded", color="#777777",
-                   fontcolor="#555555", fontsize="10")
-            for i in component:
+    for k, (label, members) in enumerate(framed):
+        with g.subgraph(name=f"cluster_{'group' if view.group_by else 'terminal'}{k}") as c:
+            c.attr(label=label, style="dashed,rounded", color="#777777", fontcolor="#555555", fontsize="10")
+            for i in members:
                 node(c, i)
     merged: dict[tuple[int, int], list[str]] = {}
     for src, dst, action, args in graph.edges:
@@ -501,6 +636,8 @@ def state_graph_dot(model, graph, headline: Headline | None = None, path: Trace 
             attrs = {"color": VIOLATION, "penwidth": "2.4", "fontcolor": VIOLATION}
         if src == dst:
             attrs["style"] = "dotted"
+        if len(names) > MAX_EDGE_NAMES:
+            names = names[:MAX_EDGE_NAMES - 1] + [f"… ({len(names) - MAX_EDGE_NAMES + 1} more)"]
         g.edge(ids[src], ids[dst], label=" " + "\\n ".join(names), **attrs)
     return g.source
 

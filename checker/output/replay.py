@@ -44,8 +44,8 @@ from checker.core.errors import suggest
 from checker.core.result import Step, Trace
 from checker.core.runtime import EVAL_FAILURES, Fault
 from checker.core.source import Span
-from checker.core.values import format_value
 from checker.ir import nodes as ir
+from checker.output import diff
 from checker.output.savedtrace import SavedTrace, TraceFileError, decode_args
 
 
@@ -76,7 +76,9 @@ class ReplayResult:
     step: int | None = None  # the failing step: 0 for the initial state, k for the k-th action
     action: str | None = None
     causes: tuple[Cause, ...] = ()
-    differences: tuple[tuple[str, str, str], ...] = ()  # (variable, recorded, replayed)
+    # (variable, path, recorded, replayed), entry by entry (output/diff.py): ("pc", "pc[c1]", "Waiting",
+    # "Ready"); an element only one side has is "(absent)" on the other
+    differences: tuple[tuple[str, str, str, str], ...] = ()
     still_violates: bool | None = None  # the recorded invariant on the last replayed state
     notes: tuple[str, ...] = ()
     trace: Trace | None = None  # the replayed trace, in this model's states, when it replays
@@ -127,13 +129,25 @@ class _Replayer:
     def _agrees(self, state: tuple, recorded: dict) -> bool:
         return all(state[i] == recorded[n] for i, n in self.slots if n in recorded)
 
-    def _differences(self, state: tuple, recorded: dict) -> list[tuple[str, str, str]]:
-        shown = self.model.format_state(state)
+    def _differences(self, state: tuple, recorded: dict) -> list[tuple[str, str, str, str]]:
+        """Where `state` (replayed) and the recorded state differ, entry by entry: the recorded
+        state is diffed against the replayed one (diff.changes), so an element only the recorded
+        state has is "added"."""
+        known = [(i, n) for i, n in self.slots if n in recorded]
+        replayed = tuple(state[i] for i, _ in known)
+        saved = tuple(recorded[n] for _, n in known)
         out = []
-        for i, n in self.slots:
-            if n in recorded and state[i] != recorded[n]:
-                out.append((n, format_value(recorded[n], self.model.var_types[i]), shown[n]))
+        for c in diff.changes(replayed, saved, [n for _, n in known], [self.model.var_types[i] for i, _ in known]):
+            if c.op is diff.Op.CHANGED:
+                out.append((c.variable, c.path, c.new_text, c.old_text))
+            elif c.op is diff.Op.ADDED:
+                out.append((c.variable, c.path, c.element_text, "(absent)"))
+            else:
+                out.append((c.variable, c.path, "(absent)", c.element_text))
         return out
+
+    def _differing_variables(self, diffs) -> list[str]:
+        return list(dict.fromkeys(n for n, _, _, _ in diffs))
 
     def _run(self) -> ReplayResult:
         model, saved = self.model, self.saved
@@ -145,7 +159,8 @@ class _Replayer:
         candidates = [s for s in inits if self._agrees(s, first)]
         if not candidates:
             diffs = self._differences(inits[0], first) if inits else []
-            causes = [Cause(f"the initial value of `{n}` is declared here", self._var_span(n)) for n, _, _ in diffs]
+            causes = [Cause(f"the initial value of `{n}` is declared here", self._var_span(n))
+                      for n in self._differing_variables(diffs)]
             raise self._fail(Outcome.INITIAL_DIFFERS, "the recorded initial state is not an initial state of "
                              "this spec", 0, None, causes, diffs)
         trace_steps = [Step(None, (), candidates[0])]
@@ -306,7 +321,7 @@ class _Replayer:
             info = self.model.action_info[a]
             return self._error(fault, k, label, f"computing action {info.name}", info.span, inst.model)
         causes = []
-        for name, _, _ in diffs:
+        for name in self._differing_variables(diffs):
             slot = self.model.var_names.index(name)
             j = wrote[slot] if wrote is not None else 0
             if j:

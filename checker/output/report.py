@@ -6,6 +6,7 @@ from checker import __version__
 from checker.compile.model import Model
 from checker.core.errors import Diagnostic
 from checker.core.result import Result, Trace, Verdict
+from checker.output import diff
 
 
 _HEADLINES = {
@@ -28,12 +29,17 @@ def _n(x: int) -> str:
 
 def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
     """A TLC-like trace: one block per state and the action that led to it. The first state
-    lists every variable; later states list the variables the step changed, marked `*` with
-    the old value (`full`: every variable, as TLC prints them)."""
+    lists every variable; later states list what the step changed, marked `*`, entry by entry
+    (output/diff.py): `pc[c1] = Waiting    (was Ready)`, `waiting + c2` (an element added to a set,
+    sequence or map), `waiting - c1` (removed); a value changed as a whole shows its old value.
+    `full`: every variable, as TLC prints them, the entries that changed under each changed one.
+    Values longer than a line wrap after a comma (diff.wrap)."""
     lines = []
+    per_step = [None] + [diff.changes(a.state, b.state, model.var_names, model.var_types)
+                         for a, b in zip(trace.steps, trace.steps[1:])]
     width = max((len(n) for n in model.var_names), default=0)
-    previous = before = None
-    for i, step in enumerate(trace.steps, start=1):
+    width = max([width] + [len(c.path) for found in per_step[1:] for c in found if len(c.path) <= _PATH_COLUMN])
+    for i, (step, found) in enumerate(zip(trace.steps, per_step), start=1):
         if step.action is None:
             lines.append(f"State {i}: initial state")
         else:
@@ -41,14 +47,23 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
             where = f"{info.span.file}:{info.span.line}"
             lines.append(f"State {i}: {model.step_label(step.action, step.args)}    ({where})")
         shown = model.format_state(step.state)
+        by_variable: dict[str, list[diff.Change]] = {}
+        for c in found or ():
+            by_variable.setdefault(c.variable, []).append(c)
         unchanged = 0
-        for slot, name in enumerate(model.var_names):
-            value = shown[name]
-            # values, not their text: two long ints may print alike (values.format_int)
-            if previous is not None and previous[slot] != step.state[slot]:
-                lines.append(f"  * {name:<{width}} = {value}    (was {before[name]})")
-            elif previous is None or full:
-                lines.append(f"    {name:<{width}} = {value}")
+        for name in model.var_names:
+            mine = by_variable.get(name)
+            if mine is not None and not full:
+                for c in mine:
+                    _change_lines(lines, c, width)
+            elif mine is not None:
+                whole = len(mine) == 1 and mine[0].whole
+                _value_lines(lines, "*", name, width, "=", shown[name], mine[0].old_text if whole else None)
+                if not whole:
+                    for c in mine:  # under the value, unpadded
+                        _change_lines(lines, c, 0, mark=" ", indent=" " * (width + 3))
+            elif found is None or full:
+                _value_lines(lines, " ", name, width, "=", shown[name])
             else:
                 unchanged += 1
         if unchanged and not full:
@@ -63,8 +78,33 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
                 label = model.step_label(trace.closing.action, trace.closing.args)
                 lines.append(f"  then {label} leads back to state {trace.loop_index + 1}, and the cycle repeats forever")
         lines.append("")
-        previous, before = step.state, shown
     return "\n".join(lines).rstrip() + "\n"
+
+
+_PATH_COLUMN = 32  # change paths up to this long widen the name column; longer ones overflow it
+
+
+def _change_lines(lines: list[str], c: diff.Change, width: int, mark: str = "*", indent: str = "") -> None:
+    if c.op is diff.Op.CHANGED:
+        _value_lines(lines, mark, c.path, width, "=", c.new_text, c.old_text, indent)
+    else:
+        _value_lines(lines, mark, c.path, width, c.sign, c.element_text, None, indent)
+
+
+def _value_lines(lines: list[str], mark: str, label: str, width: int, op: str, text: str, was: str | None = None,
+                 indent: str = "") -> None:
+    """`  * label = text    (was old)`, wrapped under the value's column when longer than diff.WIDTH."""
+    head = f"{indent}  {mark} {label:<{width}} {op} "
+    room = max(diff.WIDTH - len(head), 40)
+    body = diff.wrap(text, room)
+    if was is not None:
+        tail = f"(was {was})"
+        if len(body) == 1 and len(head) + len(body[0]) + 4 + len(tail) <= diff.WIDTH:
+            body[0] += "    " + tail
+        else:
+            body += diff.wrap(tail, room)
+    lines.append(head + body[0])
+    lines += [" " * len(head) + b for b in body[1:]]
 
 
 def trace_omitted(result: Result) -> str | None:
@@ -177,17 +217,27 @@ def _coverage(model: Model, result: Result, columns: dict) -> list[str]:
 
 
 def trace_json(model: Model, trace: Trace) -> list[dict]:
+    """`{action, args, state, changes}` per step; `changes` lists what the step changed, entry by
+    entry (diff.change_json), `[]` for the first state."""
     steps = []
+    previous = None
     for step in trace.steps:
         if step.action is None:
-            steps.append({"action": None, "args": {}, "state": model.state_json(step.state)})
+            entry = {"action": None, "args": {}, "state": model.state_json(step.state)}
         else:
-            steps.append({
+            entry = {
                 "action": model.action_info[step.action].name,
                 "args": model.args_json(step.action, step.args),
                 "state": model.state_json(step.state),
-            })
+            }
+        entry["changes"] = [] if previous is None else _changes_json(model, previous, step.state)
+        steps.append(entry)
+        previous = step.state
     return steps
+
+
+def _changes_json(model: Model, old: tuple, new: tuple) -> list[dict]:
+    return [diff.change_json(c) for c in diff.changes(old, new, model.var_names, model.var_types)]
 
 
 def result_json(model: Model, result: Result, spec_path: str) -> dict:
@@ -205,6 +255,7 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
             "closing": None if v.trace.closing is None else {
                 "action": model.action_info[v.trace.closing.action].name,
                 "args": model.args_json(v.trace.closing.action, v.trace.closing.args),
+                "changes": _changes_json(model, v.trace.steps[-1].state, v.trace.closing.state),
             },
         }
         if v.kind == "error":  # why `trace` is empty although the error is in a reachable state, or null
