@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="label every disagreement again with tests/oracle/triage.py before summarising")
     ap.add_argument("--markdown", action="store_true",
                     help="also print the outcomes per class of features as a markdown table")
+    ap.add_argument("--summarise", action="store_true",
+                    help="check no seed: only summarise the results of --seeds already in --out")
     args = ap.parse_args(argv)
     if args.tlc and tlc_runner.available():
         print(f"--tlc: {tlc_runner.available()}", file=sys.stderr)
@@ -126,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     results = out / "results.jsonl"
     rows = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
     done = {(r["seed"], r.get("tlc", False)) for r in rows}
-    todo = [s for s in _seeds(args.seeds) if (s, args.tlc) not in done]
+    todo = [] if args.summarise else [s for s in _seeds(args.seeds) if (s, args.tlc) not in done]
     start = time.monotonic()
     commit = _commit()
     # Not multiprocessing.Pool: its processes are daemonic, and tlacheck's workers=2 starts
