@@ -15,7 +15,7 @@ from checker.core.source import Source
 from tests.oracle import tlc
 from tests.oracle.compare import check_seed, check_spec, run_reference
 from tests.oracle.generate import GeneratedSpec, generate
-from tests.oracle.tla import translate
+from tests.oracle.tla import Translation, translate
 
 
 REFERENCE_SEEDS = range(1, 101)
@@ -275,3 +275,21 @@ def test_the_class_table_counts_each_spec_in_every_class_of_its_features():
     assert "| nested state | 1 | 1 | 0 | 0 |" in table
     assert "| constraints | 1 | 0 | 0 | 1 |" in table
     assert table[-1] == "| all | 3 | 1 | 1 | 1 |"
+
+
+def test_tlc_decides_temporal_properties_on_the_whole_graph_only(monkeypatch):
+    """TLC's periodic liveness check on a partial graph made its verdict depend on the clock
+    (seed 2521: a lasso reported before the search reached a division by zero)."""
+    seen = []
+
+    def fake_run(cmd, **kwargs):
+        seen.append(cmd)
+        raise tlc.subprocess.TimeoutExpired(cmd, 1)
+
+    monkeypatch.setattr(tlc, "jar", lambda: "tla2tools.jar")
+    monkeypatch.setattr(tlc, "_class_data", lambda path, tmp: ([], None))
+    monkeypatch.setattr(tlc.subprocess, "run", fake_run)
+    assert tlc.run(Translation("---- MODULE Oracle ----\n====\n", "", {}, True), False).verdict == "timeout"
+    cmd = seen[-1]
+    assert cmd[cmd.index("-lncheck") + 1] == "final"
+    assert cmd.index("-lncheck") < cmd.index("Oracle.tla")
