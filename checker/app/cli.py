@@ -22,7 +22,7 @@ from checker.compile.model import build_model
 from checker.core.errors import Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
 from checker.core.result import Verdict
 from checker.core.source import Source
-from checker.engine.explore import explore, one_process_reason
+from checker.engine.explore import explore, one_process_reason, symmetry_not_applied
 from checker.engine.options import Options, Progress, Storage
 from checker.output.artefacts import run_json
 from checker.output.report import errors_json, format_result
@@ -150,6 +150,8 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="explore with N processes, or `auto`: one per core (same result as one; default 1)")
     check.add_argument("--storage", choices=("fingerprint", "exact"), default="fingerprint",
                        help="seen states as 64-bit fingerprints (default) or exactly (about 10x the memory)")
+    check.add_argument("--no-symmetry", action="store_true",
+                       help="store every state, not one per renaming of the `symmetric` sets (TLC without SYMMETRY)")
     _add_counterexample_options(check)
     _add_simulate_command(sub)
     verify = sub.add_parser("verify", help="check every variant of each spec against its `expect` lines",
@@ -586,7 +588,14 @@ def _check(args, sources: dict[str, Source]) -> int:
         reachables=reachables,
         workers=args.workers,
         storage=Storage(args.storage),
+        symmetry=not args.no_symmetry,
     )
+    unreduced = symmetry_not_applied(model, options)
+    if unreduced is not None:
+        message = f"symmetry is not applied: {unreduced}"
+        run_warnings.append(_run_warning(message))
+        if not args.quiet:
+            print(f"tlacheck: warning: {message}", file=sys.stderr, flush=True)
     single = one_process_reason(model, options) if options.workers > 1 else None
     if single is not None:
         message = f"--workers {options.workers} has no effect on this run: {single}"

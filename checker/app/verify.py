@@ -82,11 +82,11 @@ def verify_source(source: Source, overrides: dict | None = None, simulation: Sim
         if e.name not in runs:
             runs[e.name] = _explore(source, overrides, e.name, simulation)
         rows.append(_row(source, e, runs[e.name], simulation))
-    _replay_base_counterexamples(source, overrides, rows, runs)
+    _replay_base_counterexamples(source, overrides, rows, runs, simulation)
     return rows
 
 
-def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], runs: dict) -> None:
+def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], runs: dict, simulation=None) -> None:
     """For each fix that makes a check hold which the base spec violates, replay the base
     counterexample against the fix and record the step (and guard) that now blocks it."""
     from checker.output.replay import replay

@@ -12,12 +12,14 @@ import traceback
 from dataclasses import dataclass
 
 from checker.compile import codegen
+from checker.compile.symmetry import Symmetry
 from checker.core import runtime
 from checker.core import types as T
-from checker.core.errors import EvalError, SpecError
+from checker.core.errors import Diagnostic, EvalError, SpecError
 from checker.core.source import Source, Span
 from checker.core.values import format_int, format_value, to_json
 from checker.ir import nodes as ir
+from checker.ir.symmetry import mentions
 from checker.lang.parser import parse
 from checker.lang.typecheck import check
 from checker.lang.variants import BASE, apply_variant
@@ -75,6 +77,8 @@ class Model:
         self.constants = constants
         self.var_names = tuple(v.name for v in spec.variables)
         self.var_types = tuple(v.type for v in spec.variables)
+        # The renamings of the sets declared `symmetric` (empty: none, or each has one member)
+        self.symmetry = Symmetry(self.var_types, tuple(s for s in spec.sorts if s.name in spec.symmetric))
         entries = generated.entries
         self.init = namespace[entries.init]
         self.actions = tuple(namespace[name] for name in entries.actions)
@@ -248,7 +252,23 @@ def compile_spec(spec: ir.Spec) -> Model:
         raise model.eval_error(fault) from None
     except (RecursionError, MemoryError) as exc:
         raise model.limit_error(exc, "evaluating the constants") from None
+    _check_symmetric_constants(model)
     return model
+
+
+def _check_symmetric_constants(model: Model) -> None:
+    """E123 for a constant whose value a renaming of a symmetric set changes (`Leader = n1`;
+    `Quorum = {{a1, a2}, {a1, a3}, {a2, a3}}` is the same under every renaming, so it may stay)."""
+    errors = []
+    for c, value in zip(model.spec.constants, model.constants):
+        if model.symmetry.moves(value, c.type):
+            sorts = ", ".join(s.name for s in model.symmetry.sorts if mentions(c.type, frozenset([s.name])))
+            errors.append(Diagnostic("E123", f"the value of `{c.name}` changes when the members of the symmetric "
+                                             f"set {sorts} are renamed: this breaks the symmetry", c.span,
+                                     "a constant may name members only if every renaming gives it back "
+                                     "(like a set of all pairs); or drop `symmetric`"))
+    if errors:
+        raise SpecError(errors)
 
 
 _LOOPS_HINT = ("Python allows 20 nested loops in a function: each action parameter, `with` binder and enclosing "

@@ -71,6 +71,22 @@ def one_process_reason(model: Model, options: Options) -> str | None:
     return reason
 
 
+def symmetry_not_applied(model: Model, options: Options) -> str | None:
+    """Why a spec with `symmetric` sets is explored without the reduction (None: it is reduced,
+    or there is nothing to reduce). Only the level-synchronous search stores orbits: the
+    liveness checker needs every state of the graph (a lasso through renamed states is not one
+    of the spec's behaviours), and so does an exact store."""
+    if not model.symmetry or not options.symmetry:
+        return None
+    if liveness_properties(model, options):
+        return "temporal properties are decided on the graph of every state (use --property/--invariant to check the rest reduced)"
+    if options.storage != Storage.FINGERPRINT:
+        return "exact storage keeps every state"
+    if options.collect:
+        return "collecting every violation explores every state"
+    return None
+
+
 def _graph_search_reason(model: Model, options: Options) -> str | None:
     """Why the search runs in bfs.Explorer, which stores every state and may keep the graph
     (None: the level-synchronous search of levels.py runs it)."""

@@ -226,6 +226,9 @@ class Coordinator(Explorer):
 
     def __init__(self, model: Model, options: Options, progress, progress_every: float, workers: int = 1):
         self.fingerprint = Fingerprinter(model.var_types)
+        # The key of a state: its fingerprint, or its orbit's under the declared symmetry
+        self.symmetric = options.symmetry and bool(model.symmetry)
+        self.key = model.symmetry.key(self.fingerprint) if self.symmetric else self.fingerprint
         super().__init__(model, options, progress, progress_every)
         self.seen, self.parents, self.fps = self.store.seen, self.store.parents, self.store.fps
         self.expanded = 0  # states expanded, in index order
@@ -255,7 +258,7 @@ class Coordinator(Explorer):
         self.watch = MemoryWatch(options, self._memory_mb)  # the early memory warning, for all processes
 
     def _new_store(self):
-        return FingerprintStore(self.fingerprint)
+        return FingerprintStore(self.key)
 
     def _store(self, state: tuple, parent: int, fp: int) -> int:
         """Store an initial state whose fingerprint `fp` the caller has put in `seen`; returns its index."""
@@ -277,7 +280,7 @@ class Coordinator(Explorer):
         try:
             for state in self.model.init():
                 self.generated += 1
-                fp = self.fingerprint(state)
+                fp = self.key(state)
                 slot = seen.find(fp)
                 if slot >= 0:
                     continue
@@ -320,7 +323,7 @@ class Coordinator(Explorer):
             if self.workers == 1:
                 # It reads the watchdog's verdict as its stop flag; its counters are its own.
                 self.local = _Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
-                                     checks, [0] * _LIVE, self._tick)
+                                     checks, [0] * _LIVE, self._tick, self.symmetric)
                 self.local.frontier, self.local.frontier_fps = initial, initial_fps
                 return self._levels()
             ctx = multiprocessing.get_context("fork")  # the workers inherit the model and the checks
@@ -328,7 +331,7 @@ class Coordinator(Explorer):
                 mine, theirs = ctx.Pipe()
                 proc = ctx.Process(target=_worker_main,
                                    args=(theirs, self.model, self.table, self.halt, self.options.check_deadlock,
-                                         checks, self.live_counts, w),
+                                         checks, self.live_counts, w, self.symmetric),
                                    daemon=True)
                 proc.start()
                 theirs.close()
@@ -916,12 +919,20 @@ class Coordinator(Explorer):
 
 # -------------------------------------------------------------------- worker side
 
+def _keyed(act, key: Callable[[tuple], int]):
+    """A successor function giving each successor's orbit key (symmetry) instead of its fingerprint."""
+    def nexts(state, raw, memos, entries):
+        succs = [t for _, t in act(state)]
+        return succs, list(map(key, succs))
+    return nexts
+
+
 class _Stopped(Exception):
     """The coordinator ended the search in the middle of a step."""
 
 
 def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
-                 checks: tuple, live: mmap.mmap, w: int) -> None:
+                 checks: tuple, live: mmap.mmap, w: int, symmetric: bool) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
@@ -933,7 +944,7 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
     try:
         with watchdog:
             _Worker(conn, model, table, halt, check_deadlock, checks,
-                    memoryview(live).cast("q")[_LIVE * w:_LIVE * (w + 1)]).serve()
+                    memoryview(live).cast("q")[_LIVE * w:_LIVE * (w + 1)], None, symmetric).serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
     except MemoryError:  # outside the spec's code (there it is an event): the worker's own tables
@@ -954,7 +965,7 @@ class _Worker:
     calls `tick` every 1024 states it expands. `halt`: the stop flag (true: drop the level)."""
 
     def __init__(self, conn, model: Model, table: _Table, halt, check_deadlock: bool,
-                 checks: tuple, live, tick: Callable[[int, int, int], None] | None = None):
+                 checks: tuple, live, tick: Callable[[int, int, int], None] | None = None, symmetric: bool = False):
         self.conn = conn
         self.live = live  # its shared counters: step, expanded, candidates, generated in this expansion
         self.tick = tick
@@ -972,6 +983,9 @@ class _Worker:
         self.pools = ValuePools(model)
         self.stored = 0  # candidates so far, for the pools' review
         self.fingerprint = Fingerprinter(model.var_types)
+        # The key of a successor: its fingerprint (computed from its parent's by the successor
+        # functions), or, with symmetry, its orbit's (compile/symmetry.py)
+        self.key = model.symmetry.key(self.fingerprint) if symmetric else None
         self._replan()
         self.frontier: list[tuple] = []  # the states it holds, in order
         self.frontier_fps: list[int] = []  # and their fingerprints
@@ -992,6 +1006,8 @@ class _Worker:
             invs = tuple((name, f, kind) for name, f, kind in self.checks
                          if kind != "invariant" or model.invariant_reads[name] & writes)
             interned = tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
+            if self.key is not None:
+                nexts = _keyed(model.actions[ai], self.key)
             self.plan.append((ai, nexts, model.actions[ai], invs, interned))
 
     def serve(self) -> None:
@@ -1097,6 +1113,7 @@ class _Worker:
         shared = self.pools
         pools = shared.pools
         fingerprint = self.fingerprint
+        key = self.key or fingerprint
         memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
         frontier, self.frontier = self.frontier, []
         frontier_fps, self.frontier_fps = self.frontier_fps, []
@@ -1127,7 +1144,7 @@ class _Worker:
                 try:
                     succs, fps_of = nexts(state, raw, memos, entries)
                 except EVAL_FAILURES as first:
-                    succs, fps_of, fault = until_fault(act, state, first, fingerprint)
+                    succs, fps_of, fault = until_fault(act, state, first, key)
                 for succ, fp in zip(succs, fps_of):
                     k += 1
                     if fp in recent:  # a step to a state seen (or not stored) before is checked too

@@ -39,6 +39,9 @@ class Options:
     # > 1: that many forked workers (checker/engine/levels.py), with the same result. One process
     # anyway for exact storage, temporal and step properties and collect mode.
     workers: int = 1
+    # Store one state per orbit of the sets declared `symmetric` (compile/symmetry.py); False:
+    # every state (--no-symmetry). Temporal properties, exact storage and collect mode never reduce.
+    symmetry: bool = True
 
 
 @dataclass(frozen=True)

@@ -447,6 +447,8 @@ class Spec:
     steps: tuple[Predicate, ...] = ()
     theorems: tuple[Theorem, ...] = ()
     warnings: tuple = field(default=())
+    # The sets of model values declared `symmetric` (SortT names): their members are interchangeable
+    symmetric: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------- analyses shared by later stages

@@ -318,7 +318,10 @@ class _Builder(Transformer):
         return ("header", str(children[0]))
 
     def const_decl(self, meta, c):
-        return S.ConstDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1], c[2])
+        return S.ConstDecl(self.sp(meta), str(c[1]), self.ts(c[1]), c[2], c[3], c[0] is not None)
+
+    def symmetric(self, meta, c):
+        return True
 
     def enum_decl(self, meta, c):
         return S.EnumDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])

@@ -310,6 +310,7 @@ class Decl(Node):
 class ConstDecl(Decl):
     type: TypeExpr
     default: Expr | None
+    symmetric: bool = False  # `symmetric const S: set[model]`: S's members are interchangeable
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from checker.core.errors import Diagnostic, SpecError, UsageError, Warnings, sug
 from checker.core.runtime import NONE
 from checker.core.source import Source, Span
 from checker.ir import nodes as ir
+from checker.ir.symmetry import breaks as symmetry_breaks
 from checker.lang import syntax as S
 from checker.lang.parser import parse_expression
 
@@ -87,6 +88,7 @@ class _Checker:
         self.warnings = Warnings()
         self.defer_bounds = False
         self.sorts: dict[str, T.SortT] = {}
+        self.symmetric: list[str] = []  # the sets of model values declared `symmetric`
         self.atoms: dict[str, list[tuple[T.SortT, int]]] = {}
         self.consts: dict[str, tuple[int, T.Type]] = {}
         self.constants: list[ir.Constant] = []
@@ -174,7 +176,7 @@ class _Checker:
             self.warnings.add("W202", "the spec declares no action", self.tree.span,
                               "the initial state will be reported as a deadlock (use --no-deadlock, "
                               "or `tlacheck prove` for theorems)")
-        return ir.Spec(
+        spec = ir.Spec(
             name=self.tree.name or _stem(self.source.name),
             file=self.source.name,
             sorts=tuple(self.sorts.values()),
@@ -190,7 +192,18 @@ class _Checker:
             steps=tuple(steps),
             theorems=tuple(theorems),
             warnings=tuple(self.warnings.items),
+            symmetric=tuple(self.symmetric),
         )
+        broken = symmetry_breaks(spec)
+        errors = [Diagnostic("E123", message, span, hint) for kind, span, message, hint in broken if kind == "error"]
+        if errors:
+            raise SpecError(errors)
+        if broken:
+            warnings = Warnings()
+            for _, span, message, hint in broken:
+                warnings.add("W212", message, span, hint)
+            spec = dataclasses.replace(spec, warnings=spec.warnings + tuple(warnings.items))
+        return spec
 
     def _recover(self, errors: list[Diagnostic], check, *args):
         """`check(*args)`, or None after adding its error to `errors` and putting the checker back
@@ -290,6 +303,8 @@ class _Checker:
             if e.name in self.top_names and e.name != d.name:
                 raise _err("E101", f"model value `{e.name}` has the name of a declaration", e.span, "rename one of them")
         sort = self._declare_sort(d.name, members, "model", [(e.name, e.span) for e in expr.elements])
+        if d.symmetric:
+            self.symmetric.append(d.name)
         index = len(self.constants)
         value = ir.Build(T.SetT(sort), d.span, "set", tuple(ir.Lit(sort, e.span, i) for i, e in enumerate(expr.elements)))
         self.constants.append(ir.Constant(d.name, T.SetT(sort), value, d.span))
@@ -304,6 +319,9 @@ class _Checker:
                              "the value is an expression of the spec language, e.g. 3, true, {r1, r2}") from None
 
     def _declare_const(self, d: S.ConstDecl) -> None:
+        if d.symmetric:
+            raise _err("E123", f"only a set of model values can be symmetric; `{d.name}` is not one", d.name_span,
+                       f"declare it `symmetric const {d.name}: set[model] = {{a, b, c}}`, or drop `symmetric`")
         ctype = self._plain_type(d.type)
         if d.name in self.overrides:
             text = self.overrides.pop(d.name)

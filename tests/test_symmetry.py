@@ -1,0 +1,160 @@
+"""Symmetry reduction (`symmetric const S: set[model]`): one state per orbit, TLC's SYMMETRY
+counts, real traces, and what breaks a symmetry refused (E123) or warned about (W212)."""
+
+import textwrap
+
+import pytest
+
+from checker.compile.symmetry import Symmetry
+from checker.core.errors import SpecError
+from checker.core.result import Verdict
+from checker.engine.explore import explore, symmetry_not_applied
+from checker.engine.options import Options, Storage
+from tests.conftest import model_of, run
+
+MUTEX = textwrap.dedent("""
+    symmetric const Node: set[model] = {n1, n2, n3}
+    var holder: Node? = none
+    var waiting: set[Node] = {}
+    action Request(n in Node):
+        require n not in waiting and holder != n
+        waiting = waiting | {n}
+    action Grant(n in Node):
+        require holder == none and n in waiting
+        holder = n
+        waiting = waiting - {n}
+    action Release:
+        require holder != none
+        holder = none
+    invariant Exclusive: all(not (holder == n and n in waiting) for n in Node)
+    """)
+
+
+def _reachable(model) -> set:
+    """Every reachable state, by a search independent of the explorers (no constraints here)."""
+    seen = set(model.init())
+    todo = list(seen)
+    while todo:
+        s = todo.pop()
+        for act in model.actions:
+            for _, t in act(s):
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+    return seen
+
+
+def _orbits(model, states: set) -> int:
+    left, count = set(states), 0
+    while left:
+        left -= model.symmetry.orbit(next(iter(left)))
+        count += 1
+    return count
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_one_state_is_stored_per_orbit(workers):
+    model = model_of(MUTEX)
+    reduced = explore(model, Options(check_deadlock=False, workers=workers))
+    full = explore(model, Options(check_deadlock=False, symmetry=False))
+    states = _reachable(model)
+    assert full.distinct_states == len(states) == 20
+    assert reduced.distinct_states == _orbits(model, states) == 7
+    assert reduced.verdict == full.verdict == Verdict.OK
+
+
+def test_every_renaming_is_a_state_of_the_same_orbit_and_the_key_is_the_orbits():
+    model = model_of(MUTEX)
+    symmetry = model.symmetry
+    assert len(symmetry.renamings) == 5  # 3! - 1
+    key = symmetry.key(lambda s: hash(s))
+    for s in _reachable(model):
+        assert len({key(t) for t in symmetry.orbit(s)}) == 1
+        assert all(r(s) in _reachable(model) for r in symmetry.renamings)
+
+
+def test_a_counterexample_under_symmetry_replays_step_by_step_on_the_unreduced_spec():
+    buggy = MUTEX.replace("    waiting = waiting - {n}\n", "")  # the granted node stays waiting
+    model, reduced = run(buggy, check_deadlock=False)
+    full = explore(model, Options(check_deadlock=False, symmetry=False))
+    assert reduced.verdict == full.verdict == Verdict.INVARIANT_VIOLATED
+    steps = reduced.violation.trace.steps
+    assert len(steps) == len(full.violation.trace.steps)  # still a shortest trace
+    assert steps[0].state in set(model.init())
+    for before, step in zip(steps, steps[1:]):  # each step a real successor by its action and arguments
+        assert (step.args, step.state) in set(model.actions[step.action](before.state))
+    assert not dict(model.invariants)["Exclusive"](steps[-1].state)
+
+
+def test_no_symmetry_and_a_singleton_set_give_the_unreduced_counts():
+    one = model_of(MUTEX.replace("{n1, n2, n3}", "{n1}"))
+    assert not one.symmetry
+    model = model_of(MUTEX)
+    assert explore(model, Options(check_deadlock=False, symmetry=False)).distinct_states == 20
+
+
+@pytest.mark.parametrize("options, reason", [
+    ({"storage": Storage.EXACT}, "exact storage keeps every state"),
+    ({"collect": True}, "collecting every violation explores every state"),
+])
+def test_searches_that_keep_every_state_say_so_and_are_not_reduced(options, reason):
+    model = model_of(MUTEX)
+    assert symmetry_not_applied(model, Options(**options)) == reason
+    assert explore(model, Options(check_deadlock=False, **options)).distinct_states == 20
+
+
+def test_temporal_properties_are_checked_on_every_state():
+    model = model_of(MUTEX + "property Served: always eventually holder == none\n")
+    assert "temporal properties" in symmetry_not_applied(model, Options())
+    assert symmetry_not_applied(model, Options(properties=())) is None
+
+
+@pytest.mark.parametrize("text, message", [
+    (MUTEX.replace("holder = n\n", "holder = n1\n"), "`n1` names a member of the symmetric set Node"),
+    (MUTEX + "invariant First: holder != n2\n", "`n2` names a member"),
+    (MUTEX.replace("var holder: Node? = none", "var holder: Node? = n3"), "`n3` names a member"),
+    (MUTEX.replace("symmetric const Node: set[model] = {n1, n2, n3}",
+                   "symmetric const Node: set[model] = {n1, n2, n3}\nsymmetric const K: int = 3"),
+     "only a set of model values can be symmetric"),
+    (MUTEX.replace("symmetric const Node: set[model] = {n1, n2, n3}",
+                   "symmetric const Node: set[model] = {n1, n2, n3}\nconst Pair: set[Node] = {n1, n2}"),
+     "the value of `Pair` changes when the members of the symmetric set Node are renamed"),
+])
+def test_what_breaks_the_symmetry_is_an_error(text, message):
+    with pytest.raises(SpecError) as exc:
+        model_of(text)
+    d = exc.value.diagnostics[0]
+    assert d.code == "E123" and message in d.message, d.message
+    assert d.span is not None
+
+
+def test_a_constant_the_renamings_give_back_may_name_members():
+    text = MUTEX.replace("symmetric const Node: set[model] = {n1, n2, n3}",
+                         "symmetric const Node: set[model] = {n1, n2, n3}\n"
+                         "const Pairs: set[set[Node]] = {{n1, n2}, {n1, n3}, {n2, n3}}")
+    assert model_of(text).symmetry
+
+
+def test_an_order_dependent_choice_is_a_warning():
+    model = model_of(MUTEX + "def first() -> Node: choose(n for n in Node)\ninvariant F: first() in Node\n")
+    codes = [w.code for w in model.spec.warnings]
+    assert "W212" in codes
+
+
+def test_two_symmetric_sets_give_the_product_of_their_renamings():
+    text = """
+        symmetric const A: set[model] = {a1, a2, a3}
+        symmetric const B: set[model] = {b1, b2}
+        var m: map[A, B?] = {a -> none for a in A}
+        action Set(a in A, b in B):
+            m[a] = b
+        """
+    model = model_of(text)
+    assert len(model.symmetry.renamings) == 3 * 2 * 2 - 1
+    states = _reachable(model)
+    result = explore(model, Options(check_deadlock=False))
+    assert result.distinct_states == _orbits(model, states) < len(states)
+
+
+def test_symmetry_keys_are_the_same_object_of_the_compile_stage():
+    assert isinstance(model_of(MUTEX).symmetry, Symmetry)
