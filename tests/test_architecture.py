@@ -141,6 +141,8 @@ _BOUND_BY_AN_INTERFACE = {
     "prove.smt": lambda fn, p: p == "env",
     "app.cli": lambda fn, p: fn == "handler" and p in ("signum", "frame"),
     "engine.watchdog": lambda fn, p: (fn, p) in (("__exit__", "exc"), ("_tick", "signum")),
+    # a successor function `n{i}`'s signature (state, raw, memos, entries): the keyed one needs the state alone
+    "engine.levels": lambda fn, p: fn == "nexts" and p in ("raw", "memos", "entries"),
 }
 
 

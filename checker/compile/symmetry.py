@@ -23,6 +23,7 @@ Temporal properties and exact storage are checked without the reduction (explore
 from __future__ import annotations
 
 from itertools import permutations, product
+from operator import itemgetter
 from typing import Callable, Sequence
 
 from checker.core import types as T
@@ -56,6 +57,24 @@ def renamer(t: T.Type, perm: dict[str, tuple[int, ...]]) -> Callable | None:
         fk, fv = renamer(t.key, perm), renamer(t.value, perm)
         if fk is None:
             return lambda v: (v[0], tuple(map(fv, v[1])))
+        if isinstance(t.key, T.SortT):  # keyed by the members themselves: no sorting for a total map
+            image = perm[t.key.name]
+            n = len(image)
+            inverse = [0] * n
+            for m, i in enumerate(image):
+                inverse[i] = m
+            take = itemgetter(*inverse)  # n > 1: a tuple
+
+            def rename_by_member(v):
+                keys, values = v
+                if fv is not None:
+                    values = tuple(map(fv, values))
+                if len(keys) == n:  # keys 0..n-1: member m's entry moves to image[m]
+                    return (keys, take(values))
+                pairs = sorted(zip(map(image.__getitem__, keys), values))
+                return (tuple(k for k, _ in pairs), tuple(x for _, x in pairs))
+
+            return rename_by_member
 
         def rename_map(v):
             keys, values = v
@@ -78,16 +97,25 @@ class Symmetry:
 
     def __init__(self, var_types: Sequence[T.Type], sorts: Sequence[T.SortT]):
         self.sorts = tuple(s for s in sorts if len(s.members) > 1)
-        images = [[(s.name, p) for p in permutations(range(len(s.members)))] for s in self.sorts]
+        names = frozenset(s.name for s in self.sorts)
+        self._all = [list(permutations(range(len(s.members)))) for s in self.sorts]
         self.renamings: list[Callable[[tuple], tuple]] = []
         self.perms: list[dict[str, tuple[int, ...]]] = []  # each renaming: sort name -> member images
-        for combo in product(*images):
-            perm = dict(combo)
-            if all(p == tuple(range(len(p))) for p in perm.values()):
+        self._by_images: dict[tuple, Callable[[tuple], tuple]] = {}  # per-sort images -> the renaming
+        for images in product(*self._all):
+            if all(p == tuple(range(len(p))) for p in images):
                 continue  # the identity
+            perm = {s.name: p for s, p in zip(self.sorts, images)}
             self.perms.append(perm)
-            slots = tuple(renamer(t, perm) for t in var_types)
-            self.renamings.append(_state_renaming(slots))
+            rename = _state_renaming(tuple(renamer(t, perm) for t in var_types))
+            self.renamings.append(rename)
+            self._by_images[images] = rename
+        # Per sort, the variables that sign its members: maps keyed by it whose values hold no
+        # symmetric member, so that a member's entries do not change when it is renamed:
+        # (slot, whether the values are plain ints or bools, compared as they are).
+        self._signs = [tuple((i, _plain(t.value)) for i, t in enumerate(var_types)
+                             if isinstance(t, T.MapT) and t.key == s and not mentions(t.value, names))
+                       for s in self.sorts]
 
     def moves(self, value, t: T.Type) -> bool:
         """Whether some renaming changes `value` (of type `t`): a constant that does breaks the
@@ -106,18 +134,65 @@ class Symmetry:
         return {state, *(r(state) for r in self.renamings)}
 
     def key(self, fingerprint: Callable[[tuple], int]) -> Callable[[tuple], int]:
-        """The key of a state's orbit: the smallest fingerprint of its renamings."""
-        renamings = self.renamings
+        """The key of a state's orbit: the smallest fingerprint of the renamings that put each
+        symmetric set's members in the order of their signatures (their entries in the maps
+        keyed by the set, `_signs`), trying every order of the members whose signatures tie.
+        The renamed states that qualify are the same for every state of an orbit, so the key is
+        the orbit's; when the signatures differ, one renaming qualifies instead of all n!."""
+        plans = [(len(s.members), signs, every) for s, signs, every in zip(self.sorts, self._signs, self._all)]
+        by_images = self._by_images
 
         def key(state: tuple) -> int:
-            best = fingerprint(state)
-            for rename in renamings:
-                fp = fingerprint(rename(state))
-                if fp < best:
+            choices = [every if not signs else _sorting(state, n, signs) for n, signs, every in plans]
+            best = None
+            for images in product(*choices):
+                rename = by_images.get(images)
+                fp = fingerprint(state if rename is None else rename(state))
+                if best is None or fp < best:
                     best = fp
             return best
 
         return key
+
+
+_MISSING = (-1,)  # the signature entry of a member a partial map does not hold (canon_key order)
+
+
+def _plain(t: T.Type) -> bool:
+    return isinstance(t, (T.IntT, T.BoolT, T.SortT))
+
+
+def _sorting(state: tuple, n: int, signs: tuple) -> list[tuple[int, ...]]:
+    """The renamings (images of the members 0..n-1) that order the members by their signature
+    in `state`, every order of the members whose signatures tie."""
+    sigs = []
+    for m in range(n):
+        sig = []
+        for slot, plain in signs:
+            keys, values = state[slot]
+            if len(keys) == n:  # the whole set: the keys are 0..n-1, in order
+                v = values[m]
+                sig.append(v if plain else canon_key(v))
+            else:
+                sig.append(canon_key(values[keys.index(m)]) if m in keys else _MISSING)
+        sigs.append(tuple(sig))
+    order = sorted(range(n), key=sigs.__getitem__)
+    groups: list[list[int]] = []
+    for m in order:
+        if groups and sigs[groups[-1][-1]] == sigs[m]:
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    out = []
+    for arrangement in product(*(permutations(g) for g in groups)):
+        image = [0] * n
+        position = 0
+        for group in arrangement:
+            for m in group:
+                image[m] = position
+                position += 1
+        out.append(tuple(image))
+    return out
 
 
 def _state_renaming(slots: tuple) -> Callable[[tuple], tuple]:
