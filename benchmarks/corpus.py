@@ -4,7 +4,7 @@
 Every model with TLC's counts in tests/data/tlc_counts (the fifteen classic ports and the broad
 corpus), or those named. Each run is a whole process, start-up included, one worker:
 
-- tlacheck: `python -m checker check SPEC --json --quiet [--no-deadlock]`;
+- tlacheck: `python -m checker check SPEC --json --quiet [--no-deadlock] [--no-symmetry]`;
 - TLC 2.15: `java -XX:+UseParallelGC -cp tla2tools.jar tlc2.TLC -workers 1 [-deadlock]
   -config CFG MODULE` on the TLA+ original, a copy of ../shared/reference/tlaplus-examples/FOLDER
   (with its SYMMETRY line removed where the pinned counts are those without symmetry, its
@@ -81,6 +81,8 @@ def run_tlacheck(e: dict, side: Side) -> None:
         cmd += ["-D", f"{name}={value}"]
     if not e["check_deadlock"]:
         cmd.append("--no-deadlock")
+    if "with_symmetry" in e:  # TLC runs without the cfg's SYMMETRY line: both explore every state
+        cmd.append("--no-symmetry")
     status, out, wall, rss = _run_wait4(cmd, str(ROOT), TIMEOUT_S)
     start = out.find("{\n")
     try:

@@ -82,7 +82,8 @@ def measure(name: str, workers: int, storage: str | None) -> dict:
     bench = by_name([name])[0]
     model = build_model(read_source(str(bench.spec)), dict(bench.overrides))
     rss_before = _rss(os.getpid())
-    kwargs = {"check_deadlock": bench.check_deadlock}
+    # Every state, as the peers explore them (a model may declare its sets `symmetric`)
+    kwargs = {"check_deadlock": bench.check_deadlock, "symmetry": False}
     if workers != 1:
         kwargs["workers"] = workers
     if storage is not None:
