@@ -12,6 +12,7 @@ from checker.core.result import Verdict
 from checker.engine.explore import explore
 from checker.engine.options import Options, Storage
 from tests.conftest import SPECS, model_of, run
+from tests.test_parallel import summary
 
 TOGGLE = """
     var x: int = 0
@@ -143,13 +144,6 @@ def test_workers_check_step_properties_without_falling_back(tmp_path, capsys):
     capsys.readouterr()
 
 
-def _summary(r):
-    err = r.error
-    return (r.verdict, r.distinct_states, r.states_generated, r.depth, r.queue_left,
-            [(c.enabled, c.generated, c.distinct) for c in r.coverage], r.violation,
-            (err.code, err.message, err.span) if err is not None else None)
-
-
 CONSTRAINED = TOGGLE + "constraint Small: x + y <= 3\n"
 
 
@@ -166,9 +160,9 @@ def test_fingerprints_and_workers_give_exact_storages_result(text):
     """The same verdict, counts, coverage and trace with every storage and worker count: the
     step is checked where the one-process search on exact storage checks it."""
     model = model_of(text)
-    exact = _summary(explore(model, Options(storage=Storage.EXACT)))
+    exact = summary(explore(model, Options(storage=Storage.EXACT)))
     for workers in (1, 2, 3):
-        assert _summary(explore(model, Options(workers=workers))) == exact, f"{workers} workers"
+        assert summary(explore(model, Options(workers=workers))) == exact, f"{workers} workers"
 
 
 @pytest.mark.parametrize("spec, mutation, broken", [

@@ -65,10 +65,10 @@ def explore(model: Model, options: Options = Options(), progress: ProgressCallba
 
 def one_process_reason(model: Model, options: Options) -> str | None:
     """Why a search with `options.workers` > 1 runs in one process anyway (None: it does not)."""
-    reason = _graph_search_reason(model, options)
-    if reason is None and not Coordinator.available():
-        reason = "this platform cannot fork worker processes"
-    return reason
+    cause = _graph_search_cause(model, options)
+    if cause is not None:
+        return _ONE_PROCESS[cause]
+    return None if Coordinator.available() else "this platform cannot fork worker processes"
 
 
 def symmetry_not_applied(model: Model, options: Options) -> str | None:
@@ -78,29 +78,34 @@ def symmetry_not_applied(model: Model, options: Options) -> str | None:
     of the spec's behaviours), and so does an exact store."""
     if not model.symmetry or not options.symmetry:
         return None
-    if liveness_properties(model, options):
-        return "temporal properties are decided on the graph of every state (use --property/--invariant to check the rest reduced)"
-    if options.storage != Storage.FINGERPRINT:
-        return "exact storage keeps every state"
-    if options.collect:
-        return "collecting every violation explores every state"
-    return None
+    cause = _graph_search_cause(model, options)
+    return None if cause is None else _UNREDUCED[cause]
 
 
-def _graph_search_reason(model: Model, options: Options) -> str | None:
+# What makes the search run in bfs.Explorer, and how each cause is told.
+_ONE_PROCESS = {"temporal": "temporal properties are decided on the whole state graph, in one process",
+                "exact": "exact storage runs in one process",
+                "collect": "collecting every violation runs in one process"}
+_UNREDUCED = {"temporal": "temporal properties are decided on the graph of every state "
+                          "(use --property/--invariant to check the rest reduced)",
+              "exact": "exact storage keeps every state",
+              "collect": "collecting every violation explores every state"}
+
+
+def _graph_search_cause(model: Model, options: Options) -> str | None:
     """Why the search runs in bfs.Explorer, which stores every state and may keep the graph
     (None: the level-synchronous search of levels.py runs it)."""
     if liveness_properties(model, options):
-        return "temporal properties are decided on the whole state graph, in one process"
+        return "temporal"
     if options.storage != Storage.FINGERPRINT:
-        return "exact storage runs in one process"
+        return "exact"
     if options.collect:
-        return "collecting every violation runs in one process"
+        return "collect"
     return None
 
 
 def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
-    if _graph_search_reason(model, options) is not None:
+    if _graph_search_cause(model, options) is not None:
         return Explorer(model, options, progress, progress_every).run()
     workers = options.workers if one_process_reason(model, options) is None else 1
     return Coordinator(model, options, progress, progress_every, workers).run()
