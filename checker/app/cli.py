@@ -170,6 +170,9 @@ def _build_parser() -> argparse.ArgumentParser:
                         help=f"with --simulate: steps per behaviour at most (default {DEFAULT_DEPTH})")
     verify.add_argument("--traces", type=_positive_int, metavar="N", default=DEFAULT_TRACES,
                         help=f"with --simulate: behaviours per variant (default {DEFAULT_TRACES:,})")
+    verify.add_argument("--html", metavar="FILE",
+                        help="also write the table and every counterexample as one offline HTML report to FILE "
+                             "(for a fix: the step and guard that block the base counterexample)")
     prove = sub.add_parser("prove", help="decide the spec's theorems with Z3; compare functions between variants",
                            description="Decide every theorem of a spec over its whole finite domain with Z3: "
                                        "proved, refuted (with a counterexample) or unknown (timeout). "
@@ -228,6 +231,9 @@ def _add_counterexample_options(p) -> None:
                    help="write the counterexample as a Graphviz diagram (.dot and .svg) into DIR")
     _add_render_options(p, "with --render")
     p.add_argument("--itf", metavar="FILE", help="write the counterexample as an ITF trace (Apalache, Quint)")
+    p.add_argument("--html", metavar="FILE",
+                   help="write the counterexample as one offline HTML report (swimlanes, the states with what each "
+                        "step changed, the spec's source; step through it with the keys) to FILE")
 
 
 def _add_simulate_command(sub) -> None:
@@ -277,7 +283,8 @@ def _add_counterexample_commands(sub) -> None:
                             description="Draw a counterexample saved by `tlacheck check --json` (or an ITF trace) "
                                         "as Graphviz diagrams. The spec is the one recorded in the trace, or --spec.")
     render.add_argument("trace", metavar="TRACE", help="the saved .json or .itf.json file")
-    render.add_argument("--out", metavar="DIR", required=True, help="write the .dot and image files into DIR")
+    render.add_argument("--out", metavar="DIR", help="write the .dot and image files into DIR")
+    render.add_argument("--html", metavar="FILE", help="write one offline HTML report of the trace to FILE")
     render.add_argument("--spec", metavar="FILE", help="the spec (default: the file recorded in the trace)")
     render.add_argument("--variant", metavar="NAME", help="the variant (default: the one recorded in the trace)")
     render.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
@@ -630,7 +637,7 @@ def _conclude(args, model, result, source: Source, sources: dict[str, Source], t
     print(text, end="")
     if result.verdict == Verdict.ERROR and result.error is not None:
         print(result.error.diagnostic().render(sources), file=sys.stderr)
-    if args.render or args.itf:
+    if args.render or args.itf or args.html:
         _write_counterexample(args, model, result, source)
     return result.verdict.exit_code
 
@@ -732,6 +739,11 @@ def _verify(args, sources: dict[str, Source]) -> int:
                           "ok": all(r.ok or r.unchecked for r in rows)}, indent=2))
     else:
         print(format_verify(rows, simulation), end="")
+    if args.html:
+        from checker.output import artefacts
+
+        _write_text(args.html, artefacts.verify_html(rows, sources, overrides, simulated=simulation is not None))
+        print(f"tlacheck: wrote {args.html}", file=sys.stderr)
     return 0 if all(r.ok or r.unchecked for r in rows) else EXIT_VERIFY_FAILED
 
 
@@ -823,8 +835,9 @@ def _write_diagrams(out_dir: str, stem: str, dots: dict[str, str], fmt: str) -> 
 
 
 def _write_counterexample(args, model, result, source) -> None:
-    """`check --render DIR` and `check --itf FILE`."""
+    """`check --render DIR`, `check --itf FILE` and `check --html FILE` (and the same of simulate)."""
     from checker.output import artefacts
+    from checker.output import html
     from checker.output import itf
 
     v = result.violation
@@ -839,6 +852,10 @@ def _write_counterexample(args, model, result, source) -> None:
         print(f"tlacheck: wrote {', '.join(written)}", file=sys.stderr)
         if missing:
             print(_NO_DOT, file=sys.stderr)
+    if args.html:
+        doc = artefacts.html_doc(model, v, source, args.file, args.variant, parse_defines(args.defines), result)
+        _write_text(args.html, html.trace_report(doc))
+        print(f"tlacheck: wrote {args.html}", file=sys.stderr)
     if args.itf:
         data = itf.trace_itf(model, v.trace, source=args.file, status=artefacts.STATUS.get(v.kind, "violation"),
                              kind=v.kind, name=v.name, variant=args.variant)
@@ -895,6 +912,9 @@ def _render(args, sources: dict[str, Source]) -> int:
     from checker.output import savedtrace
     from checker.core.result import Violation
 
+    if not args.out and not args.html:
+        raise UsageError("render needs --out DIR (diagrams) or --html FILE (a report), or both",
+                         f"for example: tlacheck render {args.trace} --out diagrams")
     data = _read_json(args.trace)
     spec_file, variant, defines = _recorded(data)
     spec_file = args.spec or spec_file
@@ -912,13 +932,20 @@ def _render(args, sources: dict[str, Source]) -> int:
         raise UsageError(f"{args.trace}: {exc}", "render it with the spec it was saved from (--spec, --variant), "
                          "or check that it still replays with `tlacheck replay`") from None
     violation = Violation(saved.kind or "trace", saved.name, trace)
-    stem = artefacts.stem(artefacts.spec_stem(spec_file), variant, saved.name or saved.kind or "trace")
-    dots = artefacts.diagrams(model, violation, source, _view(args),
-                              True if args.swimlanes else None)
-    written, missing = _write_diagrams(args.out, stem, dots, args.format)
-    print(f"tlacheck: wrote {', '.join(written)}")
-    if missing:
-        print(_NO_DOT, file=sys.stderr)
+    if args.html:
+        from checker.output import html
+
+        doc = artefacts.html_doc(model, violation, source, spec_file, variant, dict(overrides))
+        _write_text(args.html, html.trace_report(doc))
+        print(f"tlacheck: wrote {args.html}")
+    if args.out:
+        stem = artefacts.stem(artefacts.spec_stem(spec_file), variant, saved.name or saved.kind or "trace")
+        dots = artefacts.diagrams(model, violation, source, _view(args),
+                                  True if args.swimlanes else None)
+        written, missing = _write_diagrams(args.out, stem, dots, args.format)
+        print(f"tlacheck: wrote {', '.join(written)}")
+        if missing:
+            print(_NO_DOT, file=sys.stderr)
     return EXIT_OK
 
 

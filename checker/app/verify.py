@@ -50,6 +50,9 @@ class Row:
     note: str = ""
     span: object = None
     replay: str | None = None  # for a fix that holds: where the base counterexample is now blocked
+    blocked_step: int | None = None  # ... the step it is blocked at (k: the k-th action; 0: the initial state)
+    blocked_line: int | None = None  # ... and the line of the guard (or other cause) that blocks it
+    base: tuple[Model, Violation] | None = None  # ... and that base counterexample, with its model
 
     @property
     def ok(self) -> bool:
@@ -108,6 +111,7 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
                  "loop_index": t.loop_index, "closing": None if t.closing is None else {
                      "action": base.model.action_info[t.closing.action].name,
                      "args": base.model.args_json(t.closing.action, t.closing.args)}}
+        row.base = (base.model, violation)
         try:
             outcome = replay(row.model, load(saved, row.model))
         except TraceFileError as exc:
@@ -117,6 +121,8 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
             row.replay = "the base counterexample still replays step for step (the check changed, not the path)"
             continue
         cause = outcome.causes[0] if outcome.causes else None
+        row.blocked_step = outcome.step
+        row.blocked_line = cause.span.line if cause is not None and cause.span is not None else None
         where = f" ({cause.span.file}:{cause.span.line})" if cause is not None and cause.span is not None else ""
         why = f": {cause.message}{where}" if cause is not None else ""
         row.replay = (f"the base counterexample ({len(t.steps) - 1} steps) is blocked at step {outcome.step}"

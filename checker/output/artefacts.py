@@ -3,8 +3,9 @@
 One counterexample gives, under the stem `<spec file>.<variant>.<property>`:
 `.txt` (the text report without the run-dependent summary), `.json` (what
 `check --json` prints, with `elapsed_s` null so the file is reproducible),
-`.itf.json` (ITF), `.dot` (trace diagram) and, when the trace involves more
-than one actor or when asked, `.swimlanes.dot`. The command line turns each
+`.itf.json` (ITF), `.dot` (trace diagram), when the trace involves more
+than one actor or when asked, `.swimlanes.dot`, and `.html` (the offline
+report of output/html.py). The command line turns each
 `.dot` into `.svg`/`.png` and writes the files; this module only computes them.
 
 `regenerate` builds the whole `counterexamples/` folder from the `expect ...
@@ -19,6 +20,7 @@ name can write elsewhere (`../../x` becomes `x`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
@@ -26,12 +28,13 @@ from pathlib import Path, PurePosixPath
 
 from checker.compile.model import Model, build_model
 from checker.core.errors import UsageError
-from checker.core.result import Result, Verdict, Violation
+from checker.core.result import Result, Trace, Verdict, Violation
 from checker.core.source import Source
 from checker.engine.explore import explore
 from checker.engine.options import Options
 from checker.lang.parser import parse
 from checker.lang.variants import expectations
+from checker.output import html
 from checker.output import itf
 from checker.output import render
 from checker.output.report import format_result, result_json
@@ -127,6 +130,11 @@ def headline(model: Model, violation: Violation, source: Source | None = None) -
     if kind == "error":
         return render.Headline(f"{model.name}: evaluation error {name} after {steps}",
                                f"error {name}: {violation.message}", None)
+    if kind == "reachable":  # verify shows a reachable check's witness
+        return render.Headline(f"{model.name}: reachable check {name} holds: a shortest witness of {steps}",
+                               f"reaches {name}", detail)
+    if kind == "trace":  # a saved trace that records no check
+        return render.Headline(f"{model.name}: a saved trace of {steps}", "the last state", None)
     return render.Headline(f"{model.name}: {kind} {name} is violated", f"violates {name}", detail)
 
 
@@ -157,6 +165,63 @@ def diagrams(model: Model, violation: Violation, source: Source | None, view: re
     return out
 
 
+def html_doc(model: Model, violation: Violation, source: Source | None, spec_path: str, variant: str,
+             defines: dict, result: Result | None = None, reproducible: bool = False) -> html.TraceDoc:
+    """What the HTML report shows of one counterexample: the headline, the run's figures (when
+    `result` is given), and the trace as `check --json` and ITF for tools."""
+    facts = [("spec", spec_path), ("variant", variant)]
+    if defines:
+        facts.append(("-D", ", ".join(f"{k}={v}" for k, v in sorted(defines.items()))))
+    embedded: list[tuple[str, object]] = []
+    if result is not None:
+        facts += [("verdict", result.verdict.value), ("distinct states", f"{result.distinct_states:,}"),
+                  ("states generated", f"{result.states_generated:,}"), ("depth", f"{result.depth:,}")]
+        embedded.append(("json", run_json(model, result, spec_path, variant, defines, reproducible)))
+    embedded.append(("itf", itf.trace_itf(model, violation.trace, source=spec_path,
+                                          status=STATUS.get(violation.kind, "violation"), kind=violation.kind,
+                                          name=violation.name, variant=variant)))
+    return html.TraceDoc(model, violation, source, headline(model, violation, source),
+                         tuple(facts), tuple(embedded))
+
+
+def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool = False) -> str:
+    """`verify --html`: the expectations (app/verify.py's rows) and one viewer per counterexample
+    or witness; a fix that makes a check hold links to the step of the base counterexample it
+    blocks (that counterexample gets a viewer of its own when no row shows it)."""
+    docs: list[html.TraceDoc] = []
+    shown: dict[tuple[str, str, str], int] = {}  # (file, variant, check) -> viewer
+    notes: dict[int, list[tuple[int, str]]] = {}  # viewer -> (state, what blocks the step to it)
+
+    def viewer(model, violation: Violation, file: str, variant: str) -> int:
+        key = (file, variant, violation.name or violation.kind)
+        if key not in shown:
+            shown[key] = len(docs)
+            docs.append(html_doc(model, violation, sources.get(file), file, variant, defines))
+        return shown[key]
+
+    out = []
+    for r in rows:
+        evidence = r.evidence
+        if isinstance(evidence, Trace):  # a reachable check's witness
+            evidence = Violation("reachable", r.check, evidence)
+        k = viewer(r.model, evidence, r.file, r.variant) if evidence is not None and evidence.trace.steps else None
+        blocked_viewer = None
+        if r.base is not None and r.blocked_step is not None:
+            blocked_viewer = viewer(*r.base, r.file, "base")
+            notes.setdefault(blocked_viewer, []).append((r.blocked_step, f"fix {r.variant} blocks this step: "
+                                                         f"{r.replay}"))
+        out.append(html.VerifyRow(f"{r.spec} · {r.variant}", r.check, r.expected, r.got, r.ok or r.unchecked,
+                                  r.note, k, r.replay, blocked_viewer, r.blocked_step, r.blocked_line,
+                                  witness=isinstance(r.evidence, Trace)))
+    for k, found in notes.items():
+        docs[k] = dataclasses.replace(docs[k], notes=tuple(dict.fromkeys(found)))
+    met = sum(1 for r in rows if r.ok or r.unchecked)
+    files = ", ".join(dict.fromkeys(r.file for r in rows))
+    summary = f"{met} of {len(rows)} expectations met" + (" (decided by simulation: `holds` is not a proof)"
+                                                          if simulated else "")
+    return html.verify_report(f"tlacheck verify: {files}", out, docs, summary)
+
+
 def counterexample_files(model: Model, result: Result, spec_path: str, variant: str, defines: dict,
                          source: Source | None, view: render.View = render.View(),
                          swimlanes: bool | None = None) -> dict[str, str]:
@@ -169,6 +234,8 @@ def counterexample_files(model: Model, result: Result, spec_path: str, variant: 
                           name=v.name, variant=variant)
     out = {".txt": text, ".json": _dump(data), ".itf.json": _dump(trace)}
     out.update(diagrams(model, v, source, view, swimlanes))
+    out[".html"] = html.trace_report(html_doc(model, v, source, spec_path, variant, defines, result,
+                                              reproducible=True))
     return out
 
 
@@ -246,12 +313,14 @@ def _index(rows) -> str:
            "`tests/test_artefacts.py` fails when this folder is out of date with the code.", "",
            "Each counterexample has a text trace (`.txt`), the `check --json` object (`.json`), an ITF trace",
            "(`.itf.json`), a Graphviz trace diagram (`.dot`, `.svg`) and, when more than one actor takes",
-           "part, a swimlane diagram (`.swimlanes.dot`, `.swimlanes.svg`).", "",
+           "part, a swimlane diagram (`.swimlanes.dot`, `.swimlanes.svg`), and one offline HTML report",
+           "(`.html`: the swimlanes, the states with what each step changed and the spec's source, stepped",
+           "through with the keys; download it and open it in a browser).", "",
            "| spec | variant | expectation | steps | diagram | files |", "| --- | --- | --- | --- | --- | --- |"]
     for spec, variant, expectation, steps, prefix, lanes in rows:
         name = PurePosixPath(prefix).name
-        files = [f"[txt]({prefix}.txt)", f"[json]({prefix}.json)", f"[itf]({prefix}.itf.json)",
-                 f"[dot]({prefix}.dot)"]
+        files = [f"[html]({prefix}.html)", f"[txt]({prefix}.txt)", f"[json]({prefix}.json)",
+                 f"[itf]({prefix}.itf.json)", f"[dot]({prefix}.dot)"]
         if lanes:
             files.append(f"[swimlanes]({prefix}.swimlanes.svg)")
         out.append(f"| `{spec}` | {variant} | {expectation} | {steps} | [{name}.svg]({prefix}.svg) | "

@@ -1,0 +1,233 @@
+"""The offline HTML report (checker/output/html.py): structure, determinism, safety and the
+command line. What it does in a browser is tested in tests/test_browser.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from checker.app.cli import main, read_source
+from checker.compile.model import build_model
+from checker.core.source import Source
+from checker.engine.explore import explore
+from checker.engine.options import Options
+from checker.output import artefacts, html
+from tests.conftest import ROOT, SPECS, golden, model_of
+
+
+NOTIFY = "specs/notify_race.spec"
+CONDVAR = "tests/golden/diffs/condition_variable.spec"
+
+
+class _Collect(HTMLParser):
+    """Every start tag with its attributes, and the text of each <script>."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.scripts: list[tuple[dict, str]] = []
+        self._script: dict | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        if tag == "script":
+            self._script = attrs
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self.scripts.append((self._script, data))
+            self._script = None
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._script = None
+
+
+def parsed(page: str) -> _Collect:
+    p = _Collect()
+    p.feed(page)
+    return p
+
+
+def report_of(path: str, variant: str = "base", **options):
+    source = Source(path, (ROOT / path).read_text(encoding="utf-8"))
+    model = build_model(source, None, variant)
+    result = explore(model, Options(**options))
+    doc = artefacts.html_doc(model, result.violation, source, path, variant, {}, result, reproducible=True)
+    return model, result, html.trace_report(doc)
+
+
+@pytest.fixture(scope="module")
+def notify():
+    return report_of(NOTIFY)
+
+
+def test_the_page_is_deterministic_and_self_contained(notify):
+    model, result, page = notify
+    assert report_of(NOTIFY)[2] == page  # byte-identical when built again
+    p = parsed(page)
+    # nothing is loaded from anywhere: no external script, style sheet, image or frame
+    for tag, attrs in p.tags:
+        assert not attrs.get("src"), (tag, attrs)
+        assert tag not in ("link", "iframe", "img", "object", "embed"), tag
+    markup = re.sub(r'<script type="application/json"[^>]*>.*?</script>', "", page, flags=re.S)  # data, not loads
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", markup))
+    assert urls == {"http://www.w3.org/2000/svg"}, urls  # only the SVG namespace name
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+
+
+def test_one_row_box_and_state_per_state_and_the_embedded_json(notify):
+    model, result, page = notify
+    n = len(result.violation.trace.steps)
+    p = parsed(page)
+    rows = [a for t, a in p.tags if t == "tr" and "data-step" in a]
+    boxes = [a for t, a in p.tags if t == "g" and "data-step" in a and "box" in a.get("class", "")]
+    states = [a for t, a in p.tags if t == "dl" and "data-step" in a]
+    assert [int(a["data-step"]) for a in rows] == list(range(n))
+    assert [int(a["data-step"]) for a in boxes] == list(range(n))
+    assert [int(a["data-step"]) for a in states] == list(range(n))
+    embedded = {a.get("id"): json.loads(text) for a, text in p.scripts if a.get("type") == "application/json"
+                and a.get("id")}
+    assert embedded["v0-json"] == artefacts.run_json(model, result, NOTIFY, "base", {}, reproducible=True)
+    assert embedded["v0-itf"]["#meta"]["source"] == NOTIFY
+    assert len(embedded["v0-itf"]["states"]) == n
+
+
+def test_each_state_highlights_its_action_and_require_lines(notify):
+    model, result, page = notify
+    steps = json.loads(next(text for a, text in parsed(page).scripts if a.get("class") == "steps"))
+    trace = result.violation.trace
+    assert steps[0] == {"label": "initial state", "action": [], "guards": [], "check": []}
+    lines = (ROOT / NOTIFY).read_text(encoding="utf-8").splitlines()
+    for i, step in enumerate(trace.steps[1:], start=1):
+        name = model.action_info[step.action].name
+        entry = steps[i]
+        first = lines[entry["action"][0] - 1]
+        assert first.startswith(f"action {name}"), (name, first)
+        assert entry["guards"], name  # every action of this spec has a require
+        for g in entry["guards"]:
+            assert g in entry["action"] and lines[g - 1].strip().startswith("require"), (name, g)
+        assert entry["label"].startswith(name) and f"({NOTIFY}:{entry['action'][0]})" in entry["label"]
+    # the violated invariant is marked on the last state, on its own line
+    check = steps[-1]["check"]
+    assert len(check) == 1 and lines[check[0] - 1].strip().startswith("invariant AnswerNotified")
+
+
+def test_spec_text_is_escaped_everywhere():
+    spec = """
+    spec Esc
+    # </script><script>alert(1)</script> and <b>bold</b> & more
+    enum Who { a, b }
+    var x: int = 0
+    var log: seq[Who] = []
+    action Go by a -> b:
+        require x < 2
+        x = x + 1
+        log = log + [a]
+    invariant Small: x < 2
+    """
+    model = model_of(spec, name="esc.spec")
+    result = explore(model, Options())
+    source = Source("esc.spec", "\n".join(line[4:] for line in spec.strip("\n").splitlines()))
+    page = html.trace_report(artefacts.html_doc(model, result.violation, source, "esc.spec", "base", {}, result))
+    assert "<script>alert(1)" not in page and "<b>bold</b>" not in page
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert page.count("<script") == page.count("</script>")
+    for a, text in parsed(page).scripts:  # every JSON block parses as JSON (no `</script>` inside)
+        if a.get("type") == "application/json":
+            json.loads(text)
+
+
+def test_a_lasso_is_drawn_as_a_loop():
+    model = build_model(read_source(str(SPECS / "notify_race.spec")))
+    result = explore(model, Options(properties=("ParentHearsBack",), invariants=()))
+    v = result.violation
+    assert v is not None and v.kind == "liveness" and v.trace.loop_index is not None
+    page = html.trace_report(artefacts.html_doc(model, v, None, NOTIFY, "base", {}, result))
+    if v.trace.closing is not None:
+        assert 'class="loop"' in page and f"back to state {v.trace.loop_index + 1}" in page
+    else:
+        assert "stutters here forever" in page
+    assert "This is a lasso" in page and 'class="closing"' in page
+
+
+def test_golden_html_of_a_map_heavy_trace():
+    """Per-entry diffs in the HTML report, pinned with the other outputs of the same trace
+    (tests/test_diff.py: text, JSON, trace diagram, swimlanes)."""
+    source = Source(CONDVAR, (ROOT / CONDVAR).read_text(encoding="utf-8"))
+    model = build_model(source)
+    result = explore(model, Options(check_deadlock=False))
+    page = html.trace_report(artefacts.html_doc(model, result.violation, source, CONDVAR, "base", {}, result,
+                                                reproducible=True))
+    # the body, without the page's fixed style sheet and script (their changes are not content)
+    body = page[page.index("<body>"):page.rindex("<script>")]
+    golden(ROOT / "tests" / "golden" / "diffs" / "condition_variable.html", body + "\n")
+    assert '<li class="changed">pc[alice]: Idle → Locked</li>' in page
+    assert '<li class="added">lease: + alice -&gt; 0</li>' in page
+    assert '<li class="removed">idle: - alice</li>' in page
+    assert '<tspan x="' in page and ">task[alice].lock_count: 0 → 1</tspan>" in page  # in the swimlanes too
+
+
+def test_boxes_stay_inside_their_lane(notify):
+    """Every box of the swimlanes lies within its lane's column, and no text line is wider than
+    the lane's characters (so boxes never spill into a neighbour)."""
+    _, _, page = notify
+    heads = [tuple(float(v) for v in m) for m in re.findall(
+        r'<g class="lane-head"><rect x="([\d.]+)" y="2" width="([\d.]+)"', page)]
+    assert len(heads) >= 2
+    boxes = re.findall(r'<g class="box(?: last)?" data-step="\d+"><title>[^<]*</title><rect x="([\d.]+)" '
+                       r'y="[\d.]+" width="([\d.]+)"', page)
+    assert boxes
+    for x, w in boxes:
+        assert any(abs(float(x) - hx) < 0.01 and abs(float(w) - hw) < 0.01 for hx, hw in heads), (x, w)
+    chars = int((float(heads[0][1]) - 2 * html.PAD) / html.CHAR_W)
+    for line in re.findall(r'<tspan x="[\d.]+" dy="\d+" class="\w+">([^<]*)</tspan>', page):
+        assert len(line.replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")) <= chars, line
+
+
+# ---------------------------------------------------------------- the command line
+
+def test_check_simulate_and_render_write_the_report(tmp_path, capsys):
+    out = tmp_path / "r" / "report.html"
+    assert main(["check", NOTIFY, "--html", str(out), "--quiet"]) == 12
+    page = out.read_text(encoding="utf-8")
+    assert "invariant AnswerNotified is violated" in page and page.startswith("<!DOCTYPE html>")
+    saved = tmp_path / "trace.json"
+    capsys.readouterr()
+    assert main(["check", NOTIFY, "--json", "--quiet"]) == 12
+    saved.write_text(capsys.readouterr().out, encoding="utf-8")
+    again = tmp_path / "again.html"
+    assert main(["render", str(saved), "--html", str(again)]) == 0
+    rendered = again.read_text(encoding="utf-8")
+    assert rendered.count('<tr data-step="') == page.count('<tr data-step="')
+    sim = tmp_path / "sim.html"
+    assert main(["simulate", NOTIFY, "--seed", "1", "--html", str(sim), "--quiet"]) == 12
+    assert "invariant AnswerNotified is violated" in sim.read_text(encoding="utf-8")
+
+
+def test_render_needs_out_or_html(tmp_path, capsys):
+    saved = tmp_path / "trace.json"
+    assert main(["check", NOTIFY, "--json", "--quiet"]) == 12
+    saved.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert main(["render", str(saved)]) == 2
+    assert "render needs --out DIR (diagrams) or --html FILE" in capsys.readouterr().err
+
+
+def test_verify_report_links_each_fix_to_the_step_it_blocks(tmp_path, capsys):
+    out = tmp_path / "verify.html"
+    assert main(["verify", NOTIFY, "--html", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    links = re.findall(r'data-goto="(\d+):(\d+)" data-guard="(\d*)">show step (\d+) of the base counterexample', page)
+    assert links, "no fix links to the base counterexample"
+    viewers = len(re.findall(r'<section class="viewer"', page))
+    lines = (ROOT / NOTIFY).read_text(encoding="utf-8").splitlines()
+    for viewer, step, guard, shown in links:
+        assert int(viewer) < viewers and step == shown
+        assert guard and 1 <= int(guard) <= len(lines)
+    # the text report names the same steps
+    text = capsys.readouterr().out
+    assert sorted({s for _, s, _, _ in links}) == sorted(set(re.findall(r"is blocked at step (\d+)", text)))
