@@ -101,7 +101,7 @@ def test_each_state_highlights_its_action_and_require_lines(notify):
     model, result, page = notify
     steps = json.loads(next(text for a, text in parsed(page).scripts if a.get("class") == "steps"))
     trace = result.violation.trace
-    assert steps[0] == {"label": "initial state", "action": [], "guards": [], "check": []}
+    assert steps[0] == {"label": "initial state", "action": [], "guards": [], "check": [], "notes": []}
     lines = (ROOT / NOTIFY).read_text(encoding="utf-8").splitlines()
     for i, step in enumerate(trace.steps[1:], start=1):
         name = model.action_info[step.action].name

@@ -271,8 +271,9 @@ def _changes(model, trace: Trace, i: int) -> list[diff.Change]:
 
 def _table(model, trace: Trace, head: render.Headline, notes: tuple[tuple[int, str], ...] = ()) -> str:
     rows = ['<table class="states"><caption>State by state: what each step changed, entry by entry '
-            "(old → new; + added, - removed)</caption><colgroup><col class="c-num"><col class="c-act"><col></colgroup><thead><tr><th>state</th><th>step</th><th>changes</th></tr>"
-            "</thead><tbody>"]
+            "(old → new; + added, - removed)</caption>"
+            '<colgroup><col class="c-num"><col class="c-act"><col></colgroup>'
+            "<thead><tr><th>state</th><th>step</th><th>changes</th></tr></thead><tbody>"]
     n = len(trace.steps)
     for i, step in enumerate(trace.steps):
         if i == 0:
