@@ -119,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="also print the outcomes per class of features as a markdown table")
     ap.add_argument("--summarise", action="store_true",
                     help="check no seed: only summarise the results of --seeds already in --out")
+    ap.add_argument("--against", metavar="REV",
+                    help="also say whether the code the campaign ran (every module of checker/ and tests/ that "
+                         "checking a seed loads) is the same at REV as at the commits the rows record")
     args = ap.parse_args(argv)
     if args.tlc and tlc_runner.available():
         print(f"--tlc: {tlc_runner.available()}", file=sys.stderr)
@@ -158,12 +161,41 @@ def main(argv: list[str] | None = None) -> int:
             r["known"] = _label(Outcome(r["seed"], r["status"], diffs=r["diffs"], text=g.text,
                                         check_deadlock=g.check_deadlock))
     summary = summarise(mine) | {"seeds": args.seeds, "tlc": args.tlc}
+    if args.against:
+        summary["code_under_test"] = code_under_test(summary["commits"], args.against)
     (out / f"summary{'-tlc' if args.tlc else ''}.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(json.dumps({k: summary[k] for k in ("specs", "commits", "outcomes", "reasons", "known_bugs")}, indent=1))
+    print(json.dumps({k: summary[k] for k in ("specs", "commits", "outcomes", "reasons", "known_bugs",
+                                              "code_under_test") if k in summary}, indent=1))
     print(f"{len(summary['disagreements'])} disagreements; summary in {out}/summary{'-tlc' if args.tlc else ''}.json")
     if args.markdown:
         print(class_table(summary))
     return 1 if summary["disagreements"] or summary["bugs"] else 0
+
+
+def code_under_test(commits: dict, rev: str) -> dict:
+    """Whether the campaign's verdict carries over to `rev`: the files of every module under
+    checker/ and tests/ that checking two seeds loads (with `--workers 2`, exact storage and the
+    reference explorer, as every seed is checked; the TLC runner and translator are loaded
+    always), and, per commit the rows record, those of them that differ at `rev` (none: the
+    campaign ran exactly the code `rev` has). A commit with "+changes" ran uncommitted code:
+    it cannot be compared."""
+    root = Path(__file__).resolve().parents[2]
+    probe = ("import sys\nfrom tests.oracle.compare import check_seed\ncheck_seed(1, False)\ncheck_seed(2, False)\n"
+             "print('\\n'.join(sorted(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None))))")
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True).stdout
+    files = sorted({Path(f).resolve().relative_to(root).as_posix() for f in loaded.split()
+                    if Path(f).resolve().is_relative_to(root) and Path(f).resolve().relative_to(root).parts[0]
+                    in ("checker", "tests")})
+    differs: dict[str, list[str] | str] = {}
+    for commit in commits:
+        if commit.endswith("+changes") or commit in ("unknown", "unrecorded"):
+            differs[commit] = "ran uncommitted or unrecorded code: not comparable"
+            continue
+        out = subprocess.run(["git", "diff", "--name-only", commit, rev, "--", *files], cwd=root,
+                             capture_output=True, text=True, check=True).stdout.split()
+        differs[commit] = out
+    return {"against": rev, "files": len(files), "differs": differs,
+            "same": all(v == [] for v in differs.values())}
 
 
 def _commit() -> str:
