@@ -148,11 +148,57 @@ def test_a_lasso_is_drawn_as_a_loop():
     v = result.violation
     assert v is not None and v.kind == "liveness" and v.trace.loop_index is not None
     page = html.trace_report(artefacts.html_doc(model, v, None, NOTIFY, "base", {}, result))
-    if v.trace.closing is not None:
-        assert 'class="loop"' in page and f"back to state {v.trace.loop_index + 1}" in page
-    else:
-        assert "stutters here forever" in page
-    assert "This is a lasso" in page and 'class="closing"' in page
+    assert v.trace.closing is None  # it stutters: nothing that changes the state is enabled at the end
+    n = len(v.trace.steps)
+    assert f"↻ state {n} repeats forever: nothing that would change it is enabled" in page
+    assert "This is a lasso" in page and 'class="closing"' in page and 'class="starved"' not in page
+
+
+STARVE = """
+spec Starve
+const Consumer: set[model] = {c1, c2}
+var waiting: set[Consumer] = {c1, c2}
+var token: bool = false
+var served: set[Consumer] = {}
+
+action Produce by Producer:
+    require not token
+    token = true
+
+action Take(c in Consumer) by c:
+    require token and c in waiting
+    token = false
+    waiting = waiting - {c}
+    served = served | {c}
+
+action Return(c in Consumer) by c:
+    require c in served
+    served = served - {c}
+    waiting = waiting | {c}
+
+fair weak Produce
+fair weak Return(c) for c in Consumer
+property C2Served: always eventually c2 in served
+"""
+
+
+def test_a_liveness_failure_blames_the_starved_actor():
+    """c1 takes the token on every round of the loop; c2 could take it at times but never does:
+    the report puts "waits forever" in c2's lane (added though c2 never moved), not on c1's last box."""
+    model = model_of(STARVE)
+    result = explore(model, Options(check_deadlock=False))
+    v = result.violation
+    assert v.kind == "liveness" and v.trace.closing is not None
+    page = html.trace_report(artefacts.html_doc(model, v, None, "starve.spec", "base", {}, result))
+    heads = re.findall(r'<g class="lane-head"><rect x="([\d.]+)"[^>]*/><text[^>]*>([^<]+)</text>', page)
+    assert [name for _, name in heads] == ["Producer", "c1", "c2"]
+    starved = re.findall(r'<g class="starved"><title>([^<]*)</title><rect x="([\d.]+)"', page)
+    assert len(starved) == 1
+    text, x = starved[0]
+    assert x == dict((n, x) for x, n in heads)["c2"]
+    assert "Take(c=c2) enabled at times, never taken" in text
+    assert 'class="loop"' in page and "back to state" in page
+    assert "c2 waits forever: Take(c=c2) enabled at times, never taken" in page  # the table says it too
 
 
 def test_golden_html_of_a_map_heavy_trace():

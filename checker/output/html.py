@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import html
 import json
+import textwrap
 from dataclasses import dataclass, field
 
 from checker.core.result import Trace, Violation
@@ -123,6 +124,8 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     model, trace = doc.model, doc.violation.trace
     head = doc.headline
     columns, actors, targets = render.lanes(model, trace)
+    waiting = render.waiting(model, trace, columns[0])
+    columns = columns + [lane for lane in waiting if lane not in columns]  # a starved actor that never moved
     lines = _highlights(model, doc.violation, doc.source)
     n = len(trace.steps)
     facts = "".join(f"<span><b>{_e(value)}</b> {_e(what)}</span>" for what, value in doc.facts)
@@ -143,10 +146,10 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
         '<button type="button" data-move="last" aria-label="last state">▶|</button>'
         '<span class="now"></span><span class="keys">keys: ← → (or k j), Home, End; click a box or a row</span>'
         '<div class="notes" aria-live="polite"></div></div>')
-    parts.append('<div class="lanes-wrap">' + _swimlanes_svg(model, trace, head, columns, actors, targets, k)
+    parts.append('<div class="lanes-wrap">' + _swimlanes_svg(model, trace, head, columns, actors, targets, waiting, k)
                  + "</div>")
     parts.append('<div class="panes"><div class="left">')
-    parts.append(_table(model, trace, head, doc.notes))
+    parts.append(_table(model, trace, head, waiting, doc.notes))
     parts.append('</div><div class="right">')
     parts.append(_state_panel(model, trace))
     parts.append(_source_pane(doc.source, lines))
@@ -269,7 +272,8 @@ def _changes(model, trace: Trace, i: int) -> list[diff.Change]:
     return diff.changes(trace.steps[i - 1].state, trace.steps[i].state, model.var_names, model.var_types)
 
 
-def _table(model, trace: Trace, head: render.Headline, notes: tuple[tuple[int, str], ...] = ()) -> str:
+def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[str]],
+           notes: tuple[tuple[int, str], ...] = ()) -> str:
     rows = ['<table class="states"><caption>State by state: what each step changed, entry by entry '
             "(old → new; + added, - removed)</caption>"
             '<colgroup><col class="c-num"><col class="c-act"><col></colgroup>'
@@ -299,7 +303,11 @@ def _table(model, trace: Trace, head: render.Headline, notes: tuple[tuple[int, s
                     f"{trace.loop_index + 1}, and around again forever")
         else:
             text = f"state {n} repeats forever (stuttering)"
-        rows.append(f'<tr class="closing"><td class="num">↻</td><td colspan="2">{_e(text)}</td></tr>')
+        said = [f"{lane} waits forever: {'; '.join(labels)}" for lane, labels in waiting.items()]
+        if not said and trace.closing is None:
+            said = ["nothing that would change the state is enabled"]
+        more = "".join(f'<div class="waits">{_e(w)}</div>' for w in said)
+        rows.append(f'<tr class="closing"><td class="num">↻</td><td colspan="2">{_e(text)}{more}</td></tr>')
     rows.append("</tbody></table>")
     return "".join(rows)
 
@@ -333,7 +341,7 @@ MIN_CHARS, MAX_CHARS = 22, 44
 BUDGET = 1320  # px the lanes may take together before each lane's text is narrowed (down to MIN_CHARS)
 HEAD_H = 30
 ROW_GAP = 14
-LOOP_MARGIN = 150
+LOOP_MARGIN = 180
 CUT_LINES = 4  # a change takes at most this many lines in a box (the full text in its tooltip)
 
 
@@ -352,6 +360,11 @@ def _box_lines(model, trace: Trace, r: int, chars: int) -> tuple[list[tuple[str,
         lines.append(("none", "(no change)"))
         full.append("(no change)")
     return lines, "\n".join(full)
+
+
+def _prose(text: str, chars: int) -> list[str]:
+    """A sentence in lines of at most `chars`, broken between words."""
+    return textwrap.wrap(text, chars, break_on_hyphens=False) or [""]
 
 
 def _wrap_change(c: diff.Change, chars: int) -> list[str]:
@@ -375,7 +388,8 @@ def _lane_chars(model, trace: Trace, columns: int) -> int:
     return max(MIN_CHARS, min(longest, MAX_CHARS, fits))
 
 
-def _swimlanes_svg(model, trace: Trace, head: render.Headline, columns: list[str], actors, targets, k: int) -> str:
+def _swimlanes_svg(model, trace: Trace, head: render.Headline, columns: list[str], actors, targets,
+                   waiting: dict[str, list[str]], k: int) -> str:
     chars = _lane_chars(model, trace, len(columns))
     lane_w = round(chars * CHAR_W + 2 * PAD)
     x0 = {c: 10 + j * (lane_w + LANE_GAP) for j, c in enumerate(columns)}
@@ -417,15 +431,34 @@ def _swimlanes_svg(model, trace: Trace, head: render.Headline, columns: list[str
     # the verdict, under the last box
     if n:
         lane = last_actor if last_actor is not None else columns[0]
-        note = diff.wrap(head.marker, chars)
-        if trace.loop_index is not None and trace.closing is None:
-            note = note + ["↻ stutters here forever"]
+        note = _prose(head.marker, chars)
         h = 2 * PAD + LINE_H * len(note)
         x = x0[lane]
         text = "".join(f'<tspan x="{x + PAD}" dy="{LINE_H if j else 0}">{_e(t)}</tspan>' for j, t in enumerate(note))
         items.append(f'<g class="verdict" data-step="{n - 1}"><rect x="{x}" y="{y}" width="{lane_w}" height="{h}" '
                      f'rx="4"/><text x="{x + PAD}" y="{y + PAD + 12}">{text}</text></g>')
         y += h + ROW_GAP
+    # a lasso: who waits forever (render.starved), in their lanes; a stutter says so across the lanes
+    if n and trace.loop_index is not None:
+        if trace.closing is None:
+            band = f"↻ state {n} repeats forever: " + (
+                "nothing that would change it is enabled" if not waiting else "what is enabled is never taken")
+            items.append(f'<g class="stutter"><rect x="6" y="{y}" width="{lanes_w - 12}" height="24" rx="4"/>'
+                         f'<text x="14" y="{y + 16}">{_e(band)}</text></g>')
+            y += 24 + ROW_GAP
+        tallest = 0
+        for lane, labels in waiting.items():
+            note = ["waits forever:"] + [w for label in labels for w in _prose(label, chars)]
+            h = 2 * PAD + LINE_H * len(note)
+            x = x0[lane]
+            text = "".join(f'<tspan x="{x + PAD}" dy="{LINE_H if j else 0}">{_e(t)}</tspan>'
+                           for j, t in enumerate(note))
+            items.append(f'<g class="starved"><title>{_e(" ".join(note))}</title><rect x="{x}" y="{y}" '
+                         f'width="{lane_w}" height="{h}" rx="4"/><text x="{x + PAD}" y="{y + PAD + 12}">{text}'
+                         "</text></g>")
+            tallest = max(tallest, h)
+        if tallest:
+            y += tallest + ROW_GAP
     if loop and n - 1 in mids:
         _, right, y1 = mids[n - 1]
         target = max(trace.loop_index, 0)
@@ -509,6 +542,8 @@ svg text{font-size:12px;fill:var(--ink);white-space:pre}
 .box tspan.removed{fill:#8e0000}.box tspan.none{fill:var(--muted);font-style:italic}
 .box.current rect{stroke:var(--cursor);stroke-width:3;fill:var(--cursorbg)}
 .verdict rect{fill:var(--badbg);stroke:var(--bad)}.verdict text{fill:var(--bad);font-weight:bold}
+.stutter rect{fill:#e3eefc;stroke:var(--loop);stroke-dasharray:4 3}.stutter text{fill:var(--loop)}
+.starved rect{fill:#fff4e0;stroke:#e08a00;stroke-dasharray:5 3}.starved text{fill:#7a4a00}
 .send{stroke:var(--loop);stroke-width:1.6}.arrowhead{fill:var(--loop)}
 .loop{fill:none;stroke:var(--loop);stroke-width:1.6;stroke-dasharray:6 4}.loophead{fill:var(--loop)}
 .loop-label{fill:var(--loop)!important}

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 import graphviz
 
-from checker.core.result import Trace
+from checker.core.result import Step, Trace
+from checker.core.runtime import EVAL_FAILURES
 from checker.core.values import format_value
 from checker.output import diff
 
@@ -393,9 +394,77 @@ def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[str | 
     return columns, actors, targets
 
 
+@dataclass(frozen=True)
+class Starved:
+    """An action instance that is enabled in a state of a lasso's loop but never taken on it:
+    who the liveness failure leaves waiting."""
+
+    action: int
+    args: tuple
+    actor: str | None  # its column in the swimlanes (None: the spec names no actors)
+    label: str  # `ParentReads`, `Take(c=c2)`
+    always: bool  # enabled in every state of the loop (weak fairness on it would force it)
+
+
+def starved(model, trace: Trace) -> list[Starved]:
+    """The action instances enabled somewhere on the loop of a lasso `trace` and never taken on
+    it, in action order (no lasso: none). A step that would change nothing is not counted: taking
+    it is stuttering. An action whose evaluation fails in a loop state counts as not enabled
+    there (the search that found the lasso evaluated every successor already)."""
+    if trace.loop_index is None or not trace.steps:
+        return []
+    loop = [s.state for s in trace.steps[trace.loop_index:]]
+    taken = {(s.action, s.args) for s in trace.steps[trace.loop_index + 1:]}
+    if trace.closing is not None:
+        taken.add((trace.closing.action, trace.closing.args))
+    columns = _starved_columns(model, trace)
+    out: list[Starved] = []
+    for a in range(len(model.actions)):
+        seen: dict[tuple, int] = {}  # in the order the action generates them: deterministic
+        for state in loop:
+            try:
+                found = dict.fromkeys(args for args, succ in model.actions[a](state) if succ != state)
+            except EVAL_FAILURES:
+                continue
+            for args in found:
+                if (a, args) not in taken:
+                    seen[args] = seen.get(args, 0) + 1
+        for args, count in seen.items():
+            step = Step(a, args, loop[-1])
+            label = step_label(model, step, 0, multiline=False).split(". ", 1)[-1]
+            out.append(Starved(a, args, columns(step), label, count == len(loop)))
+    return out
+
+
+def waiting(model, trace: Trace, first_column: str) -> dict[str, list[str]]:
+    """Column -> what waits forever there (`starved`), one line per action: `Take(c=c2) enabled at
+    times, never taken`, or for several instances of one action `LeadDispatches (6 instances)
+    enabled throughout the loop, never taken`. An action of no actor goes to `first_column`."""
+    groups: dict[tuple[str, int], list[Starved]] = {}
+    for w in starved(model, trace):
+        groups.setdefault((w.actor or first_column, w.action), []).append(w)
+    out: dict[str, list[str]] = {}
+    for (column, a), found in groups.items():
+        label = found[0].label if len(found) == 1 else f"{model.action_info[a].name} ({len(found)} instances)"
+        when = ("throughout the loop" if all(w.always for w in found) else
+                "at times" if not any(w.always for w in found) else "at times or throughout")
+        out.setdefault(column, []).append(f"{label} enabled {when}, never taken")
+    return out
+
+
+def _starved_columns(model, trace: Trace):
+    """The swimlane column of a step, by the rules of `lanes`."""
+    def column(step: Step) -> str | None:
+        _, actors, _ = lanes(model, Trace((trace.steps[0], step)))
+        return actors[1]
+    return column
+
+
 def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: View = View()) -> str:
     """The trace as a sequence diagram: columns are actors, time goes down."""
     columns, actors, targets = lanes(model, trace)
+    waits = waiting(model, trace, columns[0])  # a lasso: who waits forever, by column
+    columns = columns + [c for c in waits if c not in columns]
     initial = model.format_state(trace.steps[0].state) if trace.steps else {}
     loop_note = None
     if trace.loop_index is not None:
@@ -426,8 +495,13 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
                     row.node(nid, label=_lane_box(model, step, r, previous, r == rows - 1 and headline, view),
                              shape="plain")
                 elif r == last_row and headline is not None and rows > 1 and actors[rows - 1] == c:
-                    row.node(nid, label=f"<<FONT COLOR=\"{VIOLATION}\"><B>{_esc(headline.marker)}</B></FONT>>",
+                    extra = "".join(f"<BR/>{_esc(t)}" for t in (["waits forever:"] + waits[c] if c in waits else []))
+                    row.node(nid, label=f"<<FONT COLOR=\"{VIOLATION}\"><B>{_esc(headline.marker)}</B></FONT>{extra}>",
                              shape="note", color=VIOLATION, fillcolor=VIOLATION_BG, style="filled")
+                elif r == last_row and c in waits:
+                    text = "<BR/>".join(_esc(t) for t in ["waits forever:"] + waits[c])
+                    row.node(nid, label=f"<{text}>", shape="note", color="#e08a00", fillcolor="#fff4e0",
+                             style="filled,dashed")
                 else:
                     row.node(nid, label="", shape="point", width="0.04", color="#9e9e9e")
             if r < rows:
