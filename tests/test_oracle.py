@@ -293,3 +293,31 @@ def test_tlc_decides_temporal_properties_on_the_whole_graph_only(monkeypatch):
     cmd = seen[-1]
     assert cmd[cmd.index("-lncheck") + 1] == "final"
     assert cmd.index("-lncheck") < cmd.index("Oracle.tla")
+
+
+def test_a_quantified_always_is_translated_as_always_of_the_quantifier():
+    """`all(always P for x in S)` is `[](\\A x \\in S : P)` for TLC, which checks a PROPERTY of that
+    form during its search, as tlacheck checks the safety part of every property; written
+    `\\A x \\in S : []P`, TLC checked it only after the search, and seed 2677 of the TLC campaign
+    on `a7220cb` (the property false in the initial state, an evaluation error two levels down)
+    got TLC's evaluation error against tlacheck's violation."""
+    from tests.conftest import model_of
+    from tests.oracle.tla import translate
+
+    model = model_of("""
+        const Node: set[model] = {n1, n2}
+        var x: Node = n1
+        action Go(n in Node):
+            x = n
+        property P: all(always (x != n) for n in Node)
+        property Q: all(eventually (x == n) for n in Node)
+        """)
+    text = translate(model.spec).module
+    assert "Prop_P == ([](\\A " in text
+    assert "Prop_Q == (\\A " in text  # only `always` of a state predicate moves out
+
+
+@needs_tlc
+def test_seed_2677_agrees_with_tlc():
+    o = check_seed(2677, tlc=True)
+    assert o.status in ("agree", "error") and not o.diffs, o.diffs

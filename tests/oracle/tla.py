@@ -266,7 +266,16 @@ class _Translator:
         if isinstance(f, ir.TQuant):
             n = f"l{f.local.id}_{f.local.name}"
             q = "\\A" if f.kind == "all" else "\\E"
-            return f"({q} {n} \\in {self.expr(f.domain, env)} : {self.formula(f.body, {**env, f.local.id: n})})"
+            inner = {**env, f.local.id: n}
+            if f.kind == "all" and isinstance(f.body, ir.TUnary) and f.body.op == "always" \
+                    and isinstance(f.body.operand, ir.TPred):
+                # `all(always P for x in S)` as `[](\A x \in S : P)`, the same formula: TLC checks a
+                # PROPERTY of the form []P during the search, as an invariant (tlacheck checks the
+                # safety part of every property so), but `\A x \in S : []P` only in its liveness
+                # phase, after the search (seed 2677 of the TLC campaign on `a7220cb`)
+                pred = self.formula(f.body.operand, inner)
+                return f"([](\\A {n} \\in {self.expr(f.domain, env)} : {pred}))"
+            return f"({q} {n} \\in {self.expr(f.domain, env)} : {self.formula(f.body, inner)})"
         raise Unsupported(f"temporal formula {type(f).__name__}")
 
     def predicate(self, e: ir.Expr, env: dict) -> str:
