@@ -88,6 +88,7 @@ class Entries:
     canonical_keys: str  # (s): s with every map's key tuple the interned one
     constants: str  # (): the constants' values, computing the hoisted globals
     steps: tuple[str, ...] = ()  # per step property, (s, t) -> bool: does the step s -> t satisfy it
+    derived: tuple[str, ...] = ()  # per derived value, (s) -> its value in state s
 
 
 @dataclass
@@ -216,8 +217,9 @@ class _Gen:
                                     ("reach", "reachable", spec.reachables)):
             checks[prefix] = tuple(self._predicate(f"{prefix}{i}", p, (kind, i)) for i, p in enumerate(preds))
         steps = tuple(self._predicate(f"step{i}", p, ("step", i), step=True) for i, p in enumerate(spec.steps))
+        derived = tuple(self._predicate(f"der{i}", p, ("derived", i)) for i, p in enumerate(spec.derived))
         entries = Entries(init, tuple(actions), tuple(next_states), checks["inv"], checks["con"], checks["reach"],
-                          canonical, _CONSTANTS, steps)
+                          canonical, _CONSTANTS, steps, derived)
         predicates: dict = {}
         domains: dict = {}
         for i, prop in enumerate(spec.properties):
@@ -245,7 +247,7 @@ class _Gen:
 
     def _predicate(self, name: str, p, owner: tuple, step: bool = False) -> str:
         """`{name}(s)`: the value of the state predicate `p` (an invariant, constraint or
-        reachable check); with `step`, `{name}(s, t)`: the value of the step property `p` on the
+        reachable check) or of a derived value; with `step`, `{name}(s, t)`: the value of the step property `p` on the
         step from s to t (slot n + i of its IR is variable i of t). Returns the name."""
         self.at, self.owner = p.span, owner
         reads = _expr_reads(p.expr, self.reads)
@@ -968,7 +970,8 @@ def _keyed_locals(spec: ir.Spec) -> set[int]:
             exprs += ir.stmt_exprs(st)
             if isinstance(st, ir.AssignS):
                 out.update(s.index.local.id for s in st.steps if s.kind == "map" and isinstance(s.index, ir.LocalRef))
-    exprs += [f.body for f in spec.functions] + [p.expr for p in (*spec.invariants, *spec.constraints, *spec.reachables, *spec.steps)]
+    exprs += [f.body for f in spec.functions] + [p.expr for p in (*spec.invariants, *spec.constraints, *spec.reachables,
+                                                                  *spec.steps, *spec.derived)]
     for e in exprs:
         for x in ir.subexpressions(e):
             if isinstance(x, ir.Prim) and x.op == "lookup" and isinstance(x.args[1], ir.LocalRef):

@@ -65,6 +65,24 @@ def _count(n: int) -> str:
     return f"{n:,}" if n < 10**100 else format_int(n)
 
 
+@dataclass(frozen=True)
+class Derived:
+    """A derived value of one state: `value` (of type `type`), or `error` (why it could not be
+    computed there)."""
+
+    name: str
+    type: T.Type
+    value: object
+    error: str | None = None
+
+    @property
+    def text(self) -> str:
+        return f"(error: {self.error})" if self.error is not None else format_value(self.value, self.type)
+
+    def json(self):
+        return {"error": self.error} if self.error is not None else to_json(self.value, self.type)
+
+
 class Model:
     """A spec compiled for exploration."""
 
@@ -91,6 +109,8 @@ class Model:
                        a.actor, a.sends_to)
             for a in spec.actions)
         self.invariants = tuple((p.name, namespace[n]) for p, n in zip(spec.invariants, entries.invariants))
+        # `derived NAME: EXPR`: (name, type, function of a state), shown along traces (derived_values)
+        self.derived = tuple((p.name, p.expr.type, namespace[n]) for p, n in zip(spec.derived, entries.derived))
         self.constraints = tuple((p.name, namespace[n]) for p, n in zip(spec.constraints, entries.constraints))
         self.reachables = tuple((p.name, namespace[n]) for p, n in zip(spec.reachables, entries.reachables))
         # Step properties: (name, (s, t) -> bool), checked on every step the search computes.
@@ -114,6 +134,19 @@ class Model:
 
     def state_json(self, state) -> dict:
         return {n: to_json(v, t) for n, v, t in zip(self.var_names, state, self.var_types)}
+
+    def derived_values(self, state) -> list[Derived]:
+        """The spec's derived values in `state`, in declaration order. One whose evaluation fails
+        is reported by its error's message (a trace is still shown whole)."""
+        out = []
+        for name, t, fn in self.derived:
+            try:
+                out.append(Derived(name, t, fn(state)))
+            except runtime.Fault as fault:
+                out.append(Derived(name, t, None, self.eval_error(fault).message))
+            except (RecursionError, MemoryError) as exc:
+                out.append(Derived(name, t, None, self.limit_error(exc, f"computing derived `{name}`").message))
+        return out
 
     def format_args(self, action: int, args) -> list[str]:
         info = self.action_info[action]
@@ -288,7 +321,8 @@ def _too_complex(spec: ir.Spec, generated: codegen.Generated | None, line: int |
         kind, index = owner
         decls = {"constant": spec.constants, "variable": spec.variables, "function": spec.functions,
                  "action": spec.actions, "invariant": spec.invariants, "constraint": spec.constraints,
-                 "reachable": spec.reachables, "property": spec.properties, "fairness": spec.fairness}[kind]
+                 "reachable": spec.reachables, "property": spec.properties, "fairness": spec.fairness,
+                 "step": spec.steps, "derived": spec.derived}[kind]
         decl = decls[index]
         span = decl.span
         what = {"variable": f"the initial states (variable `{getattr(decl, 'name', '')}`)",

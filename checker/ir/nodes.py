@@ -421,7 +421,8 @@ class Theorem:
 
 @dataclass(frozen=True)
 class Predicate:
-    """A named state predicate: an invariant or a state constraint."""
+    """A named expression of the state: a boolean for an invariant, a state constraint, a
+    reachable check or a step property; any type for a derived value."""
 
     name: str
     expr: Expr
@@ -446,6 +447,8 @@ class Spec:
     # variable i after the step
     steps: tuple[Predicate, ...] = ()
     theorems: tuple[Theorem, ...] = ()
+    # `derived NAME: EXPR`: values of each state shown along traces (never evaluated by the search)
+    derived: tuple[Predicate, ...] = ()
     warnings: tuple = field(default=())
     # The sets of model values declared `symmetric` (SortT names): their members are interchangeable
     symmetric: tuple[str, ...] = ()

@@ -62,6 +62,8 @@ class _Verifier:
             for p in preds:
                 self.expr(p.expr, {}, f"{kind} {p.name}")
                 self.same(p.expr.type, T.BOOL, f"{kind} {p.name}")
+        for p in spec.derived:
+            self.expr(p.expr, {}, f"derived {p.name}")
         self.slots = 2 * len(spec.variables)  # a step property reads the state after the step too
         for p in spec.steps:
             self.expr(p.expr, {}, f"step {p.name}")

@@ -45,6 +45,7 @@ _KEYWORDS = {
     "true", "false", "none", "for", "bool", "int", "model", "set", "seq", "map",
     "property", "reachable", "fair", "weak", "strong", "theorem", "forall", "variant", "replace", "remove",
     "expect", "holds", "violates", "proves", "refutes", "deadlocks", "always", "eventually", "leads_to", "by",
+    "derived",
 }
 
 
@@ -443,6 +444,9 @@ class _Builder(Transformer):
 
     def invariant_decl(self, meta, c):
         return S.InvariantDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def derived_decl(self, meta, c):
+        return S.DerivedDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
 
     def constraint_decl(self, meta, c):
         return S.ConstraintDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])

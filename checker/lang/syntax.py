@@ -346,6 +346,13 @@ class InvariantDecl(Decl):
 
 
 @dataclass(frozen=True)
+class DerivedDecl(Decl):
+    """`derived NAME: EXPR`: a value of each state, shown along traces (not a check)."""
+
+    body: Expr
+
+
+@dataclass(frozen=True)
 class ConstraintDecl(Decl):
     body: Expr
 

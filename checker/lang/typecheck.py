@@ -152,6 +152,7 @@ class _Checker:
         invariants = [self._recover(errors, self._check_predicate, d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
         reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
+        derived = [self._recover(errors, self._check_derived, d) for d in decls if isinstance(d, S.DerivedDecl)]
         theorems = [self._recover(errors, self._check_theorem, d) for d in decls if isinstance(d, S.TheoremDecl)]
         if errors and (self.function_reads is None or None in actions):
             raise SpecError(_in_source_order(errors))
@@ -191,6 +192,7 @@ class _Checker:
             fairness=tuple(fairness),
             steps=tuple(steps),
             theorems=tuple(theorems),
+            derived=tuple(derived),
             warnings=tuple(self.warnings.items),
             symmetric=tuple(self.symmetric),
         )
@@ -643,6 +645,10 @@ class _Checker:
         if expr.type != T.BOOL:
             raise _err("E105", f"{kind} `{d.name}` must be a boolean, not {expr.type}", body.span)
         return ir.Predicate(d.name, expr, d.name_span)
+
+    def _check_derived(self, d: S.DerivedDecl) -> ir.Predicate:
+        """A derived value: any expression of the state (not temporal, not of the next state)."""
+        return ir.Predicate(d.name, self.infer(d.body), d.name_span)
 
     # ---------------------------------------------------------------- statements
     def _block(self, stmts) -> tuple[ir.Stmt, ...]:

@@ -28,6 +28,7 @@ into SVG or PNG; those bytes depend on the installed Graphviz version.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import html
 import re
@@ -291,9 +292,28 @@ def _state_label(model, trace: Trace, i: int, previous, headline: Headline | Non
             rows.append("<TR>" + _cell(name, 40, color=MUTED, align="RIGHT")
                         + _cell(shown[name], view.max_width, color="#222222" if i == 0 else MUTED) + "</TR>")
     flush()
+    rows += _derived_rows(model, trace, i, view)
     width = "2" if last and headline is not None else "1"
     return (f'<<TABLE BORDER="{width}" COLOR="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4">'
             + "".join(rows) + "</TABLE>>")
+
+
+DERIVED = "#5e35b1"  # derived values (`derived NAME: EXPR`) are drawn in this colour, marked `~`
+
+
+def _derived_rows(model, trace: Trace, i: int, view: View) -> list[str]:
+    """The derived values of state i: every one on the first and the last state, else what the
+    step changed in them (yellow, as for variables)."""
+    if not model.derived:
+        return []
+    after = model.derived_values(trace.steps[i].state)
+    if i == 0 or i == len(trace.steps) - 1:
+        return ["<TR>" + _cell(f"~ {d.name}", 40, color=DERIVED, align="RIGHT") + _cell(d.text, view.max_width,
+                                                                                       color=DERIVED) + "</TR>"
+                for d in after]
+    before = model.derived_values(trace.steps[i - 1].state)
+    return ["<TR>" + _change_row(dataclasses.replace(c, path=f"~ {c.path}"), view.max_width, False) + "</TR>"
+            for c in diff.derived_changes(before, after)]
 
 
 def _change_cell(old: str, new: str, width: int, prefix: str = "") -> str:
@@ -534,6 +554,9 @@ def _lane_box(model, step, r: int, previous, is_last, view: View) -> str:
     rows = [f'<TR><TD ALIGN="LEFT" BGCOLOR="{bg}"><B>{_esc(line)}</B></TD></TR>' for line in label]
     found = _step_changes(model, previous, step.state)
     rows += ["<TR>" + _change_row(c, view.max_width, True) + "</TR>" for c in found]
+    if model.derived and previous is not None:
+        rows += ["<TR>" + _change_row(dataclasses.replace(c, path=f"~ {c.path}"), view.max_width, True) + "</TR>"
+                 for c in diff.derived_changes(model.derived_values(previous), model.derived_values(step.state))]
     if not found:
         rows.append("<TR>" + _cell("(no change)", view.max_width) + "</TR>")
     return (f'<<TABLE BORDER="1" COLOR="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">'
