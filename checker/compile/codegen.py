@@ -108,6 +108,8 @@ class Generated:
     predicates: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
     domains: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
     fairness: list = field(default_factory=list)  # per ir.Fairness: (bindings fn, [args fn or None per target])
+    # per action: the `-> EXPR` target's function (name, ids of its free locals: the action's parameters), or None
+    sends: list = field(default_factory=list)
     # Per line of `source` (line n at index n - 1): the span of the declaration or statement it was
     # generated for, or None. Locates a RecursionError or MemoryError (Model.limit_error), at no cost
     # while exploring.
@@ -226,6 +228,10 @@ class _Gen:
             self.owner = ("property", i)
             self._formula(prop.formula, predicates, domains)
         fairness = [self._fairness(i, f) for i, f in enumerate(spec.fairness)]
+        sends = []
+        for i, a in enumerate(spec.actions):
+            self.owner = ("action", i)
+            sends.append(None if a.sends_expr is None else self._scoped_function(f"send{i}", a.sends_expr, True))
         hoisted = list(self.hoisted.values())
         tail = [f"    {line}" for line in self.hoisted_lines]
         tail += [f"    {self._keys_table(t)}[{d}] = {d}"
@@ -241,7 +247,7 @@ class _Gen:
         action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
         invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
         return Generated("\n".join(self.out) + "\n", entries, self.wheres, [tuple(r) for r in self.reads],
-                         action_writes, invariant_reads, predicates, domains, fairness,
+                         action_writes, invariant_reads, predicates, domains, fairness, sends,
                          [None if x is None else x[0] for x in self.spans],
                          [None if x is None else x[1] for x in self.spans])
 

@@ -46,7 +46,8 @@ class ActionInfo:
     param_types: tuple[T.Type, ...]
     span: object
     actor: str | None = None  # `by Runner`: who takes the step (a swimlane in diagrams)
-    sends_to: str | None = None  # `by Runner -> Parent`: who the step sends something to
+    sends_to: str | None = None  # `by Runner -> Parent`: who the step sends something to (a label)
+    sends_computed: bool = False  # `-> EXPR`: Model.send_targets computes whom, per step
 
 
 _RECURSION_HINT = ("a recursive `def` must reach its base case within about 900 nested calls (Python's "
@@ -106,7 +107,7 @@ class Model:
         self.canonical_keys = namespace[entries.canonical_keys]
         self.action_info = tuple(
             ActionInfo(a.name, tuple(l.name for l, _ in a.params), tuple(l.type for l, _ in a.params), a.span,
-                       a.actor, a.sends_to)
+                       a.actor, a.sends_to, a.sends_expr is not None)
             for a in spec.actions)
         self.invariants = tuple((p.name, namespace[n]) for p, n in zip(spec.invariants, entries.invariants))
         # `derived NAME: EXPR`: (name, type, function of a state), shown along traces (derived_values)
@@ -121,6 +122,8 @@ class Model:
         # their positions)): liveness.py calls these.
         self.temporal_predicates = {e: (namespace[n], ids) for e, (n, ids) in generated.predicates.items()}
         self.temporal_domains = {e: (namespace[n], ids) for e, (n, ids) in generated.domains.items()}
+        # per action: the `-> EXPR` target as (function of the state and the arguments, or None)
+        self._sends = tuple(None if fn is None else (namespace[fn[0]], fn[1]) for fn in generated.sends)
         self.fairness = tuple((namespace[bindings], tuple(None if fn is None else (namespace[fn[0]], fn[1]) for fn in args))
                               for bindings, args in generated.fairness)
         # Slots each action may assign, slots each invariant reads (by name): see codegen.Generated.
@@ -134,6 +137,27 @@ class Model:
 
     def state_json(self, state) -> dict:
         return {n: to_json(v, t) for n, v, t in zip(self.var_names, state, self.var_types)}
+
+    def send_targets(self, action: int, args: tuple, state) -> tuple[str, ...]:
+        """Whom a step of `action` with `args` from `state` sends to, by its `-> EXPR` (the names
+        of the model values or enum members; none when it has no such target, when the value is
+        `none`, or when it cannot be computed: a diagram never stops on it)."""
+        found = self._sends[action] if action < len(self._sends) else None
+        if found is None:
+            return ()
+        fn, local_ids = found
+        params = self.spec.actions[action].params
+        position = {local.id: k for k, (local, _) in enumerate(params)}
+        try:
+            value = fn(state, *(args[position[i]] for i in local_ids))
+        except runtime.EVAL_FAILURES:
+            return ()
+        t = self.spec.actions[action].sends_expr.type
+        if isinstance(t, T.SetT):
+            return tuple(format_value(v, t.element) for v in runtime.canon(value))
+        if value is runtime.NONE:
+            return ()
+        return (format_value(value, t.inner if isinstance(t, T.OptionT) else t),)
 
     def derived_values(self, state) -> list[Derived]:
         """The spec's derived values in `state`, in declaration order. One whose evaluation fails

@@ -242,8 +242,11 @@ class Action:
     params: tuple[tuple[Local, Expr], ...]
     body: tuple[Stmt, ...]
     span: Span
-    actor: str | None = None
-    sends_to: str | None = None
+    actor: str | None = None  # `by NAME`: a parameter's name, a model value or enum member, or a label
+    sends_to: str | None = None  # `-> Label`: a label that names no value
+    # `-> EXPR` (a parameter, `first_waiter()`, a set of actors): evaluated in the state before the step,
+    # with the action's parameters bound; of a sort's type, an option of one, or a set of one
+    sends_expr: Expr | None = None
 
 
 # ---------------------------------------------------------------- declared bounds

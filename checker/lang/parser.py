@@ -341,11 +341,11 @@ class _Builder(Transformer):
         return ("choice", c[0])
 
     def action_decl(self, meta, c):
-        actor = c[2] or (None, None)
-        return S.ActionDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1] or (), c[3], actor[0], actor[1])
+        actor = c[2] or (None, None, None)
+        return S.ActionDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1] or (), c[3], actor[0], actor[1], actor[2])
 
     def actor(self, meta, c):
-        return (str(c[0]), str(c[1]) if c[1] is not None else None)
+        return (str(c[0]), c[1], self.ts(c[0]))
 
     def property_decl(self, meta, c):
         return S.PropertyDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])

@@ -330,7 +330,8 @@ class ActionDecl(Decl):
     params: tuple[Generator, ...]
     body: tuple[Stmt, ...]
     actor: str | None = None  # `by Runner`: who takes the step (swimlanes)
-    sends_to: str | None = None  # `by Runner -> Parent`
+    sends_to: Expr | None = None  # `by Runner -> Parent`, `-> first_waiter()`: an expression
+    actor_span: Span | None = None
 
 
 @dataclass(frozen=True)

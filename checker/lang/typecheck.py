@@ -496,8 +496,63 @@ class _Checker:
             local, domain = self._generator(g)
             params.append((local, domain))
         body = self._block(d.body)
+        actor = self._actor(d)
+        label, target = self._target(d)
         self.scopes.pop()
-        return ir.Action(d.name, tuple(params), body, d.name_span, d.actor, d.sends_to)
+        return ir.Action(d.name, tuple(params), body, d.name_span, actor, label, target)
+
+    def _actor(self, d: S.ActionDecl) -> str | None:
+        """`by NAME`: a parameter (a lane per argument), a model value or enum member, or a label
+        (capitalised, `by Runner`; an enum's name too); a constant, variable, set of model values
+        or function is not one actor."""
+        name = d.actor
+        if name is None or self._lookup_local(name) is not None or name in self.atoms:
+            return name
+        self._not_a_declaration(name, d.actor_span, "by")
+        return self._label(name, d.actor_span)
+
+    def _target(self, d: S.ActionDecl) -> tuple[str | None, ir.Expr | None]:
+        """`-> TARGET`: a label (a capitalised name that names nothing else), or an expression whose
+        value is an actor or a set of actors (a model value or enum member: a parameter,
+        `first_waiter()`, `waiting`)."""
+        e = d.sends_to
+        if e is None:
+            return None, None
+        if isinstance(e, S.Name) and self._lookup_local(e.name) is None and e.name not in self.atoms \
+                and (e.name not in self.top_names or self._enum_name(e.name)):
+            return self._label(e.name, e.span), None
+        expr = self.infer(e)
+        t = expr.type
+        inner = t.element if isinstance(t, T.SetT) else t.inner if isinstance(t, T.OptionT) else t
+        if not isinstance(inner, T.SortT):
+            raise _err("E124", f"the target of `->` must be an actor (a model value or enum member) or a set of "
+                       f"them, not {t}", e.span,
+                       "name a label (`-> Parent`), a parameter (`-> c`), or a def returning an actor "
+                       "(`-> first_waiter()`)")
+        return None, expr
+
+    def _enum_name(self, name: str) -> bool:
+        """An enum's name: a label too (`enum Runner {...}` lists the states of the actor Runner)."""
+        return name in self.sorts and self.sorts[name].kind == "enum"
+
+    def _not_a_declaration(self, name: str, span, where: str) -> None:
+        if (name in self.top_names or name in self.sorts) and not self._enum_name(name):
+            decl = self.top_names.get(name)
+            kind = "set" if decl is None or name in self.sorts else type(decl).__name__.replace("Decl", "").lower()
+            raise _err("E124", f"`{where} {name}`: `{name}` is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not "
+                       "one actor", span, "an actor is one value: name a parameter (`action A(x in S) by x`), "
+                       "a model value, or a label (`by Runner`)")
+
+    def _label(self, name: str, span) -> str:
+        """A free actor label: capitalised (`Runner`), so that a mistyped parameter is caught."""
+        if name[:1].isupper():
+            return name
+        params = list(self.scopes[-1].names)  # the action's parameters
+        hint = suggest(name, params + list(self.atoms)) or (params[0] if len(params) == 1 and len(name) <= 2 else None)
+        raise _err("E124", f"unknown actor `{name}`", span,
+                   f"did you mean `{hint}`?" if hint else
+                   "a parameter is declared in the action's `(...)`; an actor label starts with a capital letter "
+                   "(`by Runner`)")
 
     def _check_property(self, d: S.PropertyDecl) -> ir.Property | ir.Predicate:
         """A temporal property, or a step property: `always P` where P reads the next state

@@ -359,8 +359,10 @@ def derived_actor(name: str) -> str | None:
     return m.group(1) if m else None
 
 
-def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[str | None]]:
-    """The swimlane columns, and for each step the column of its actor and of its `->` target.
+def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[tuple[str, ...]]]:
+    """The swimlane columns, and for each step the column of its actor and the columns of its
+    `->` targets (a label, or what `-> EXPR` gives in the state before the step: none, one actor
+    or several).
 
     With `by` annotations: a step's column is its actor; an actor that names one
     of the action's parameters (`action Stop(r in Runners) by r`) gives one
@@ -384,29 +386,34 @@ def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[str | 
         return who
 
     actors: list[str | None] = [None]
-    targets: list[str | None] = [None]
-    for step in trace.steps[1:]:
+    targets: list[tuple[str, ...]] = [()]
+    for before, step in zip(trace.steps, trace.steps[1:]):
         if step.action is None:
             actors.append("(other)" if annotated else model.name)
-            targets.append(None)
+            targets.append(())
             continue
         info = infos[step.action]
         if annotated:
             actors.append(resolve(info.actor, step) or "(other)")
-            targets.append(resolve(info.sends_to, step))
+            if info.sends_computed:
+                targets.append(model.send_targets(step.action, step.args, before.state))
+            else:
+                label = resolve(info.sends_to, step)
+                targets.append((label,) if label else ())
         elif use_derived:
             actors.append(derived[info.name])
-            targets.append(None)
+            targets.append(())
         else:
             actors.append(model.name)
-            targets.append(None)
+            targets.append(())
     columns: list[str] = []
     # declaration order of actors first (stable across traces of one spec), then values as they appear
     for info in infos:
         for who in ((info.actor, info.sends_to) if annotated else (derived[info.name] if use_derived else None,)):
-            if who and who not in info.param_names and who not in columns and (who in actors or who in targets):
+            if who and who not in info.param_names and who not in columns and (
+                    who in actors or any(who in ts for ts in targets)):
                 columns.append(who)
-    for who in actors[1:] + targets[1:]:
+    for who in actors[1:] + [t for ts in targets[1:] for t in ts]:
         if who and who not in columns:
             columns.append(who)
     if not columns:
@@ -531,10 +538,11 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
             g.edge(f"{col_id[c]}_{r}", f"{col_id[c]}_{r + 1}", arrowhead="none", style="dashed", color="#9e9e9e",
                    weight="100")
     for r in range(1, rows):
-        if targets[r] and targets[r] in col_id and targets[r] != actors[r]:
-            info = model.action_info[trace.steps[r].action]
-            g.edge(f"{col_id[actors[r]]}_{r}", f"{col_id[targets[r]]}_{r}", color=LOOP, penwidth="1.6",
-                   label=f" {info.name} ", fontcolor=LOOP, constraint="false")
+        for target in targets[r]:
+            if target in col_id and target != actors[r]:
+                info = model.action_info[trace.steps[r].action]
+                g.edge(f"{col_id[actors[r]]}_{r}", f"{col_id[target]}_{r}", color=LOOP, penwidth="1.6",
+                       label=f" {info.name} ", fontcolor=LOOP, constraint="false")
     if trace.loop_index is not None and rows > 1:
         target_row = max(trace.loop_index, 1)
         if trace.closing is not None:
