@@ -8,6 +8,7 @@ frozen dataclasses of syntax.py, and parser failures become `SpecError`s with a
 from __future__ import annotations
 
 import os
+import re
 import sys
 from functools import lru_cache
 from importlib import resources
@@ -15,6 +16,7 @@ from importlib import resources
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import DedentError, Indenter
+from lark.lexer import PatternStr
 
 from checker.core.cache import cache_folder
 from checker.core.errors import Diagnostic, SpecError
@@ -28,7 +30,7 @@ _TOKEN_NAMES = {
     "_DEDENT": "end of block", "$END": "end of file", "COLON": "`:`", "COMMA": "`,`",
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "EQUAL": "`=`", "DOT": "`.`", "COMP_OP": "a comparison", "PLUS": "`+`", "STAR": "`*`", "PERCENT": "`%`", "SLASH": "`/`",
-    "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`", "__ANON_0": "`..`", "RARROW": "`->`",
+    "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`",
 }
 
 # How deeply a spec may nest (E007): every level of the parse tree counts (an operator, a
@@ -67,37 +69,89 @@ class _SpecIndenter(Indenter):
             raise _BadDedent(token.end_line, token.end_column) from None
 
 
+# Line continuation (docs/language.md, "Lexical structure"): outside brackets, a line break is
+# dropped when the line before cannot end there (it ends with one of _OPEN_ENDS) or the next line
+# cannot start a statement (it starts with one of _CONTINUERS), provided the next line is indented
+# at least as far as the line on which the statement began; a line indented less always ends the
+# statement. Compared by value, for keyword and punctuation tokens only (never NAME, INT, STRING).
+_BINARY = {"and", "or", "implies", "leads_to", "in", "subset", "==", "!=", "<", "<=", ">", ">=",
+           "??", "|", "&", "..", "+", "-", "*", "//", "%"}
+_OPEN_ENDS = _BINARY | {"not", "=", "->", ",", "then", "else"}
+_CONTINUERS = (_BINARY - {"-"}) | {"->", "then", "else", "elif"}  # `-x` may start an expression
+_OPENERS = {"LPAR", "LSQB", "LBRACE"}
+_CLOSERS = {"RPAR", "RSQB", "RBRACE"}
+_LITERALS = {"NAME", "INT", "STRING"}
+
+
+class _Lookahead:
+    """An iterator of tokens that can look ahead without consuming (lazily: a lexer error after
+    the point where parsing fails is never reached first)."""
+
+    def __init__(self, stream):
+        self.stream = iter(stream)
+        self.buffer = []
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.buffer.pop(0) if self.buffer else next(self.stream)
+
+    def peek(self, i: int = 0):
+        while len(self.buffer) <= i:
+            tok = next(self.stream, None)
+            if tok is None:
+                return None
+            self.buffer.append(tok)
+        return self.buffer[i]
+
+
+def _indent_of(nl: Token) -> int:
+    text = nl.value.rsplit("\n", 1)[-1]
+    return text.count(" ") + text.count("\t") * _SpecIndenter.tab_len
+
+
+def _is(tok, values) -> bool:
+    return tok is not None and tok.type not in _LITERALS and tok.value in values
+
+
+def _starts_a_clause(tokens: _Lookahead) -> bool:
+    """`or:` (an either branch), `else:` and `elif COND:` (a line that opens a block: `:` outside
+    brackets) start a clause of a statement; `else e` and `elif c then e` continue an expression."""
+    first = tokens.peek(0)
+    if first.value in ("or", "else"):
+        nxt = tokens.peek(1)
+        return nxt is not None and nxt.type == "COLON"
+    if first.value == "elif":
+        depth, i = 0, 1
+        while (tok := tokens.peek(i)) is not None and not (tok.type == "_NL" and depth == 0):
+            if tok.type == "COLON" and depth == 0:
+                return True
+            depth += (tok.type in _OPENERS) - (tok.type in _CLOSERS)
+            i += 1
+    return False
+
+
 def _join_continuations(stream):
-    """Drop the line break before a line that starts with `and`, `or` or `implies`, so
-    conjunction lists can be written one conjunct per line, as in TLA+.
-    `or:` (an either branch) is not a continuation."""
-    pending = []
-    for tok in stream:
-        if pending:
-            if len(pending) == 1 and tok.type in ("AND", "IMPLIES"):
-                pending = []
-                yield tok
+    """Drop the line breaks that continue a statement (the rule above _BINARY)."""
+    tokens = _Lookahead(stream)
+    depth = 0
+    statement_indent = 0
+    before = None
+    for tok in tokens:
+        if tok.type == "_NL" and depth == 0:
+            indent = _indent_of(tok)
+            nxt = tokens.peek()
+            if nxt is not None and nxt.type != "_NL" and indent >= statement_indent and (
+                    _is(before, _OPEN_ENDS) or (_is(nxt, _CONTINUERS) and not _starts_a_clause(tokens))):
                 continue
-            if len(pending) == 1 and tok.type == "OR":
-                pending.append(tok)
-                continue
-            if len(pending) == 2:
-                if tok.type == "COLON":
-                    yield from pending
-                else:
-                    yield pending[1]
-                pending = []
-                if tok.type != "_NL":
-                    yield tok
-                    continue
-            else:
-                yield from pending
-                pending = []
-        if tok.type == "_NL":
-            pending = [tok]
-        else:
-            yield tok
-    yield from pending
+            statement_indent = indent
+        elif tok.type in _OPENERS:
+            depth += 1
+        elif tok.type in _CLOSERS:
+            depth = max(depth - 1, 0)
+        before = tok
+        yield tok
 
 
 class _BadDedent(Exception):
@@ -246,10 +300,13 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = f"`{token.value}` is a keyword and cannot be used as a name"
     if token.type == "_INDENT":
         hint = "this line is indented more than the one before it"
-    if token.type == "STRING":
-        hint = "the language has no strings (they only describe variants): use an enum member or a model value"
     text = source.line_text(token.line) if isinstance(token.line, int) else ""
     at = token.column - 1 if isinstance(token.column, int) else -1
+    if token.type == "_NL" and _ends_open(text[:at]):
+        hint = f"a line cannot end with `{_ends_open(text[:at])}`: continue on the next line, " \
+               "indented at least as far as the line the statement starts on"
+    if token.type == "STRING":
+        hint = "the language has no strings (they only describe variants): use an enum member or a model value"
     pair = text[at:at + 2] if at >= 0 else ""
     if pair in ("&&", "||") or (pair[:1] in ("&", "|") and text[at - 1:at] == pair[:1]):
         hint = f"write `{'and' if pair[:1] == '&' else 'or'}` (`{pair[:1]}` is set {'intersection' if pair[:1] == '&' else 'union'})"
@@ -274,9 +331,22 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
     return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
 
 
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|==|!=|<=|>=|->|\.\.|//|\?\?|\S")
+
+
+def _ends_open(text: str) -> str | None:
+    """The token a line's text ends with (before a comment), if a line cannot end there."""
+    words = _WORDS.findall(text.split("#")[0])
+    return words[-1] if words and words[-1] in _OPEN_ENDS else None
+
+
 def _describe_terminal(name: str) -> str:
     if name.isupper() and name.lower() in _KEYWORDS:
         return f"`{name.lower()}`"
+    # Lark numbers the terminals it names itself (`->`, `..`, `//`): show what they match
+    pattern = next((t.pattern for t in _lark().terminals if t.name == name), None)
+    if isinstance(pattern, PatternStr):
+        return f"`{pattern.value}`"
     return name.lower().replace("_", " ")
 
 
