@@ -429,3 +429,36 @@ def test_issue_15_an_unfinished_def_header_expects_the_arrow():
     """Lark numbers the terminals it names itself: the hint shows `->`, not another one's text."""
     d = syntax_error("def F(a: int)\nvar x: int = 0\n")
     assert (d.code, d.span.line, d.span.column, d.hint) == ("E001", 1, 14, "expected `->`")
+
+
+# ---------------------------------------------------------------- issue 15: messages
+
+@pytest.mark.parametrize("text, line, column", [
+    ("var x: int = 0\n    var y: int = 0\n", 2, 5),
+    ("# a comment\n\n    var x: int = 0\n", 3, 5),
+    ("var x: int = 0\naction A:\n    require x < 3\n        x = x + 1\n", 4, 9),
+])
+def test_issue_15_unexpected_indentation_points_at_the_indented_line(text, line, column):
+    d = syntax_error(text)
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == (
+        "E003", line, column, "unexpected indentation", "this line is indented more than the one before it")
+
+
+@pytest.mark.parametrize("statement, got", [
+    ("x < 3", "<"), ("x == 3  # full", "=="), ("x in {1, 2}", "in"), ("x not in {1}", "not"),
+])
+def test_issue_15_a_guard_without_require_says_to_write_require(statement, got):
+    d = syntax_error(f"var x: int = 0\naction A:\n    {statement}\n    x = 1\n")
+    assert (d.code, d.span.line, d.span.column, d.message) == ("E001", 3, 7, f"unexpected `{got}`")
+    assert d.hint == f"write `require {statement.split('#')[0].strip()}` " \
+                     "(a guard: the action is enabled only where it holds)"
+
+
+@pytest.mark.parametrize("expr, column, hint", [
+    ("true == not b", 17, "add parentheses: `true == (not b)`"),
+    ("b and (b != not b)", 21, "add parentheses: `b != (not b)`"),
+    ("b in {true} | not {b} or b", 23, "add parentheses: `b in {true} | (not {b})`"),
+])
+def test_issue_15_not_after_an_operator_says_to_add_parentheses(expr, column, hint):
+    d = syntax_error(f"var b: bool = true\naction A:\n    b = {expr}\n")
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == ("E001", 3, column, "unexpected `not`", hint)

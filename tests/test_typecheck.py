@@ -622,3 +622,14 @@ def test_an_error_in_an_initial_value_or_a_constant_does_not_hide_the_rest():
                                  ("E102", line_of(text, "var x: int = false")),
                                  ("E102", line_of(text, "var y: set[int] in 3")),
                                  ("E105", line_of(text, "invariant I: x"))]
+
+
+@pytest.mark.parametrize("written, meant", [("False", "false"), ("True", "true"), ("TRUE", "true"), ("None", "none")])
+def test_issue_15_python_and_tla_spellings_of_literals_suggest_the_keyword(written, meant):
+    d = spec_error(f"""
+        var b: bool? = none
+        action A:
+            b = {written}
+        """)
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == (
+        "E100", 3, 9, f"unknown name `{written}`", f"did you mean `{meant}`?")

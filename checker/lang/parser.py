@@ -285,8 +285,9 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
     elif token.type == "_NL":
         got = "end of line"
         span = source.span(token.line or line, token.column or column)
-    elif token.type == "_INDENT":
+    elif token.type == "_INDENT":  # borrowed from the line break: point at the indented line itself
         got = "indentation"
+        span = source.span(token.end_line, token.end_column)
     elif token.type == "_DEDENT":
         got = "the end of the block"
     else:
@@ -302,6 +303,11 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = "this line is indented more than the one before it"
     text = source.line_text(token.line) if isinstance(token.line, int) else ""
     at = token.column - 1 if isinstance(token.column, int) else -1
+    if token.type == "NOT" and "NAME" in exc.expected:  # `a == not b`: `not` binds more loosely
+        left, right = _operand_before(text, at), _operand_after(text, at)
+        hint = f"add parentheses: `{left} ({right})`"
+    if token.type in ("COMP_OP", "IN", "NOT", "SUBSET") and "EQUAL" in exc.expected:
+        hint = f"write `require {text.split('#')[0].strip()}` (a guard: the action is enabled only where it holds)"
     if token.type == "_NL" and _ends_open(text[:at]):
         hint = f"a line cannot end with `{_ends_open(text[:at])}`: continue on the next line, " \
                "indented at least as far as the line the statement starts on"
@@ -329,6 +335,49 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
                                      "no primes needed: inside an action, `x = e` sets the next value of x")])
     code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E004" if token.type == "$END" else "E001"
     return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
+
+
+_WORD_BOUNDARIES = {"require", "and", "or", "implies", "leads_to", "then", "else", "if", "not", "in"}
+
+
+def _operand_before(text: str, at: int) -> str:
+    """The operand and operator in front of column `at` (0-based) of a line: back to an
+    unmatched bracket, `,`, `:`, `=` or a keyword of lower precedence."""
+    depth, i = 0, at
+    while i > 0:
+        ch = text[i - 1]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (ch in ",:" or (ch == "=" and text[i - 2:i - 1] not in "=!<>"
+                                               and text[i:i + 1] != "=")):
+            break
+        elif depth == 0 and ch == " " and text[:i - 1].split(" ")[-1] in _WORD_BOUNDARIES - {"in"}:
+            break
+        i -= 1
+    return text[i:at].strip()
+
+
+def _operand_after(text: str, at: int) -> str:
+    """From column `at` (0-based) to an unmatched bracket, `,`, `:`, a comment or a keyword of
+    lower precedence than `not` (`and`, `or`, `implies`, ...)."""
+    depth, i = 0, at
+    while i < len(text):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (ch in ",:#" or (ch == " " and text[i + 1:].split(" ")[0]
+                                              in {"and", "or", "implies", "leads_to", "then", "else"})):
+            break
+        i += 1
+    return text[at:i].strip()
 
 
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|==|!=|<=|>=|->|\.\.|//|\?\?|\S")

@@ -951,7 +951,7 @@ class _Checker:
         candidates = list(self.vars) + list(self.consts) + list(self.atoms) + list(self.sorts)
         for scope in self.scopes:
             candidates += list(scope.names)
-        hint = suggest(name, candidates)
+        hint = name.lower() if name.lower() in ("true", "false", "none") else suggest(name, candidates)
         raise _err("E100", f"unknown name `{name}`", e.span, f"did you mean `{hint}`?" if hint else None)
 
     def _atom(self, name: str, span: Span, expected) -> ir.Expr:
