@@ -462,3 +462,30 @@ def test_issue_15_a_guard_without_require_says_to_write_require(statement, got):
 def test_issue_15_not_after_an_operator_says_to_add_parentheses(expr, column, hint):
     d = syntax_error(f"var b: bool = true\naction A:\n    b = {expr}\n")
     assert (d.code, d.span.line, d.span.column, d.message, d.hint) == ("E001", 3, column, "unexpected `not`", hint)
+
+
+# ---------------------------------------------------------------- issue 15: elif in expressions
+
+@pytest.mark.parametrize("with_elif, nested", [
+    ("if a then 1 elif b then 2 else 3", "if a then 1 else (if b then 2 else 3)"),
+    ("if a then 1 elif b then 2 elif c then 3 else 4", "if a then 1 else (if b then 2 else (if c then 3 else 4))"),
+    ("if a then (if b then 1 elif c then 2 else 3) elif d then 4 else 5",
+     "if a then (if b then 1 else (if c then 2 else 3)) else (if d then 4 else 5)"),
+    ("\n    if a then 1\n    elif b then 2\n    else 3", "if a then 1 else (if b then 2 else 3)"),
+])
+def test_issue_15_elif_in_an_expression_is_an_if_in_the_else(with_elif, nested):
+    def body(expr):
+        return parse_text(f"def F(a: bool, b: bool, c: bool, d: bool) -> int: {expr}\n").declarations[0].body
+    assert without_positions(body(with_elif)) == without_positions(body(nested))
+
+
+def test_issue_15_an_elif_spans_from_elif_to_the_end():
+    inner = parse_text("invariant I: if true then 1 elif false then 2 else 3 == 3\n").declarations[0].body.orelse
+    assert (inner.span.line, inner.span.column, inner.span.end_column) == (1, 29, 58)
+
+
+def test_issue_15_an_elif_needs_its_then():
+    d = syntax_error("def F(a: bool) -> int: if a then 1 elif a 2 else 3\n")
+    assert (d.code, d.span.line, d.span.column, d.message) == ("E001", 1, 43, "unexpected `2`")
+    assert d.hint == ("an `if` in an expression reads `if c then a else b`, with any number of `elif d then e` "
+                      "before the `else`, which is required")

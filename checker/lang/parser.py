@@ -299,6 +299,9 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = "expected " + ", ".join(expected)
     if token.value in _KEYWORDS and "NAME" in exc.expected:
         hint = f"`{token.value}` is a keyword and cannot be used as a name"
+    if hint is None and "THEN" in exc.expected and "THEN" in _accepted(exc):
+        hint = "an `if` in an expression reads `if c then a else b`, with any number of `elif d then e` " \
+               "before the `else`, which is required"
     if token.type == "_INDENT":
         hint = "this line is indented more than the one before it"
     text = source.line_text(token.line) if isinstance(token.line, int) else ""
@@ -378,6 +381,13 @@ def _operand_after(text: str, at: int) -> str:
             break
         i += 1
     return text[at:i].strip()
+
+
+def _accepted(exc: UnexpectedToken) -> set[str]:
+    """The terminals the parser would really take where it failed (`exc.expected` holds more:
+    LALR's merged states)."""
+    parser = getattr(exc, "interactive_parser", None)
+    return parser.accepts() if parser is not None else set(exc.expected)
 
 
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|==|!=|<=|>=|->|\.\.|//|\?\?|\S")
@@ -682,7 +692,14 @@ class _Builder(Transformer):
         return S.BinOp(self.sp(meta), op, c[0], c[-1])
 
     def ite(self, meta, c):
-        return S.IfExpr(self.sp(meta), c[0], c[1], c[2])
+        cond, then, *elifs, orelse = c
+        for (elif_meta, elif_cond, elif_then) in reversed(elifs):  # each elif: an if in the else
+            span = Span(self.src.name, elif_meta.line, elif_meta.column, meta.end_line, meta.end_column)
+            orelse = S.IfExpr(span, elif_cond, elif_then, orelse)
+        return S.IfExpr(self.sp(meta), cond, then, orelse)
+
+    def ite_elif(self, meta, c):
+        return (meta, c[0], c[1])
 
     def implies(self, meta, c):
         return self._bin(meta, "implies", c)
