@@ -633,3 +633,109 @@ def test_issue_15_python_and_tla_spellings_of_literals_suggest_the_keyword(writt
         """)
     assert (d.code, d.span.line, d.span.column, d.message, d.hint) == (
         "E100", 3, 9, f"unknown name `{written}`", f"did you mean `{meant}`?")
+
+
+# ---------------------------------------------------------------- issue 15: tuple destructuring
+
+DESTRUCTURED = """
+    const Pairs: set[(int, int)] = {(1, 2), (2, 3), (3, 1), (4, 4)}
+    var x: 0..9 = 0
+    var log: set[int] = {}
+
+    action Move((a, b) in Pairs):
+        require (x == a or x == 0) and a != b
+        x = b
+        log = log | {a * 10 + b}
+
+    action Pick:
+        with (a, b) in Pairs:
+            require a + b == 5
+            x = a
+
+    fair weak Move((a, b)) for (a, b) in Pairs
+    invariant Sums: sum(a + b for (a, b) in Pairs) == 20
+    invariant Items: all(a != b or a == 4 for (a, b) in Pairs) and any(b == x for (a, b) in Pairs) or x == 0
+    invariant Comps: {b -> a for (a, b) in Pairs}[1] == 3 and {a for (a, b) in Pairs if b > 1} == {1, 2, 4}
+    invariant Nested: {(a, d) for (a, b) in Pairs for (c, d) in Pairs if b == c} == {(1, 3), (2, 1), (3, 2), (4, 4)}
+    invariant Small: len(log) < LIMIT
+    """
+
+PROJECTED = """
+    const Pairs: set[(int, int)] = {(1, 2), (2, 3), (3, 1), (4, 4)}
+    var x: 0..9 = 0
+    var log: set[int] = {}
+
+    action Move(p in Pairs):
+        require (x == p[1] or x == 0) and p[1] != p[2]
+        x = p[2]
+        log = log | {p[1] * 10 + p[2]}
+
+    action Pick:
+        with p in Pairs:
+            require p[1] + p[2] == 5
+            x = p[1]
+
+    fair weak Move(p) for p in Pairs
+    invariant Sums: sum(p[1] + p[2] for p in Pairs) == 20
+    invariant Items: all(p[1] != p[2] or p[1] == 4 for p in Pairs) and any(p[2] == x for p in Pairs) or x == 0
+    invariant Comps: {p[2] -> p[1] for p in Pairs}[1] == 3 and {p[1] for p in Pairs if p[2] > 1} == {1, 2, 4}
+    invariant Nested: {(p[1], q[2]) for p in Pairs for q in Pairs if p[2] == q[1]} == {(1, 3), (2, 1), (3, 2), (4, 4)}
+    invariant Small: len(log) < LIMIT
+    """
+
+
+@pytest.mark.parametrize("limit", ["9", "3"])
+def test_issue_15_destructuring_binders_count_as_projections(limit):
+    """`for (a, b) in S` (generators, `with`, action parameters, fairness) means `for p in S` with
+    a = p[1], b = p[2]: the same verdict, counts, coverage and trace length."""
+    from tests.conftest import run
+
+    results = [run(text.replace("LIMIT", limit))[1] for text in (DESTRUCTURED, PROJECTED)]
+    shape = [(r.verdict.name, r.distinct_states, r.states_generated, r.depth,
+              [(c.enabled, c.generated, c.distinct) for c in r.coverage],
+              r.violation and len(r.violation.trace.steps)) for r in results]
+    assert shape[0] == shape[1]
+    assert shape[0][0] == ("OK" if limit == "9" else "INVARIANT_VIOLATED")
+
+
+def test_issue_15_a_destructured_parameter_is_named_by_its_items_in_traces():
+    from tests.conftest import run
+
+    model, result = run(DESTRUCTURED.replace("LIMIT", "1"))
+    assert [p.name for p, _ in model.spec.actions[0].params] == ["(a, b)"]
+
+
+@pytest.mark.parametrize("binder, domain, message", [
+    ("for (a, b) in", "{1, 2}", "`(a, b) in ...` needs a set of tuples of 2 items, not set[int]"),
+    ("for (a, b) in", "{(1, 2, 3)}", "`(a, b) in ...` needs a set of tuples of 2 items, not set[(int, int, int)]"),
+    ("for (a, b, c) in", "{(1, 2)}", "`(a, b, c) in ...` needs a set of tuples of 3 items, not set[(int, int)]"),
+])
+def test_issue_15_destructuring_needs_tuples_of_that_many_items(binder, domain, message):
+    d = spec_error(f"""
+        var x: int = 0
+        invariant I: all(a > 0 {binder} {domain})
+        """)
+    column = len("invariant I: all(a > 0 ") + len(binder) + 2
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == (
+        "E102", 2, column, message, "name as many items as each element has, or bind the whole element: `x in ...`")
+
+
+def test_issue_15_a_destructured_name_twice_is_e101():
+    d = spec_error("""
+        var x: int = 0
+        action A:
+            with (a, a) in {(1, 2)}:
+                x = a
+        """)
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == (
+        "E101", 3, 14, "`a` appears twice in `(a, a)`", "give each item its own name")
+
+
+def test_issue_15_an_item_of_a_parameter_is_not_an_actor():
+    d = spec_error("""
+        var x: int = 0
+        action A((a, b) in {(1, 2)}) by a:
+            x = b
+        """)
+    assert (d.code, d.span.line, d.span.column, d.message) == (
+        "E124", 2, 33, "`by a`: `a` is an item of the parameter `(a, b)`, not a parameter")

@@ -559,7 +559,7 @@ class _Builder(Transformer):
         return tuple(c)
 
     def action_param(self, meta, c):
-        return S.Generator(self.sp(meta), str(c[0]), c[1])
+        return self.generator(meta, c)
 
     def def_decl(self, meta, c):
         name, *rest = c
@@ -685,7 +685,7 @@ class _Builder(Transformer):
         return S.With(self.sp(meta), tuple(binders), body)
 
     def binder(self, meta, c):
-        return S.Generator(self.sp(meta), str(c[0]), c[1])
+        return self.generator(meta, c)
 
     # ---------------------------------------------------------------- expressions
     def _bin(self, meta, op, c):
@@ -797,7 +797,13 @@ class _Builder(Transformer):
         return S.Comprehension(self.sp(meta), element, gens, cond)
 
     def generator(self, meta, c):
-        return S.Generator(self.sp(meta), str(c[0]), c[1])
+        names, domain = c
+        if isinstance(names, Token):
+            return S.Generator(self.sp(meta), str(names), domain)
+        return S.Generator(self.sp(meta), names[0], domain, names[1])
+
+    def name_tuple(self, meta, c):
+        return ("(" + ", ".join(map(str, c)) + ")", tuple((str(t), self.ts(t)) for t in c))
 
     def name(self, meta, c):
         return S.Name(self.sp(meta), str(c[0]))

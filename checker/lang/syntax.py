@@ -168,8 +168,12 @@ class Primed(Expr):
 
 @dataclass(frozen=True)
 class Generator(Node):
+    """`x in S` (`for x in S`, an action parameter, a `with` binder). `for (a, b) in S` names
+    the items of tuple elements: `parts` holds a and b, and `name` is `(a, b)` (no one's name)."""
+
     name: str
     domain: Expr
+    parts: tuple[tuple[str, Span], ...] = ()
 
 
 @dataclass(frozen=True)

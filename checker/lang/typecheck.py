@@ -59,7 +59,21 @@ class _Def:
 
 @dataclass
 class _Scope:
-    names: dict[str, ir.Local] = field(default_factory=dict)
+    names: dict[str, "ir.Local | _Item"] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A name bound to item `index` of a tuple-valued local (`for (a, b) in pairs`): each use
+    reads as `local[index + 1]`."""
+
+    local: ir.Local
+    index: int
+    type: T.Type
+
+    @property
+    def id(self) -> int:  # what _infer's memo keys on: the items follow from the local
+        return self.local.id
 
 
 def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None) -> ir.Spec:
@@ -506,6 +520,10 @@ class _Checker:
         (capitalised, `by Runner`; an enum's name too); a constant, variable, set of model values
         or function is not one actor."""
         name = d.actor
+        item = self._lookup_local(name) if name is not None else None
+        if isinstance(item, _Item):  # a lane is one argument: an item of one is not
+            raise _err("E124", f"`by {name}`: `{name}` is an item of the parameter `{item.local.name}`, not a parameter",
+                       d.actor_span, f"name the whole parameter: `action {d.name}(p in ...) by p`")
         if name is None or self._lookup_local(name) is not None or name in self.atoms:
             return name
         self._not_a_declaration(name, d.actor_span, "by")
@@ -821,8 +839,20 @@ class _Checker:
             raise _err("E102", f"`{g.name} in ...` needs a set, not {domain.type}", g.domain.span,
                        "use a set, a range `a..b`, an enum name or `domain(m)`")
         local = self._new_local(g.name, domain.type.element, binder=g)
-        self._hides(g.name, g.span)
-        self.scopes[-1].names[g.name] = local
+        if not g.parts:
+            self._hides(g.name, g.span)
+            self.scopes[-1].names[g.name] = local
+            return local, domain
+        element = domain.type.element
+        if not (isinstance(element, T.TupleT) and len(element.elements) == len(g.parts)):
+            raise _err("E102", f"`{g.name} in ...` needs a set of tuples of {len(g.parts)} items, "
+                               f"not {domain.type}", g.domain.span,
+                       f"name as many items as each element has, or bind the whole element: `x in ...`")
+        for index, (name, span) in enumerate(g.parts):
+            if name in [n for n, _ in g.parts[:index]]:
+                raise _err("E101", f"`{name}` appears twice in `{g.name}`", span, "give each item its own name")
+            self._hides(name, span)
+            self.scopes[-1].names[name] = _Item(local, index, element.elements[index])
         return local, domain
 
     def _hides(self, name: str, span: Span) -> None:
@@ -913,6 +943,9 @@ class _Checker:
     def _e_Name(self, e: S.Name, expected):
         name = e.name
         local = self._lookup_local(name)
+        if isinstance(local, _Item):
+            whole = ir.LocalRef(local.local.type, e.span, local.local)
+            return ir.Prim(local.type, e.span, "item", (whole,), local.index)
         if local is not None:
             return ir.LocalRef(local.type, e.span, local)
         if name in self.vars and self.no_state:
