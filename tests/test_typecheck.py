@@ -822,6 +822,13 @@ def test_issue_15_block_parameters_are_values_taken_at_the_call():
         """, "E100", "unknown name `c`", (3, 13)),
     ("""
         var n: int = 0
+        block bump():
+            n = n + 1
+        action Step:
+            require bump()
+        """, "E103", "`bump` is a block: it is called as a statement, not in an expression", (5, 13)),
+    ("""
+        var n: int = 0
         block len(k: int):
             n = k
         action Step:

@@ -1322,6 +1322,9 @@ class _Checker:
         name = e.name
         if name in self.defs and self._lookup_local(name) is None:
             return self._call_def(e)
+        if name in self.blocks:
+            raise _err("E103", f"`{name}` is a block: it is called as a statement, not in an expression",
+                       e.name_span, f"write `{name}(...)` on a line of its own, or declare a `def` for a value")
         if name not in BUILTINS:
             hint = suggest(name, list(self.defs) + list(BUILTINS))
             raise _err("E100", f"unknown function `{name}`", e.name_span,
