@@ -187,9 +187,9 @@ class _Occurrences:
         self.n = len(sort.members)
         self.places = 0
         self.walks = tuple((i, w) for i, t in enumerate(var_types)
-                           if (w := self._walker(t, sort, top=True)) is not None)
+                           if (w := self._walker(t, sort)) is not None)
 
-    def _walker(self, t: T.Type, sort: T.SortT, top: bool = False):
+    def _walker(self, t: T.Type, sort: T.SortT):
         """A function (value, counts) adding the value's occurrences of the sort's members to
         `counts` (a list per member of a count per place); None when none can occur."""
         if not mentions(t, frozenset([sort.name])):

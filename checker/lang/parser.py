@@ -31,6 +31,16 @@ _TOKEN_NAMES = {
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "EQUAL": "`=`", "DOT": "`.`", "COMP_OP": "a comparison", "PLUS": "`+`", "STAR": "`*`", "PERCENT": "`%`", "SLASH": "`/`",
     "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`",
+    "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
+}
+
+# Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
+# by these tokens, is a keyword (`type Msg = ...`, `block notify(c: C):`, `extend action A:`,
+# `before:`); anywhere else it stays a name (`{type: T}`, `m.type`, a parameter called `block`),
+# as Python's `match`.
+_SOFT_KEYWORDS = {
+    "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
+    "before": ("COLON",), "after": ("COLON",),
 }
 
 # How deeply a spec may nest (E007): every level of the parse tree counts (an operator, a
@@ -60,7 +70,7 @@ class _SpecIndenter(Indenter):
     tab_len = 8
 
     def process(self, stream):
-        return super().process(_join_continuations(stream))
+        return super().process(_join_continuations(_soft_keywords(stream)))
 
     def handle_NL(self, token):
         try:
@@ -151,6 +161,34 @@ def _join_continuations(stream):
         elif tok.type in _CLOSERS:
             depth = max(depth - 1, 0)
         before = tok
+        yield tok
+
+
+def _soft_keywords(stream):
+    """Retag the soft keywords of _SOFT_KEYWORDS (NAME to TYPE_KW, BLOCK_KW...) where they start a
+    line (or follow `replace`) outside brackets and the next tokens are the ones listed there."""
+    stream = iter(stream)
+    ahead: list[Token] = []
+    depth = 0
+    line_start = True
+    while True:
+        tok = ahead.pop(0) if ahead else next(stream, None)
+        if tok is None:
+            return
+        follow = _SOFT_KEYWORDS.get(tok.value) if tok.type == "NAME" and line_start and depth == 0 else None
+        if follow:
+            while len(ahead) < len(follow):
+                nxt = next(stream, None)
+                if nxt is None:
+                    break
+                ahead.append(nxt)
+            if tuple(t.type for t in ahead[:len(follow)]) == follow:
+                tok = Token.new_borrow_pos(tok.value.upper() + "_KW", tok.value, tok)
+        if tok.type in _SpecIndenter.OPEN_PAREN_types:
+            depth += 1
+        elif tok.type in _SpecIndenter.CLOSE_PAREN_types:
+            depth = max(0, depth - 1)
+        line_start = tok.type in ("_NL", "REPLACE")  # `replace type ...`, `replace block ...`
         yield tok
 
 
@@ -534,6 +572,23 @@ class _Builder(Transformer):
     def remove_item(self, meta, c):
         return ("remove", S.RemoveAction(self.sp(meta), str(c[0]), self.ts(c[0])))
 
+    def extend_item(self, meta, c):
+        _, name, *parts = c
+        found: dict[str, tuple] = {}
+        for kind, keyword, body in parts:
+            if kind in found:
+                raise SpecError.single("E101", f"`{kind}:` appears twice in `extend action {name}`",
+                                       self.ts(keyword), f"put all the statements to add {kind} the action in one `{kind}:`")
+            found[kind] = body
+        return ("extend", S.ExtendAction(self.sp(meta), str(name), self.ts(name),
+                                         found.get("before", ()), found.get("after", ())))
+
+    def before_part(self, meta, c):
+        return ("before", c[0], c[1])
+
+    def after_part(self, meta, c):
+        return ("after", c[0], c[1])
+
     def expect_decl(self, meta, c):
         variant, outcome, check = c
         return S.ExpectDecl(self.sp(meta), str(variant), self.ts(variant), outcome,
@@ -567,6 +622,14 @@ class _Builder(Transformer):
         returns = rest[-2]
         params = tuple(p for p in rest[:-2] if p is not None)
         return S.DefDecl(self.sp(meta), str(name), self.ts(name), params, returns, body)
+
+    def block_decl(self, meta, c):
+        _, name, *rest = c
+        params = tuple(p for p in rest[:-1] if p is not None)
+        return S.BlockDecl(self.sp(meta), str(name), self.ts(name), params, rest[-1])
+
+    def type_decl(self, meta, c):
+        return S.TypeDecl(self.sp(meta), str(c[1]), self.ts(c[1]), c[2])
 
     def def_param(self, meta, c):
         return (str(c[0]), self.ts(c[0]), c[1])
@@ -650,6 +713,10 @@ class _Builder(Transformer):
 
     def skip_stmt(self, meta, c):
         return S.Skip(self.sp(meta))
+
+    def block_call(self, meta, c):
+        name, *args = c
+        return S.BlockCall(self.sp(meta), str(name), self.ts(name), tuple(a for a in args if a is not None))
 
     def lvalue(self, meta, c):
         name, *steps = c

@@ -302,6 +302,24 @@ class With(Stmt):
     body: tuple[Stmt, ...]
 
 
+@dataclass(frozen=True)
+class BlockCall(Stmt):
+    """`notify_one(c)` as a statement: the body of `block notify_one`, its parameters bound to the
+    values of the arguments (typecheck.py expands it in place)."""
+
+    name: str
+    name_span: Span
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Scoped(Stmt):
+    """Statements in a scope of their own: the `let` names they bind are not seen after them (the
+    parts of an action that a variant extends: variants.py)."""
+
+    body: tuple[Stmt, ...]
+
+
 # ---------------------------------------------------------------- declarations
 
 @dataclass(frozen=True)
@@ -343,6 +361,21 @@ class DefDecl(Decl):
     params: tuple[tuple[str, Span, TypeExpr], ...]
     returns: TypeExpr
     body: Expr
+
+
+@dataclass(frozen=True)
+class BlockDecl(Decl):
+    """`block NAME(p: T, ...): STATEMENTS`: statements that actions call (BlockCall)."""
+
+    params: tuple[tuple[str, Span, TypeExpr], ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class TypeDecl(Decl):
+    """`type NAME = TYPE`: an alias, replaced by its type before type checking (aliases.py)."""
+
+    type: TypeExpr
 
 
 @dataclass(frozen=True)
@@ -400,12 +433,20 @@ class TheoremDecl(Decl):
 @dataclass(frozen=True)
 class VariantDecl(Decl):
     description: str | None
-    items: tuple[tuple[str, "Decl"], ...]  # ("add" | "replace", decl) or ("remove", ActionRef)
+    items: tuple[tuple[str, "Decl"], ...]  # ("add" | "replace", decl), ("remove", RemoveAction), ("extend", ExtendAction)
 
 
 @dataclass(frozen=True)
 class RemoveAction(Decl):
     pass
+
+
+@dataclass(frozen=True)
+class ExtendAction(Decl):
+    """`extend action NAME:` in a variant: statements run before and after the base action's body."""
+
+    before: tuple[Stmt, ...]
+    after: tuple[Stmt, ...]
 
 
 @dataclass(frozen=True)

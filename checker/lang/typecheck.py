@@ -19,6 +19,7 @@ from checker.core.source import Source, Span
 from checker.ir import nodes as ir
 from checker.ir.symmetry import breaks as symmetry_breaks
 from checker.lang import syntax as S
+from checker.lang.aliases import resolve as resolve_aliases
 from checker.lang.parser import parse_expression
 
 
@@ -78,7 +79,7 @@ class _Item:
 
 def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None) -> ir.Spec:
     """Resolve and typecheck a parsed spec. `overrides` maps constant names to `-D` value texts."""
-    return _Checker(tree, source, dict(overrides or {})).run()
+    return _Checker(resolve_aliases(tree), source, dict(overrides or {})).run()
 
 
 def _UNCHECKED(t: T.Type, span: Span) -> ir.Expr:
@@ -110,6 +111,7 @@ class _Checker:
         self.variables: list[ir.Variable] = []
         self.var_bounds: list[ir.Bound | None] = []  # per slot: checked on every assignment
         self.defs: dict[str, _Def] = {}
+        self.blocks: dict[str, S.BlockDecl] = {}
         self.scopes: list[_Scope] = []
         self.next_local = 0
         self.reads: set[int] = set()
@@ -152,6 +154,8 @@ class _Checker:
         for d in decls:
             if isinstance(d, S.VarDecl):
                 self._declare_var(d)
+        self.blocks = {d.name: d for d in decls if isinstance(d, S.BlockDecl)}
+        self._check_block_cycles()
         # The bodies, each declaration on its own: an error in one is collected and checking goes
         # on with the next, so that one run reports every body's first error (_recover). What
         # needs every def body (the functions' reads) or every action's parameters (properties,
@@ -162,6 +166,8 @@ class _Checker:
             self.function_reads = ir.function_reads(functions)
         action_decls = [d for d in decls if isinstance(d, S.ActionDecl)]
         self.action_index = {d.name: i for i, d in enumerate(action_decls)}
+        for d in self.blocks.values():  # on their own, once: an error in a block is reported at it
+            self._recover(errors, self._check_block, d)
         actions = [self._recover(errors, self._check_action, d) for d in action_decls]
         invariants = [self._recover(errors, self._check_predicate, d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
@@ -265,7 +271,7 @@ class _Checker:
     def _check_duplicates(self, decls) -> None:
         seen: dict[str, S.Decl] = {}
         for d in decls:
-            if d.name in BUILTINS and isinstance(d, S.DefDecl):
+            if d.name in BUILTINS and isinstance(d, (S.DefDecl, S.BlockDecl)):
                 raise _err("E101", f"`{d.name}` is a built-in function", d.name_span, "choose another name")
             if isinstance(d, S.FairDecl):
                 continue
@@ -723,12 +729,95 @@ class _Checker:
         """A derived value: any expression of the state (not temporal, not of the next state)."""
         return ir.Predicate(d.name, self.infer(d.body), d.name_span)
 
+    # ---------------------------------------------------------------- blocks
+    def _check_block_cycles(self) -> None:
+        """E125 when a block calls itself, directly or through other blocks: blocks are expanded
+        where they are called, so a cycle would never end. Reported at the call that closes it."""
+        done: set[str] = set()
+
+        def visit(name: str, path: tuple[str, ...]) -> None:
+            for call in _block_calls(self.blocks[name].body):
+                if call.name not in self.blocks or call.name in done:
+                    continue
+                chain = path + (name,)
+                if call.name in chain:
+                    cycle = " -> ".join(chain[chain.index(call.name):] + (call.name,))
+                    raise _err("E125", f"block `{call.name}` calls itself ({cycle})", call.name_span,
+                               "a block is expanded where it is called, so it cannot recurse: repeat with "
+                               "`with x in S`, or let an action take one step at a time")
+                visit(call.name, path + (name,))
+            done.add(name)
+
+        for name in self.blocks:
+            visit(name, ())
+
+    def _block_params(self, d: S.BlockDecl) -> list[tuple[str, T.Type]]:
+        seen = set()
+        out = []
+        for name, span, ptype in d.params:
+            if name in seen:
+                raise _err("E101", f"parameter `{name}` appears twice", span)
+            seen.add(name)
+            out.append((name, self._plain_type(ptype)))
+        return out
+
+    def _check_block(self, d: S.BlockDecl) -> None:
+        """A block's body, checked on its own, with its parameters in scope. Each call checks it
+        again (with the caller's locals out of sight, so the result is the same) to give the
+        statements fresh locals: each binding in the IR is bound once."""
+        params = [self._new_local(name, t) for name, t in self._block_params(d)]
+        self._block_body(d, params)
+
+    def _block_body(self, d: S.BlockDecl, params: list[ir.Local]) -> tuple[ir.Stmt, ...]:
+        """The block's statements in a scope of its parameters alone: hygienic, a name in the block
+        means what it means at the block (never a `let` or parameter of the caller), and its `let`
+        names are not seen by the caller."""
+        saved = self.scopes
+        self.scopes = [_Scope({p.name: p for p in params})]
+        try:
+            return self._block(d.body)
+        finally:
+            self.scopes = saved
+
+    def _call_block(self, s: S.BlockCall) -> tuple[ir.Stmt, ...]:
+        """`name(args)`: each argument evaluated where the call stands and bound to its parameter
+        (a `let`), then the block's statements."""
+        d = self.blocks.get(s.name)
+        if d is None:
+            if s.name in self.defs or s.name in BUILTINS:
+                raise _err("E103", f"`{s.name}` is a function: a statement can only call a block", s.name_span,
+                           "use the function in an expression (`require ...`, `x = ...`), or declare the "
+                           "statements as `block`")
+            if s.name in self.top_names:
+                kind = type(self.top_names[s.name]).__name__.replace("Decl", "").lower()
+                raise _err("E103", f"`{s.name}` is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a block",
+                           s.name_span, "a statement `NAME(...)` calls a block declared with `block`")
+            hint = suggest(s.name, self.blocks)
+            raise _err("E100", f"unknown block `{s.name}`", s.name_span,
+                       f"did you mean `{hint}`?" if hint else "declare it with `block NAME(p: T):` and statements")
+        if len(s.args) != len(d.params):
+            n = len(d.params)
+            raise _err("E103", f"`{s.name}` takes {n} argument{'s' if n != 1 else ''}, not {len(s.args)}", s.span,
+                       f"declared at {d.name_span}")
+        lets = []
+        for arg, (name, t) in zip(s.args, self._block_params(d)):
+            value = self._expect(self.infer(arg, t), t, f"argument `{name}` of `{s.name}`")
+            lets.append(ir.LetS(arg.span, self._new_local(name, t), value))
+        return tuple(lets) + self._block_body(d, [let.local for let in lets])
+
     # ---------------------------------------------------------------- statements
     def _block(self, stmts) -> tuple[ir.Stmt, ...]:
         self.scopes.append(_Scope())
-        out = tuple(self._stmt(s) for s in stmts)
+        out = []
+        for s in stmts:
+            if isinstance(s, S.BlockCall):
+                out += self._call_block(s)
+            elif isinstance(s, S.Scoped):
+                out += self._block(s.body)
+            else:
+                out.append(self._stmt(s))
         self.scopes.pop()
-        return out
+        return tuple(out)
 
     def _stmt(self, s: S.Stmt) -> ir.Stmt:
         if isinstance(s, S.Require):
@@ -1266,6 +1355,9 @@ class _Checker:
         name = e.name
         if name in self.defs and self._lookup_local(name) is None:
             return self._call_def(e)
+        if name in self.blocks:
+            raise _err("E103", f"`{name}` is a block: it is called as a statement, not in an expression",
+                       e.name_span, f"write `{name}(...)` on a line of its own, or declare a `def` for a value")
         if name not in BUILTINS:
             hint = suggest(name, list(self.defs) + list(BUILTINS))
             raise _err("E100", f"unknown function `{name}`", e.name_span,
@@ -1469,6 +1561,22 @@ def _infer_binder_types(d: S.TheoremDecl, defs: dict) -> dict[str, tuple[T.Type,
 def _article(t: T.Type) -> str:
     text = str(t)
     return ("an " if text[:1] in "aeiou" else "a ") + text
+
+
+def _block_calls(stmts):
+    """The block calls among `stmts` and inside their nested blocks."""
+    for s in stmts:
+        if isinstance(s, S.BlockCall):
+            yield s
+        elif isinstance(s, S.If):
+            for _, body in s.branches:
+                yield from _block_calls(body)
+            yield from _block_calls(s.orelse or ())
+        elif isinstance(s, S.Either):
+            for body in s.branches:
+                yield from _block_calls(body)
+        elif isinstance(s, (S.With, S.Scoped)):
+            yield from _block_calls(s.body)
 
 
 def _stem(path: str) -> str:
