@@ -568,8 +568,9 @@ class _Checker:
                        "a model value, or a label (`by Runner`)")
 
     def _label(self, name: str, span) -> str:
-        """A free actor label: capitalised (`Runner`), so that a mistyped parameter is caught."""
-        if name[:1].isupper():
+        """A free actor label: a name that does not start with a lowercase letter (`Runner`), so
+        that a mistyped parameter is caught."""
+        if not name[:1].islower():
             return name
         params = list(self.scopes[-1].names)  # the action's parameters
         hint = suggest(name, params + list(self.atoms)) or (params[0] if len(params) == 1 and len(name) <= 2 else None)
