@@ -358,3 +358,134 @@ def test_a_corrupt_cache_file_is_rebuilt_silently(tmp_path):
     cache.write_bytes(b"not a grammar\n")
     out = _parse_in_a_child({"TLACHECK_CACHE_DIR": str(folder)})
     assert out.returncode == 0 and out.stderr == ""
+
+
+# ---------------------------------------------------------------- issue 15: line continuation
+
+def without_positions(node):
+    """without_spans, with the name spans of declarations and bound names left out too."""
+    shape = without_spans(node)
+
+    def strip(x):
+        if isinstance(x, tuple):
+            return () if x[:1] == ("Span",) else tuple(map(strip, x))
+        return x
+    return strip(shape)
+
+
+@pytest.mark.parametrize("continued, one_line", [
+    # `=` at the end of a line, the value on the next
+    ("var x: int =\n    0\n", "var x: int = 0\n"),
+    ("var x: int = 0\naction A:\n    x =\n        x + 1\n", "var x: int = 0\naction A:\n    x = x + 1\n"),
+    # the `->` of a def on the next line
+    ("def F(a: int)\n        -> int: a + 1\n", "def F(a: int) -> int: a + 1\n"),
+    # a def whose parameter list continues on the next line (inside brackets)
+    ("def F(a: int,\n      b: int) -> int: a + b\n", "def F(a: int, b: int) -> int: a + b\n"),
+    # a leading `|` of a union chain on continuation lines
+    ("var s: set[int] = {1}\n    | {2}\n    | {3}\n", "var s: set[int] = {1} | {2} | {3}\n"),
+    ("var s: set[int] = {}\naction A:\n    s = s\n        | {3}\n", "var s: set[int] = {}\naction A:\n    s = s | {3}\n"),
+    # a multi-line if-then-else in a def body: leading `then`/`else`, or trailing `then`/`else`
+    ("def F(a: int) -> int:\n    if a < 2\n    then a + 1\n    else 0\n", "def F(a: int) -> int: if a < 2 then a + 1 else 0\n"),
+    ("def F(a: int) -> int:\n    if a < 2 then\n        a + 1\n    else\n        0\n",
+     "def F(a: int) -> int: if a < 2 then a + 1 else 0\n"),
+    # after a binary operator, and before one on a line indented as far as the statement
+    ("invariant I: 1 +\n    2 == 3\n", "invariant I: 1 + 2 == 3\n"),
+    ("invariant I:\n    1 + 2\n    == 3\n", "invariant I: 1 + 2 == 3\n"),
+    ("var x: int = 0\naction A:\n    require x\n        < 3\n    x = 1\n", "var x: int = 0\naction A:\n    require x < 3\n    x = 1\n"),
+    # a comment between the lines
+    ("var x: int =   # the start\n    0\n", "var x: int = 0\n"),
+])
+def test_issue_15_a_statement_continues_on_the_next_line(continued, one_line):
+    assert without_positions(parse_text(continued)) == without_positions(parse_text(one_line))
+
+
+def test_issue_15_clauses_of_statements_are_not_continuations():
+    """`or:`, `else:` and `elif COND:` start a clause, even where a continuation would fit."""
+    text = ("var x: int = 0\naction A:\n    if x == 0: x = 1\n    elif x == 1: x = 2\n    else: x = 0\n"
+            "action B:\n    either: x = 1\n    or: x = 2\n")
+    a, b = parse_text(text).declarations[1:]
+    assert [len(a.body[0].branches), a.body[0].orelse is not None] == [2, True]
+    assert len(b.body[0].branches) == 2
+
+
+@pytest.mark.parametrize("text, line, column, got, hint", [
+    # a line indented less than the statement ends it: the operator is left without an operand
+    ("var x: int = 0\naction A:\n    x = x +\n1\n", 3, 12, "end of line",
+     "a line cannot end with `+`: continue on the next line, indented at least as far as the line "
+     "the statement starts on"),
+    ("var x: int =\n", 1, 13, "end of line",
+     "a line cannot end with `=`: continue on the next line, indented at least as far as the line "
+     "the statement starts on"),
+    # ... and a leading operator there does not continue the statement above
+    ("var s: set[int] = {}\naction A:\n    s = s\n| {3}\n", 4, 1, "`|`", None),
+    ("def F(a: int) -> int:\n    if a < 2\n  then 1 else 0\n", 2, 13, "end of line", "expected `then`"),
+])
+def test_issue_15_a_real_dedent_still_ends_the_statement(text, line, column, got, hint):
+    d = syntax_error(text)
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == ("E001", line, column, f"unexpected {got}", hint)
+
+
+def test_issue_15_an_unfinished_def_header_expects_the_arrow():
+    """Lark numbers the terminals it names itself: the hint shows `->`, not another one's text."""
+    d = syntax_error("def F(a: int)\nvar x: int = 0\n")
+    assert (d.code, d.span.line, d.span.column, d.hint) == ("E001", 1, 14, "expected `->`")
+
+
+# ---------------------------------------------------------------- issue 15: messages
+
+@pytest.mark.parametrize("text, line, column", [
+    ("var x: int = 0\n    var y: int = 0\n", 2, 5),
+    ("# a comment\n\n    var x: int = 0\n", 3, 5),
+    ("var x: int = 0\naction A:\n    require x < 3\n        x = x + 1\n", 4, 9),
+])
+def test_issue_15_unexpected_indentation_points_at_the_indented_line(text, line, column):
+    d = syntax_error(text)
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == (
+        "E003", line, column, "unexpected indentation", "this line is indented more than the one before it")
+
+
+@pytest.mark.parametrize("statement, got", [
+    ("x < 3", "<"), ("x == 3  # full", "=="), ("x in {1, 2}", "in"), ("x not in {1}", "not"),
+])
+def test_issue_15_a_guard_without_require_says_to_write_require(statement, got):
+    d = syntax_error(f"var x: int = 0\naction A:\n    {statement}\n    x = 1\n")
+    assert (d.code, d.span.line, d.span.column, d.message) == ("E001", 3, 7, f"unexpected `{got}`")
+    assert d.hint == f"write `require {statement.split('#')[0].strip()}` " \
+                     "(a guard: the action is enabled only where it holds)"
+
+
+@pytest.mark.parametrize("expr, column, hint", [
+    ("true == not b", 17, "add parentheses: `true == (not b)`"),
+    ("b and (b != not b)", 21, "add parentheses: `b != (not b)`"),
+    ("b in {true} | not {b} or b", 23, "add parentheses: `b in {true} | (not {b})`"),
+])
+def test_issue_15_not_after_an_operator_says_to_add_parentheses(expr, column, hint):
+    d = syntax_error(f"var b: bool = true\naction A:\n    b = {expr}\n")
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == ("E001", 3, column, "unexpected `not`", hint)
+
+
+# ---------------------------------------------------------------- issue 15: elif in expressions
+
+@pytest.mark.parametrize("with_elif, nested", [
+    ("if a then 1 elif b then 2 else 3", "if a then 1 else (if b then 2 else 3)"),
+    ("if a then 1 elif b then 2 elif c then 3 else 4", "if a then 1 else (if b then 2 else (if c then 3 else 4))"),
+    ("if a then (if b then 1 elif c then 2 else 3) elif d then 4 else 5",
+     "if a then (if b then 1 else (if c then 2 else 3)) else (if d then 4 else 5)"),
+    ("\n    if a then 1\n    elif b then 2\n    else 3", "if a then 1 else (if b then 2 else 3)"),
+])
+def test_issue_15_elif_in_an_expression_is_an_if_in_the_else(with_elif, nested):
+    def body(expr):
+        return parse_text(f"def F(a: bool, b: bool, c: bool, d: bool) -> int: {expr}\n").declarations[0].body
+    assert without_positions(body(with_elif)) == without_positions(body(nested))
+
+
+def test_issue_15_an_elif_spans_from_elif_to_the_end():
+    inner = parse_text("invariant I: if true then 1 elif false then 2 else 3 == 3\n").declarations[0].body.orelse
+    assert (inner.span.line, inner.span.column, inner.span.end_column) == (1, 29, 58)
+
+
+def test_issue_15_an_elif_needs_its_then():
+    d = syntax_error("def F(a: bool) -> int: if a then 1 elif a 2 else 3\n")
+    assert (d.code, d.span.line, d.span.column, d.message) == ("E001", 1, 43, "unexpected `2`")
+    assert d.hint == ("an `if` in an expression reads `if c then a else b`, with any number of `elif d then e` "
+                      "before the `else`, which is required")

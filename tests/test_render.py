@@ -13,7 +13,7 @@ import pytest
 
 from checker.app.cli import main, read_source
 from checker.compile.model import build_model
-from checker.core.errors import UsageError
+from checker.core.errors import SpecError, UsageError
 from checker.core.result import Step, Trace, Violation
 from checker.engine import stategraph
 from checker.engine.explore import explore
@@ -213,6 +213,63 @@ def test_actor_naming_a_parameter_gives_one_column_per_value():
     v = explore(model).violation
     columns, actors, _ = render.lanes(model, v.trace)
     assert columns == ["p1", "p2"] and actors[1:] == ["p1", "p2"]
+
+
+NOTIFY_ONE = """
+    const Consumer: set[model] = {c1, c2, c3}
+    var waiting: seq[Consumer] = [c2, c1, c3]
+    var woken: set[Consumer] = {}
+    def first_waiter() -> Consumer: head(waiting)
+    action Notify by Producer -> first_waiter():
+        require waiting != []
+        woken = woken | {head(waiting)}
+        waiting = tail(waiting)
+    action Broadcast by Producer -> elems(waiting):
+        require len(waiting) == 2
+        woken = woken | elems(waiting)
+        waiting = []
+    action Wait(c in Consumer) by c -> none_of(c):
+        require c in woken
+        woken = woken - {c}
+    def none_of(c: Consumer) -> Consumer?: none
+    invariant NotEveryone: len(woken) < 3
+"""
+
+
+def test_a_target_may_be_any_expression_of_an_actors_type():
+    """`-> first_waiter()` is evaluated in the state before the step: notify hands the wake-up to
+    c2, the head of the queue; `-> elems(waiting)` gives one arrow per member; `none`, none."""
+    model = model_of(NOTIFY_ONE)
+    v = explore(model).violation
+    columns, actors, targets = render.lanes(model, v.trace)
+    names = [model.action_info[s.action].name for s in v.trace.steps[1:]]
+    assert names == ["Notify", "Broadcast"]
+    assert targets[1:] == [("c2",), ("c1", "c3")]
+    assert columns == ["Producer", "c2", "c1", "c3"]
+    dot = render.swimlanes_dot(model, v.trace)
+    assert re.search(r"c0_1 -> c1_1 .*Notify", dot)
+    assert re.search(r"c0_2 -> c2_2 .*Broadcast", dot) and re.search(r"c0_2 -> c3_2 .*Broadcast", dot)
+
+
+@pytest.mark.parametrize("actor, message, hint", [
+    ("by q", "unknown actor `q`", "did you mean `p`?"),
+    ("by Procs", "`by Procs`: `Procs` is a set, not one actor", "an actor is one value"),
+    ("by done", "`by done`: `done` is a var, not one actor", "an actor is one value"),
+    ("by p -> len(done)", "the target of `->` must be an actor (a model value or enum member) or a set of them, "
+                          "not int", "name a label"),
+    ("by p -> sink", "unknown actor `sink`", "an actor label starts with a capital letter"),
+])
+def test_actors_are_checked(actor, message, hint):
+    with pytest.raises(SpecError) as info:
+        model_of(f"""
+            const Procs: set[model] = {{p1, p2}}
+            var done: set[Procs] = {{}}
+            action Finish(p in Procs) {actor}:
+                require p not in done
+                done = done | {{p}}
+        """)
+    d = info.value.diagnostics[0]
+    assert d.code == "E124" and d.message == message and hint in (d.hint or ""), d
 
 
 @pytest.mark.parametrize("names, expected", [

@@ -622,3 +622,346 @@ def test_an_error_in_an_initial_value_or_a_constant_does_not_hide_the_rest():
                                  ("E102", line_of(text, "var x: int = false")),
                                  ("E102", line_of(text, "var y: set[int] in 3")),
                                  ("E105", line_of(text, "invariant I: x"))]
+
+
+@pytest.mark.parametrize("written, meant", [("False", "false"), ("True", "true"), ("TRUE", "true"), ("None", "none")])
+def test_issue_15_python_and_tla_spellings_of_literals_suggest_the_keyword(written, meant):
+    d = spec_error(f"""
+        var b: bool? = none
+        action A:
+            b = {written}
+        """)
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == (
+        "E100", 3, 9, f"unknown name `{written}`", f"did you mean `{meant}`?")
+
+
+# ---------------------------------------------------------------- issue 15: tuple destructuring
+
+DESTRUCTURED = """
+    const Pairs: set[(int, int)] = {(1, 2), (2, 3), (3, 1), (4, 4)}
+    var x: 0..9 = 0
+    var log: set[int] = {}
+
+    action Move((a, b) in Pairs):
+        require (x == a or x == 0) and a != b
+        x = b
+        log = log | {a * 10 + b}
+
+    action Pick:
+        with (a, b) in Pairs:
+            require a + b == 5
+            x = a
+
+    fair weak Move((a, b)) for (a, b) in Pairs
+    invariant Sums: sum(a + b for (a, b) in Pairs) == 20
+    invariant Items: all(a != b or a == 4 for (a, b) in Pairs) and any(b == x for (a, b) in Pairs) or x == 0
+    invariant Comps: {b -> a for (a, b) in Pairs}[1] == 3 and {a for (a, b) in Pairs if b > 1} == {1, 2, 4}
+    invariant Nested: {(a, d) for (a, b) in Pairs for (c, d) in Pairs if b == c} == {(1, 3), (2, 1), (3, 2), (4, 4)}
+    invariant Small: len(log) < LIMIT
+    """
+
+PROJECTED = """
+    const Pairs: set[(int, int)] = {(1, 2), (2, 3), (3, 1), (4, 4)}
+    var x: 0..9 = 0
+    var log: set[int] = {}
+
+    action Move(p in Pairs):
+        require (x == p[1] or x == 0) and p[1] != p[2]
+        x = p[2]
+        log = log | {p[1] * 10 + p[2]}
+
+    action Pick:
+        with p in Pairs:
+            require p[1] + p[2] == 5
+            x = p[1]
+
+    fair weak Move(p) for p in Pairs
+    invariant Sums: sum(p[1] + p[2] for p in Pairs) == 20
+    invariant Items: all(p[1] != p[2] or p[1] == 4 for p in Pairs) and any(p[2] == x for p in Pairs) or x == 0
+    invariant Comps: {p[2] -> p[1] for p in Pairs}[1] == 3 and {p[1] for p in Pairs if p[2] > 1} == {1, 2, 4}
+    invariant Nested: {(p[1], q[2]) for p in Pairs for q in Pairs if p[2] == q[1]} == {(1, 3), (2, 1), (3, 2), (4, 4)}
+    invariant Small: len(log) < LIMIT
+    """
+
+
+@pytest.mark.parametrize("limit", ["9", "3"])
+def test_issue_15_destructuring_binders_count_as_projections(limit):
+    """`for (a, b) in S` (generators, `with`, action parameters, fairness) means `for p in S` with
+    a = p[1], b = p[2]: the same verdict, counts, coverage and trace length."""
+    from tests.conftest import run
+
+    results = [run(text.replace("LIMIT", limit))[1] for text in (DESTRUCTURED, PROJECTED)]
+    shape = [(r.verdict.name, r.distinct_states, r.states_generated, r.depth,
+              [(c.enabled, c.generated, c.distinct) for c in r.coverage],
+              r.violation and len(r.violation.trace.steps)) for r in results]
+    assert shape[0] == shape[1]
+    assert shape[0][0] == ("OK" if limit == "9" else "INVARIANT_VIOLATED")
+
+
+def test_issue_15_a_destructured_parameter_is_named_by_its_items_in_traces():
+    from tests.conftest import run
+
+    model, result = run(DESTRUCTURED.replace("LIMIT", "1"))
+    assert [p.name for p, _ in model.spec.actions[0].params] == ["(a, b)"]
+
+
+@pytest.mark.parametrize("binder, domain, message", [
+    ("for (a, b) in", "{1, 2}", "`(a, b) in ...` needs a set of tuples of 2 items, not set[int]"),
+    ("for (a, b) in", "{(1, 2, 3)}", "`(a, b) in ...` needs a set of tuples of 2 items, not set[(int, int, int)]"),
+    ("for (a, b, c) in", "{(1, 2)}", "`(a, b, c) in ...` needs a set of tuples of 3 items, not set[(int, int)]"),
+])
+def test_issue_15_destructuring_needs_tuples_of_that_many_items(binder, domain, message):
+    d = spec_error(f"""
+        var x: int = 0
+        invariant I: all(a > 0 {binder} {domain})
+        """)
+    column = len("invariant I: all(a > 0 ") + len(binder) + 2
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == (
+        "E102", 2, column, message, "name as many items as each element has, or bind the whole element: `x in ...`")
+
+
+def test_issue_15_a_destructured_name_twice_is_e101():
+    d = spec_error("""
+        var x: int = 0
+        action A:
+            with (a, a) in {(1, 2)}:
+                x = a
+        """)
+    assert (d.code, d.span.line, d.span.column, d.message, d.hint) == (
+        "E101", 3, 14, "`a` appears twice in `(a, a)`", "give each item its own name")
+
+
+def test_issue_15_an_item_of_a_parameter_is_not_an_actor():
+    d = spec_error("""
+        var x: int = 0
+        action A((a, b) in {(1, 2)}) by a:
+            x = b
+        """)
+    assert (d.code, d.span.line, d.span.column, d.message) == (
+        "E124", 2, 33, "`by a`: `a` is an item of the parameter `(a, b)`, not a parameter")
+
+
+# ---------------------------------------------------------------- issue 15: blocks
+
+# A condition variable: "notify one waiter" in three actions, pasted, then as a block. The block
+# has a `let` (named like a `let` of one caller), an `either`, a `with` and a `require`.
+WAITERS = """
+const Consumer: set[model] = {c1, c2, c3}
+var waiting: set[Consumer] = Consumer
+var woken: set[Consumer] = {}
+var items: int = 0
+var last: int = 0
+var first: int = 0
+{decls}
+action Put:
+    require items < 2
+    let pick = items
+    items = items + 1
+    {notify}
+    first = pick
+action Cancel(c in Consumer):
+    require c in waiting and items > 0
+    {notify}
+action Take(c in woken):
+    require items > 0
+    items = items - 1
+    woken = woken - {c}
+    waiting = waiting | {c}
+    either:
+        skip
+    or:
+        {notify}
+invariant Bits: last in 0..1 and first in 0..2
+"""
+PASTED = """\
+let pick0 = items % 2
+require waiting != {}
+with w in waiting:
+    either:
+        waiting = waiting - {w}
+        woken = woken | {w}
+    or:
+        require len(waiting) > 1
+        waiting = waiting - {w}
+last = pick0
+"""
+BLOCK = """
+block notify_one(n: int):
+    let pick = n % 2
+    require waiting != {}
+    with w in waiting:
+        either:
+            waiting = waiting - {w}
+            woken = woken | {w}
+        or:
+            require len(waiting) > 1
+            waiting = waiting - {w}
+    last = pick
+"""
+
+
+def waiters(block: bool) -> str:
+    """The spec with `notify_one(items)` or, pasted in its place, the block's statements (its `let`
+    renamed, as a careful paste would: the caller Put has a `pick` of its own)."""
+    import re
+
+    def paste(match):
+        indent = match.group(1)
+        return "\n".join(indent + line for line in PASTED.splitlines())
+
+    text = WAITERS.replace("{decls}", BLOCK if block else "")
+    if block:
+        return text.replace("{notify}", "notify_one(items)")
+    return re.sub(r"^( *)\{notify\}$", paste, text, flags=re.M)
+
+
+def test_issue_15_a_block_gives_the_counts_of_its_statements_pasted():
+    from tests.conftest import run
+
+    results = []
+    for block in (False, True):
+        model, r = run(waiters(block), check_deadlock=False)
+        results.append((r.verdict, r.distinct_states, r.states_generated, r.depth,
+                        [(c.enabled, c.generated, c.distinct) for c in r.coverage]))
+    assert results[0] == results[1]
+    assert results[0][1:4] == (170, 745, 6)  # the pasted spec's counts
+
+
+def test_issue_15_a_block_is_hygienic():
+    """The block's names mean what they mean at the block: a caller's `let` or parameter named
+    like a variable does not capture it, and the block's `let` names do not leak to the caller."""
+    from tests.conftest import run
+
+    model, r = run("""
+        var x: int = 0
+        var y: int = 0
+        block bump(amount: int):
+            let step = amount + 1
+            x = x + step
+        action A(step in {10}):
+            let x = 100
+            require y == 0
+            bump(x)
+            y = step
+        """)
+    assert (r.distinct_states, r.states_generated) == (2, 2)
+    from tests.conftest import next_states
+
+    # x is the variable in the block (0 + 100 + 1), not the caller's `let x`; the caller's `step`
+    # after the call is its parameter (10), not the block's `let step`
+    assert next_states(model, 0, (0, 0)) == [(101, 10)]
+
+
+def test_issue_15_block_parameters_are_values_taken_at_the_call():
+    from tests.conftest import next_states
+
+    model = model_of("""
+        var x: int = 1
+        var y: int = 0
+        block set_y(v: int):
+            y = v
+        action A:
+            require y == 0
+            let before = x
+            x = x + 1
+            set_y(x * 10)
+            x = x + before
+        """)
+    assert next_states(model, 0, (1, 0)) == [(3, 20)]
+
+
+@pytest.mark.parametrize("text, code, message, where", [
+    ("""
+        var n: int = 0
+        block a():
+            n = n + 1
+            b()
+        block b():
+            require n < 3
+            a()
+        action Step:
+            a()
+        """, "E125", "block `a` calls itself (a -> b -> a)", (7, 5)),
+    ("""
+        var n: int = 0
+        block a():
+            a()
+        action Step:
+            n = 1
+        """, "E125", "block `a` calls itself (a -> a)", (3, 5)),
+    ("""
+        var n: int = 0
+        block bump(k: int):
+            n = n + k
+        action Step:
+            bmup(1)
+        """, "E100", "unknown block `bmup`", (5, 5)),
+    ("""
+        var n: int = 0
+        block bump(k: int):
+            n = n + k
+        action Step:
+            bump(1, 2)
+        """, "E103", "`bump` takes 1 argument, not 2", (5, 5)),
+    ("""
+        var n: int = 0
+        block bump(k: int):
+            n = n + k
+        action Step:
+            bump(true)
+        """, "E102", "argument `k` of `bump` should be int, but this is bool", (5, 10)),
+    ("""
+        var n: int = 0
+        def f(k: int) -> int: k
+        action Step:
+            f(1)
+        """, "E103", "`f` is a function: a statement can only call a block", (4, 5)),
+    ("""
+        var n: int = 0
+        block bump(k: int):
+            k = n
+        action Step:
+            bump(1)
+        """, "E104", "cannot assign to `k`: it is a bound name, not a state variable", (3, 5)),
+    ("""
+        var n: int = 0
+        block bump(k: int):
+            n = n + j
+        action Step:
+            bump(1)
+        """, "E100", "unknown name `j`", (3, 13)),
+    ("""
+        var n: int = 0
+        block bump(k: int):
+            n = k + c
+        action Step(c in 1..2):
+            bump(c)
+        """, "E100", "unknown name `c`", (3, 13)),
+    ("""
+        var n: int = 0
+        block bump():
+            n = n + 1
+        action Step:
+            require bump()
+        """, "E103", "`bump` is a block: it is called as a statement, not in an expression", (5, 13)),
+    ("""
+        var n: int = 0
+        block len(k: int):
+            n = k
+        action Step:
+            len(1)
+        """, "E101", "`len` is a built-in function", (2, 7)),
+])
+def test_issue_15_block_errors(text, code, message, where):
+    d = spec_error(text)
+    assert (d.code, d.message, (d.span.line, d.span.column)) == (code, message, where)
+
+
+def test_issue_15_an_error_in_a_block_is_reported_once_at_the_block_even_unused():
+    from checker.core.errors import SpecError
+    from tests.conftest import model_of as build
+
+    for calls in ("", "    bump(1)\n    bump(2)\n"):
+        with pytest.raises(SpecError) as info:
+            build("var n: int = 0\nblock bump(k: int):\n    n = n + true\naction Step:\n    n = 0\n" + calls)
+        assert [(d.code, d.span.line) for d in info.value.diagnostics] == [("E102", 3)]

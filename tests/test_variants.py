@@ -32,3 +32,118 @@ def test_issue_8_unknown_variant_is_a_usage_error_with_a_hint():
         apply_variant(tree, "zzz")
     assert info.value.hint == "its variants: base, Capped"
     assert [d.name for d in apply_variant(tree, "Capped").declarations if hasattr(d, "name")][:1] == ["x"]
+
+
+# ---------------------------------------------------------------- issue 15: extend, replace block
+
+from checker.compile.model import build_model  # noqa: E402
+from checker.core.errors import SpecError  # noqa: E402
+from checker.engine.explore import explore  # noqa: E402
+from checker.engine.options import Options  # noqa: E402
+
+QUEUE = """\
+const N: int = 3
+var q: seq[int] = []
+var sent: int = 0
+var log: int = 0
+block push(v: int):
+    q = append(q, v)
+    sent = sent + 1
+action Send(v in 1..2):
+    require sent < N
+    push(v)
+action Recv:
+    require q != []
+    let v = head(q)
+    q = tail(q)
+invariant Short: len(q) <= N
+variant Pasted:
+    replace action Send(v in 1..2):
+        require len(q) < 2
+        require sent < N
+        q = append(q, v)
+        sent = sent + 1
+        log = len(q)
+variant Extended:
+    extend action Send:
+        before:
+            require len(q) < 2
+        after:
+            log = len(q)
+variant Twice:
+    replace block push(v: int):
+        q = append(append(q, v), v)
+        sent = sent + 1
+variant TwicePasted:
+    replace action Send(v in 1..2):
+        require sent < N
+        q = append(append(q, v), v)
+        sent = sent + 1
+"""
+
+
+def counts(text: str, variant: str) -> tuple:
+    r = explore(build_model(Source("q.spec", text), variant=variant), Options(check_deadlock=False))
+    return (r.verdict, r.distinct_states, r.states_generated, r.depth,
+            [(c.enabled, c.generated, c.distinct) for c in r.coverage])
+
+
+def test_issue_15_extend_gives_the_counts_of_the_action_written_out():
+    extended, pasted = counts(QUEUE, "Extended"), counts(QUEUE, "Pasted")
+    assert extended == pasted
+    assert extended[1:4] == (24, 39, 7)  # the written-out action's counts
+    assert counts(QUEUE, "base")[1] != extended[1]  # the guard before and the assignment after count
+
+
+def test_issue_15_replace_block_changes_every_caller():
+    assert counts(QUEUE, "Twice") == counts(QUEUE, "TwicePasted")
+    assert counts(QUEUE, "Twice")[1] != counts(QUEUE, "base")[1]
+
+
+def test_issue_15_extend_parts_have_scopes_of_their_own():
+    """`before:` sees the action's parameters; the body does not see its `let` names (here the body's
+    `v` is the parameter again), and `after:` does not see the body's."""
+    text = QUEUE + """\
+variant Scoped:
+    extend action Send:
+        before:
+            let v = 7
+            require v == 7
+        after:
+            log = v
+"""
+    from tests.conftest import next_states
+
+    model = build_model(Source("q.spec", text), variant="Scoped")
+    assert next_states(model, 0, ((), 0, 0)) == [((1,), 1, 1), ((2,), 1, 2)]
+
+    d = _error(QUEUE + """\
+variant Leak:
+    extend action Recv:
+        after:
+            log = head(q) + v
+""", "Leak")
+    assert (d.code, d.message, d.span.line) == ("E100", "unknown name `v`", 41)
+
+
+def _error(text: str, variant: str):
+    with pytest.raises(SpecError) as info:
+        build_model(Source("q.spec", text), variant=variant)
+    return info.value.diagnostics[0]
+
+
+def test_issue_15_extending_a_missing_action_is_an_error_with_a_hint():
+    d = _error(QUEUE + "variant Bad:\n    extend action Sned:\n        before:\n            skip\n", "Bad")
+    assert (d.code, d.message, d.hint) == ("E100", "the base spec has no action `Sned` to extend",
+                                           "did you mean `Send`?")
+    assert (d.span.line, d.span.column) == (39, 19)
+    d = _error(QUEUE + "variant Bad:\n    extend action Short:\n        after:\n            skip\n", "Bad")
+    assert d.message == "the base spec has no action `Short` to extend"
+
+
+def test_issue_15_extend_takes_each_part_once():
+    with pytest.raises(SpecError) as info:
+        parse(Source("q.spec", QUEUE + "variant Bad:\n    extend action Send:\n        before:\n"
+                     "            skip\n        before:\n            skip\n"))
+    d = info.value.diagnostics[0]
+    assert (d.code, d.message, d.span.line) == ("E101", "`before:` appears twice in `extend action Send`", 42)

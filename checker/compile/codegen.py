@@ -88,6 +88,7 @@ class Entries:
     canonical_keys: str  # (s): s with every map's key tuple the interned one
     constants: str  # (): the constants' values, computing the hoisted globals
     steps: tuple[str, ...] = ()  # per step property, (s, t) -> bool: does the step s -> t satisfy it
+    derived: tuple[str, ...] = ()  # per derived value, (s) -> its value in state s
 
 
 @dataclass
@@ -107,6 +108,8 @@ class Generated:
     predicates: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
     domains: dict = field(default_factory=dict)  # ir.Expr -> (name, local ids)
     fairness: list = field(default_factory=list)  # per ir.Fairness: (bindings fn, [args fn or None per target])
+    # per action: the `-> EXPR` target's function (name, ids of its free locals: the action's parameters), or None
+    sends: list = field(default_factory=list)
     # Per line of `source` (line n at index n - 1): the span of the declaration or statement it was
     # generated for, or None. Locates a RecursionError or MemoryError (Model.limit_error), at no cost
     # while exploring.
@@ -216,14 +219,19 @@ class _Gen:
                                     ("reach", "reachable", spec.reachables)):
             checks[prefix] = tuple(self._predicate(f"{prefix}{i}", p, (kind, i)) for i, p in enumerate(preds))
         steps = tuple(self._predicate(f"step{i}", p, ("step", i), step=True) for i, p in enumerate(spec.steps))
+        derived = tuple(self._predicate(f"der{i}", p, ("derived", i)) for i, p in enumerate(spec.derived))
         entries = Entries(init, tuple(actions), tuple(next_states), checks["inv"], checks["con"], checks["reach"],
-                          canonical, _CONSTANTS, steps)
+                          canonical, _CONSTANTS, steps, derived)
         predicates: dict = {}
         domains: dict = {}
         for i, prop in enumerate(spec.properties):
             self.owner = ("property", i)
             self._formula(prop.formula, predicates, domains)
         fairness = [self._fairness(i, f) for i, f in enumerate(spec.fairness)]
+        sends = []
+        for i, a in enumerate(spec.actions):
+            self.owner = ("action", i)
+            sends.append(None if a.sends_expr is None else self._scoped_function(f"send{i}", a.sends_expr, True))
         hoisted = list(self.hoisted.values())
         tail = [f"    {line}" for line in self.hoisted_lines]
         tail += [f"    {self._keys_table(t)}[{d}] = {d}"
@@ -239,13 +247,13 @@ class _Gen:
         action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
         invariant_reads = [frozenset(_expr_reads(p.expr, self.reads)) for p in spec.invariants]
         return Generated("\n".join(self.out) + "\n", entries, self.wheres, [tuple(r) for r in self.reads],
-                         action_writes, invariant_reads, predicates, domains, fairness,
+                         action_writes, invariant_reads, predicates, domains, fairness, sends,
                          [None if x is None else x[0] for x in self.spans],
                          [None if x is None else x[1] for x in self.spans])
 
     def _predicate(self, name: str, p, owner: tuple, step: bool = False) -> str:
         """`{name}(s)`: the value of the state predicate `p` (an invariant, constraint or
-        reachable check); with `step`, `{name}(s, t)`: the value of the step property `p` on the
+        reachable check) or of a derived value; with `step`, `{name}(s, t)`: the value of the step property `p` on the
         step from s to t (slot n + i of its IR is variable i of t). Returns the name."""
         self.at, self.owner = p.span, owner
         reads = _expr_reads(p.expr, self.reads)
@@ -968,7 +976,8 @@ def _keyed_locals(spec: ir.Spec) -> set[int]:
             exprs += ir.stmt_exprs(st)
             if isinstance(st, ir.AssignS):
                 out.update(s.index.local.id for s in st.steps if s.kind == "map" and isinstance(s.index, ir.LocalRef))
-    exprs += [f.body for f in spec.functions] + [p.expr for p in (*spec.invariants, *spec.constraints, *spec.reachables, *spec.steps)]
+    exprs += [f.body for f in spec.functions] + [p.expr for p in (*spec.invariants, *spec.constraints, *spec.reachables,
+                                                                  *spec.steps, *spec.derived)]
     for e in exprs:
         for x in ir.subexpressions(e):
             if isinstance(x, ir.Prim) and x.op == "lookup" and isinstance(x.args[1], ir.LocalRef):

@@ -46,7 +46,8 @@ class ActionInfo:
     param_types: tuple[T.Type, ...]
     span: object
     actor: str | None = None  # `by Runner`: who takes the step (a swimlane in diagrams)
-    sends_to: str | None = None  # `by Runner -> Parent`: who the step sends something to
+    sends_to: str | None = None  # `by Runner -> Parent`: who the step sends something to (a label)
+    sends_computed: bool = False  # `-> EXPR`: Model.send_targets computes whom, per step
 
 
 _RECURSION_HINT = ("a recursive `def` must reach its base case within about 900 nested calls (Python's "
@@ -63,6 +64,24 @@ def _code_name(spec: ir.Spec) -> str:
 def _count(n: int) -> str:
     """n with thousands separators (or shortened, when it has over 100 digits)."""
     return f"{n:,}" if n < 10**100 else format_int(n)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A derived value of one state: `value` (of type `type`), or `error` (why it could not be
+    computed there)."""
+
+    name: str
+    type: T.Type
+    value: object
+    error: str | None = None
+
+    @property
+    def text(self) -> str:
+        return f"(error: {self.error})" if self.error is not None else format_value(self.value, self.type)
+
+    def json(self):
+        return {"error": self.error} if self.error is not None else to_json(self.value, self.type)
 
 
 class Model:
@@ -88,9 +107,11 @@ class Model:
         self.canonical_keys = namespace[entries.canonical_keys]
         self.action_info = tuple(
             ActionInfo(a.name, tuple(l.name for l, _ in a.params), tuple(l.type for l, _ in a.params), a.span,
-                       a.actor, a.sends_to)
+                       a.actor, a.sends_to, a.sends_expr is not None)
             for a in spec.actions)
         self.invariants = tuple((p.name, namespace[n]) for p, n in zip(spec.invariants, entries.invariants))
+        # `derived NAME: EXPR`: (name, type, function of a state), shown along traces (derived_values)
+        self.derived = tuple((p.name, p.expr.type, namespace[n]) for p, n in zip(spec.derived, entries.derived))
         self.constraints = tuple((p.name, namespace[n]) for p, n in zip(spec.constraints, entries.constraints))
         self.reachables = tuple((p.name, namespace[n]) for p, n in zip(spec.reachables, entries.reachables))
         # Step properties: (name, (s, t) -> bool), checked on every step the search computes.
@@ -101,6 +122,8 @@ class Model:
         # their positions)): liveness.py calls these.
         self.temporal_predicates = {e: (namespace[n], ids) for e, (n, ids) in generated.predicates.items()}
         self.temporal_domains = {e: (namespace[n], ids) for e, (n, ids) in generated.domains.items()}
+        # per action: the `-> EXPR` target as (function of the state and the arguments, or None)
+        self._sends = tuple(None if fn is None else (namespace[fn[0]], fn[1]) for fn in generated.sends)
         self.fairness = tuple((namespace[bindings], tuple(None if fn is None else (namespace[fn[0]], fn[1]) for fn in args))
                               for bindings, args in generated.fairness)
         # Slots each action may assign, slots each invariant reads (by name): see codegen.Generated.
@@ -114,6 +137,40 @@ class Model:
 
     def state_json(self, state) -> dict:
         return {n: to_json(v, t) for n, v, t in zip(self.var_names, state, self.var_types)}
+
+    def send_targets(self, action: int, args: tuple, state) -> tuple[str, ...]:
+        """Whom a step of `action` with `args` from `state` sends to, by its `-> EXPR` (the names
+        of the model values or enum members; none when it has no such target, when the value is
+        `none`, or when it cannot be computed: a diagram never stops on it)."""
+        found = self._sends[action] if action < len(self._sends) else None
+        if found is None:
+            return ()
+        fn, local_ids = found
+        params = self.spec.actions[action].params
+        position = {local.id: k for k, (local, _) in enumerate(params)}
+        try:
+            value = fn(state, *(args[position[i]] for i in local_ids))
+        except runtime.EVAL_FAILURES:
+            return ()
+        t = self.spec.actions[action].sends_expr.type
+        if isinstance(t, T.SetT):
+            return tuple(format_value(v, t.element) for v in runtime.canon(value))
+        if value is runtime.NONE:
+            return ()
+        return (format_value(value, t.inner if isinstance(t, T.OptionT) else t),)
+
+    def derived_values(self, state) -> list[Derived]:
+        """The spec's derived values in `state`, in declaration order. One whose evaluation fails
+        is reported by its error's message (a trace is still shown whole)."""
+        out = []
+        for name, t, fn in self.derived:
+            try:
+                out.append(Derived(name, t, fn(state)))
+            except runtime.Fault as fault:
+                out.append(Derived(name, t, None, self.eval_error(fault).message))
+            except (RecursionError, MemoryError) as exc:
+                out.append(Derived(name, t, None, self.limit_error(exc, f"computing derived `{name}`").message))
+        return out
 
     def format_args(self, action: int, args) -> list[str]:
         info = self.action_info[action]
@@ -288,7 +345,8 @@ def _too_complex(spec: ir.Spec, generated: codegen.Generated | None, line: int |
         kind, index = owner
         decls = {"constant": spec.constants, "variable": spec.variables, "function": spec.functions,
                  "action": spec.actions, "invariant": spec.invariants, "constraint": spec.constraints,
-                 "reachable": spec.reachables, "property": spec.properties, "fairness": spec.fairness}[kind]
+                 "reachable": spec.reachables, "property": spec.properties, "fairness": spec.fairness,
+                 "step": spec.steps, "derived": spec.derived}[kind]
         decl = decls[index]
         span = decl.span
         what = {"variable": f"the initial states (variable `{getattr(decl, 'name', '')}`)",

@@ -116,6 +116,12 @@ class Symmetry:
         self._signs = [tuple((i, _plain(t.value)) for i, t in enumerate(var_types)
                              if isinstance(t, T.MapT) and t.key == s and not mentions(t.value, names))
                        for s in self.sorts]
+        # Per sort, its members' occurrences elsewhere in a state (_Occurrences), and the slots of
+        # every map keyed by it (two members absent elsewhere whose entries there are equal can
+        # be swapped without changing the state).
+        self._occurrences = [_Occurrences(var_types, s) for s in self.sorts]
+        self._keyed = [tuple(i for i, t in enumerate(var_types) if isinstance(t, T.MapT) and t.key == s)
+                       for s in self.sorts]
 
     def moves(self, value, t: T.Type) -> bool:
         """Whether some renaming changes `value` (of type `t`): a constant that does breaks the
@@ -135,15 +141,22 @@ class Symmetry:
 
     def key(self, fingerprint: Callable[[tuple], int]) -> Callable[[tuple], int]:
         """The key of a state's orbit: the smallest fingerprint of the renamings that put each
-        symmetric set's members in the order of their signatures (their entries in the maps
-        keyed by the set, `_signs`), trying every order of the members whose signatures tie.
-        The renamed states that qualify are the same for every state of an orbit, so the key is
-        the orbit's; when the signatures differ, one renaming qualifies instead of all n!."""
-        plans = [(len(s.members), signs, every) for s, signs, every in zip(self.sorts, self._signs, self._all)]
+        symmetric set's members in the order of their signatures, trying every order of the
+        members whose signatures tie. A member's signature is its entries in the maps keyed by
+        the set (`_signs`) and how often it occurs at each place of the state's type
+        (`_Occurrences`: as the `acceptor` of a message, as a map's value, ...); both are
+        unchanged by renaming the member together with the state, so the renamed states that
+        qualify are the same for every state of an orbit and the key is the orbit's. When the
+        signatures differ, one renaming qualifies instead of all n!. Members that tie and can
+        be swapped without changing the state (they occur nowhere but as keys of maps keyed by
+        the set, with equal entries there) keep one order: the other orders give the same
+        states."""
+        plans = [(len(s.members), signs, occurrences, keyed) for s, signs, occurrences, keyed
+                 in zip(self.sorts, self._signs, self._occurrences, self._keyed)]
         by_images = self._by_images
 
         def key(state: tuple) -> int:
-            choices = [every if not signs else _sorting(state, n, signs) for n, signs, every in plans]
+            choices = [_sorting(state, n, signs, occurrences, keyed) for n, signs, occurrences, keyed in plans]
             best = None
             for images in product(*choices):
                 rename = by_images.get(images)
@@ -162,12 +175,100 @@ def _plain(t: T.Type) -> bool:
     return isinstance(t, (T.IntT, T.BoolT, T.SortT))
 
 
-def _sorting(state: tuple, n: int, signs: tuple) -> list[tuple[int, ...]]:
+class _Occurrences:
+    """How often each member of the sort `sort` occurs at each place of a state of types
+    `var_types`: the places are the positions in the types where a value of the sort stands
+    (an element of a set or sequence, a field, a tuple position, an option's value, a map's key
+    or value), except the keys of maps keyed by the sort itself (those are `_signs` and
+    `_keyed`). Calling it on a state gives one count tuple per member, or None when the sort
+    stands nowhere but there."""
+
+    def __init__(self, var_types: Sequence[T.Type], sort: T.SortT):
+        self.n = len(sort.members)
+        self.places = 0
+        self.walks = tuple((i, w) for i, t in enumerate(var_types)
+                           if (w := self._walker(t, sort)) is not None)
+
+    def _walker(self, t: T.Type, sort: T.SortT):
+        """A function (value, counts) adding the value's occurrences of the sort's members to
+        `counts` (a list per member of a count per place); None when none can occur."""
+        if not mentions(t, frozenset([sort.name])):
+            return None
+        if t == sort:
+            place = self.places
+            self.places += 1
+
+            def member(v, counts):
+                counts[v][place] += 1
+            return member
+        if isinstance(t, (T.SetT, T.SeqT)):
+            f = self._walker(t.element, sort)
+
+            def each(v, counts):
+                for x in v:
+                    f(x, counts)
+            return each
+        if isinstance(t, (T.TupleT, T.RecordT)):
+            parts = t.elements if isinstance(t, T.TupleT) else tuple(e for _, e in t.fields)
+            fs = tuple((k, f) for k, e in enumerate(parts) if (f := self._walker(e, sort)) is not None)
+
+            def fields(v, counts):
+                for k, f in fs:
+                    f(v[k], counts)
+            return fields
+        if isinstance(t, T.OptionT):
+            f = self._walker(t.inner, sort)
+
+            def option(v, counts):
+                if v is not NONE:
+                    f(v, counts)
+            return option
+        if isinstance(t, T.MapT):
+            fk = None if t.key == sort else self._walker(t.key, sort)
+            fv = self._walker(t.value, sort)
+            if fk is None and fv is None:
+                return None
+
+            def entries(v, counts):
+                keys, values = v
+                if fk is not None:
+                    for k in keys:
+                        fk(k, counts)
+                if fv is not None:
+                    for x in values:
+                        fv(x, counts)
+            return entries
+        raise AssertionError(f"no occurrence walker for {t}")  # pragma: no cover
+
+    def __call__(self, state: tuple) -> list[tuple[int, ...]] | None:
+        if not self.places:
+            return None
+        counts = [[0] * self.places for _ in range(self.n)]
+        for slot, walk in self.walks:
+            walk(state[slot], counts)
+        return [tuple(c) for c in counts]
+
+
+def _entries(state: tuple, keyed: tuple, m: int) -> tuple:
+    """Member m's entries in the maps keyed by its sort (slots `keyed`), as they are."""
+    out = []
+    for slot in keyed:
+        keys, values = state[slot]
+        if len(keys) and keys[-1] == len(keys) - 1:  # keys 0..k-1 in order: m's entry is at m
+            out.append(values[m] if m < len(keys) else _MISSING)
+        else:
+            out.append(values[keys.index(m)] if m in keys else _MISSING)
+    return tuple(out)
+
+
+def _sorting(state: tuple, n: int, signs: tuple, occurrences=None, keyed: tuple = ()) -> list[tuple[int, ...]]:
     """The renamings (images of the members 0..n-1) that order the members by their signature
-    in `state`, every order of the members whose signatures tie."""
+    in `state`, every order of the members whose signatures tie (but one order of members that
+    swap without changing the state)."""
+    counts = occurrences(state) if occurrences is not None else None
     sigs = []
     for m in range(n):
-        sig = []
+        sig = [] if counts is None else [counts[m]]
         for slot, plain in signs:
             keys, values = state[slot]
             if len(keys) == n:  # the whole set: the keys are 0..n-1, in order
@@ -183,8 +284,9 @@ def _sorting(state: tuple, n: int, signs: tuple) -> list[tuple[int, ...]]:
             groups[-1].append(m)
         else:
             groups.append([m])
+    orders = [_orders(g, state, keyed, counts) for g in groups]
     out = []
-    for arrangement in product(*(permutations(g) for g in groups)):
+    for arrangement in product(*orders):
         image = [0] * n
         position = 0
         for group in arrangement:
@@ -193,6 +295,33 @@ def _sorting(state: tuple, n: int, signs: tuple) -> list[tuple[int, ...]]:
                 position += 1
         out.append(tuple(image))
     return out
+
+
+def _orders(group: list[int], state: tuple, keyed: tuple, counts) -> list[tuple[int, ...]]:
+    """The orders to try of a group of members whose signatures tie: every one, except that
+    members occurring nowhere but as keys of maps keyed by the sort, with equal entries there,
+    stay in one order among themselves (swapping two of them gives the state back)."""
+    if len(group) < 2:
+        return [tuple(group)]
+    idle = group if counts is None else [m for m in group if not any(counts[m])]
+    if len(idle) < 2:
+        return list(permutations(group))
+    by_entries: dict[tuple, list[int]] = {}
+    for m in idle:
+        by_entries.setdefault(_entries(state, keyed, m), []).append(m)
+    classes = [c for c in by_entries.values() if len(c) > 1]
+    if not classes:
+        return list(permutations(group))
+    out = []
+    for p in permutations(group):
+        # keep only the orders in which each class of interchangeable members is increasing
+        if all(_increasing([m for m in p if m in c]) for c in classes):
+            out.append(p)
+    return out
+
+
+def _increasing(ms: list[int]) -> bool:
+    return all(a < b for a, b in zip(ms, ms[1:]))
 
 
 def _state_renaming(slots: tuple) -> Callable[[tuple], tuple]:

@@ -242,8 +242,11 @@ class Action:
     params: tuple[tuple[Local, Expr], ...]
     body: tuple[Stmt, ...]
     span: Span
-    actor: str | None = None
-    sends_to: str | None = None
+    actor: str | None = None  # `by NAME`: a parameter's name, a model value or enum member, or a label
+    sends_to: str | None = None  # `-> Label`: a label that names no value
+    # `-> EXPR` (a parameter, `first_waiter()`, a set of actors): evaluated in the state before the step,
+    # with the action's parameters bound; of a sort's type, an option of one, or a set of one
+    sends_expr: Expr | None = None
 
 
 # ---------------------------------------------------------------- declared bounds
@@ -421,7 +424,8 @@ class Theorem:
 
 @dataclass(frozen=True)
 class Predicate:
-    """A named state predicate: an invariant or a state constraint."""
+    """A named expression of the state: a boolean for an invariant, a state constraint, a
+    reachable check or a step property; any type for a derived value."""
 
     name: str
     expr: Expr
@@ -446,6 +450,8 @@ class Spec:
     # variable i after the step
     steps: tuple[Predicate, ...] = ()
     theorems: tuple[Theorem, ...] = ()
+    # `derived NAME: EXPR`: values of each state shown along traces (never evaluated by the search)
+    derived: tuple[Predicate, ...] = ()
     warnings: tuple = field(default=())
     # The sets of model values declared `symmetric` (SortT names): their members are interchangeable
     symmetric: tuple[str, ...] = ()

@@ -56,12 +56,17 @@ class _Verifier:
             self.expr(f.body, scope, f"def {f.name}")
             self.same(f.body.type, f.returns, f"def {f.name}: its body")
         for a in spec.actions:
-            self.stmts(a.body, self.generators(a.params, {}, f"action {a.name}"), f"action {a.name}")
+            scope = self.generators(a.params, {}, f"action {a.name}")
+            self.stmts(a.body, scope, f"action {a.name}")
+            if a.sends_expr is not None:
+                self.expr(a.sends_expr, scope, f"action {a.name}: its `->` target")
         for kind, preds in (("invariant", spec.invariants), ("constraint", spec.constraints),
                             ("reachable", spec.reachables)):
             for p in preds:
                 self.expr(p.expr, {}, f"{kind} {p.name}")
                 self.same(p.expr.type, T.BOOL, f"{kind} {p.name}")
+        for p in spec.derived:
+            self.expr(p.expr, {}, f"derived {p.name}")
         self.slots = 2 * len(spec.variables)  # a step property reads the state after the step too
         for p in spec.steps:
             self.expr(p.expr, {}, f"step {p.name}")

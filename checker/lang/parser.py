@@ -8,6 +8,7 @@ frozen dataclasses of syntax.py, and parser failures become `SpecError`s with a
 from __future__ import annotations
 
 import os
+import re
 import sys
 from functools import lru_cache
 from importlib import resources
@@ -15,6 +16,7 @@ from importlib import resources
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import DedentError, Indenter
+from lark.lexer import PatternStr
 
 from checker.core.cache import cache_folder
 from checker.core.errors import Diagnostic, SpecError
@@ -28,7 +30,17 @@ _TOKEN_NAMES = {
     "_DEDENT": "end of block", "$END": "end of file", "COLON": "`:`", "COMMA": "`,`",
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "EQUAL": "`=`", "DOT": "`.`", "COMP_OP": "a comparison", "PLUS": "`+`", "STAR": "`*`", "PERCENT": "`%`", "SLASH": "`/`",
-    "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`", "__ANON_0": "`..`", "RARROW": "`->`",
+    "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`",
+    "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
+}
+
+# Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
+# by these tokens, is a keyword (`type Msg = ...`, `block notify(c: C):`, `extend action A:`,
+# `before:`); anywhere else it stays a name (`{type: T}`, `m.type`, a parameter called `block`),
+# as Python's `match`.
+_SOFT_KEYWORDS = {
+    "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
+    "before": ("COLON",), "after": ("COLON",),
 }
 
 # How deeply a spec may nest (E007): every level of the parse tree counts (an operator, a
@@ -45,6 +57,7 @@ _KEYWORDS = {
     "true", "false", "none", "for", "bool", "int", "model", "set", "seq", "map",
     "property", "reachable", "fair", "weak", "strong", "theorem", "forall", "variant", "replace", "remove",
     "expect", "holds", "violates", "proves", "refutes", "deadlocks", "always", "eventually", "leads_to", "by",
+    "derived",
 }
 
 
@@ -57,7 +70,7 @@ class _SpecIndenter(Indenter):
     tab_len = 8
 
     def process(self, stream):
-        return super().process(_join_continuations(stream))
+        return super().process(_join_continuations(_soft_keywords(stream)))
 
     def handle_NL(self, token):
         try:
@@ -66,37 +79,117 @@ class _SpecIndenter(Indenter):
             raise _BadDedent(token.end_line, token.end_column) from None
 
 
+# Line continuation (docs/language.md, "Lexical structure"): outside brackets, a line break is
+# dropped when the line before cannot end there (it ends with one of _OPEN_ENDS) or the next line
+# cannot start a statement (it starts with one of _CONTINUERS), provided the next line is indented
+# at least as far as the line on which the statement began; a line indented less always ends the
+# statement. Compared by value, for keyword and punctuation tokens only (never NAME, INT, STRING).
+_BINARY = {"and", "or", "implies", "leads_to", "in", "subset", "==", "!=", "<", "<=", ">", ">=",
+           "??", "|", "&", "..", "+", "-", "*", "//", "%"}
+_OPEN_ENDS = _BINARY | {"not", "=", "->", ",", "then", "else"}
+_CONTINUERS = (_BINARY - {"-"}) | {"->", "then", "else", "elif"}  # `-x` may start an expression
+_OPENERS = {"LPAR", "LSQB", "LBRACE"}
+_CLOSERS = {"RPAR", "RSQB", "RBRACE"}
+_LITERALS = {"NAME", "INT", "STRING"}
+
+
+class _Lookahead:
+    """An iterator of tokens that can look ahead without consuming (lazily: a lexer error after
+    the point where parsing fails is never reached first)."""
+
+    def __init__(self, stream):
+        self.stream = iter(stream)
+        self.buffer = []
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.buffer.pop(0) if self.buffer else next(self.stream)
+
+    def peek(self, i: int = 0):
+        while len(self.buffer) <= i:
+            tok = next(self.stream, None)
+            if tok is None:
+                return None
+            self.buffer.append(tok)
+        return self.buffer[i]
+
+
+def _indent_of(nl: Token) -> int:
+    text = nl.value.rsplit("\n", 1)[-1]
+    return text.count(" ") + text.count("\t") * _SpecIndenter.tab_len
+
+
+def _is(tok, values) -> bool:
+    return tok is not None and tok.type not in _LITERALS and tok.value in values
+
+
+def _starts_a_clause(tokens: _Lookahead) -> bool:
+    """`or:` (an either branch), `else:` and `elif COND:` (a line that opens a block: `:` outside
+    brackets) start a clause of a statement; `else e` and `elif c then e` continue an expression."""
+    first = tokens.peek(0)
+    if first.value in ("or", "else"):
+        nxt = tokens.peek(1)
+        return nxt is not None and nxt.type == "COLON"
+    if first.value == "elif":
+        depth, i = 0, 1
+        while (tok := tokens.peek(i)) is not None and not (tok.type == "_NL" and depth == 0):
+            if tok.type == "COLON" and depth == 0:
+                return True
+            depth += (tok.type in _OPENERS) - (tok.type in _CLOSERS)
+            i += 1
+    return False
+
+
 def _join_continuations(stream):
-    """Drop the line break before a line that starts with `and`, `or` or `implies`, so
-    conjunction lists can be written one conjunct per line, as in TLA+.
-    `or:` (an either branch) is not a continuation."""
-    pending = []
-    for tok in stream:
-        if pending:
-            if len(pending) == 1 and tok.type in ("AND", "IMPLIES"):
-                pending = []
-                yield tok
+    """Drop the line breaks that continue a statement (the rule above _BINARY)."""
+    tokens = _Lookahead(stream)
+    depth = 0
+    statement_indent = 0
+    before = None
+    for tok in tokens:
+        if tok.type == "_NL" and depth == 0:
+            indent = _indent_of(tok)
+            nxt = tokens.peek()
+            if nxt is not None and nxt.type != "_NL" and indent >= statement_indent and (
+                    _is(before, _OPEN_ENDS) or (_is(nxt, _CONTINUERS) and not _starts_a_clause(tokens))):
                 continue
-            if len(pending) == 1 and tok.type == "OR":
-                pending.append(tok)
-                continue
-            if len(pending) == 2:
-                if tok.type == "COLON":
-                    yield from pending
-                else:
-                    yield pending[1]
-                pending = []
-                if tok.type != "_NL":
-                    yield tok
-                    continue
-            else:
-                yield from pending
-                pending = []
-        if tok.type == "_NL":
-            pending = [tok]
-        else:
-            yield tok
-    yield from pending
+            statement_indent = indent
+        elif tok.type in _OPENERS:
+            depth += 1
+        elif tok.type in _CLOSERS:
+            depth = max(depth - 1, 0)
+        before = tok
+        yield tok
+
+
+def _soft_keywords(stream):
+    """Retag the soft keywords of _SOFT_KEYWORDS (NAME to TYPE_KW, BLOCK_KW...) where they start a
+    line (or follow `replace`) outside brackets and the next tokens are the ones listed there."""
+    stream = iter(stream)
+    ahead: list[Token] = []
+    depth = 0
+    line_start = True
+    while True:
+        tok = ahead.pop(0) if ahead else next(stream, None)
+        if tok is None:
+            return
+        follow = _SOFT_KEYWORDS.get(tok.value) if tok.type == "NAME" and line_start and depth == 0 else None
+        if follow:
+            while len(ahead) < len(follow):
+                nxt = next(stream, None)
+                if nxt is None:
+                    break
+                ahead.append(nxt)
+            if tuple(t.type for t in ahead[:len(follow)]) == follow:
+                tok = Token.new_borrow_pos(tok.value.upper() + "_KW", tok.value, tok)
+        if tok.type in _SpecIndenter.OPEN_PAREN_types:
+            depth += 1
+        elif tok.type in _SpecIndenter.CLOSE_PAREN_types:
+            depth = max(0, depth - 1)
+        line_start = tok.type in ("_NL", "REPLACE")  # `replace type ...`, `replace block ...`
+        yield tok
 
 
 class _BadDedent(Exception):
@@ -230,8 +323,9 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
     elif token.type == "_NL":
         got = "end of line"
         span = source.span(token.line or line, token.column or column)
-    elif token.type == "_INDENT":
+    elif token.type == "_INDENT":  # borrowed from the line break: point at the indented line itself
         got = "indentation"
+        span = source.span(token.end_line, token.end_column)
     elif token.type == "_DEDENT":
         got = "the end of the block"
     else:
@@ -243,12 +337,23 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = "expected " + ", ".join(expected)
     if token.value in _KEYWORDS and "NAME" in exc.expected:
         hint = f"`{token.value}` is a keyword and cannot be used as a name"
+    if hint is None and "THEN" in exc.expected and "THEN" in _accepted(exc):
+        hint = "an `if` in an expression reads `if c then a else b`, with any number of `elif d then e` " \
+               "before the `else`, which is required"
     if token.type == "_INDENT":
         hint = "this line is indented more than the one before it"
-    if token.type == "STRING":
-        hint = "the language has no strings (they only describe variants): use an enum member or a model value"
     text = source.line_text(token.line) if isinstance(token.line, int) else ""
     at = token.column - 1 if isinstance(token.column, int) else -1
+    if token.type == "NOT" and "NAME" in exc.expected:  # `a == not b`: `not` binds more loosely
+        left, right = _operand_before(text, at), _operand_after(text, at)
+        hint = f"add parentheses: `{left} ({right})`"
+    if token.type in ("COMP_OP", "IN", "NOT", "SUBSET") and "EQUAL" in exc.expected:
+        hint = f"write `require {text.split('#')[0].strip()}` (a guard: the action is enabled only where it holds)"
+    if token.type == "_NL" and _ends_open(text[:at]):
+        hint = f"a line cannot end with `{_ends_open(text[:at])}`: continue on the next line, " \
+               "indented at least as far as the line the statement starts on"
+    if token.type == "STRING":
+        hint = "the language has no strings (they only describe variants): use an enum member or a model value"
     pair = text[at:at + 2] if at >= 0 else ""
     if pair in ("&&", "||") or (pair[:1] in ("&", "|") and text[at - 1:at] == pair[:1]):
         hint = f"write `{'and' if pair[:1] == '&' else 'or'}` (`{pair[:1]}` is set {'intersection' if pair[:1] == '&' else 'union'})"
@@ -273,9 +378,72 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
     return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
 
 
+_WORD_BOUNDARIES = {"require", "and", "or", "implies", "leads_to", "then", "else", "if", "not", "in"}
+
+
+def _operand_before(text: str, at: int) -> str:
+    """The operand and operator in front of column `at` (0-based) of a line: back to an
+    unmatched bracket, `,`, `:`, `=` or a keyword of lower precedence."""
+    depth, i = 0, at
+    while i > 0:
+        ch = text[i - 1]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (ch in ",:" or (ch == "=" and text[i - 2:i - 1] not in "=!<>"
+                                               and text[i:i + 1] != "=")):
+            break
+        elif depth == 0 and ch == " " and text[:i - 1].split(" ")[-1] in _WORD_BOUNDARIES - {"in"}:
+            break
+        i -= 1
+    return text[i:at].strip()
+
+
+def _operand_after(text: str, at: int) -> str:
+    """From column `at` (0-based) to an unmatched bracket, `,`, `:`, a comment or a keyword of
+    lower precedence than `not` (`and`, `or`, `implies`, ...)."""
+    depth, i = 0, at
+    while i < len(text):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (ch in ",:#" or (ch == " " and text[i + 1:].split(" ")[0]
+                                              in {"and", "or", "implies", "leads_to", "then", "else"})):
+            break
+        i += 1
+    return text[at:i].strip()
+
+
+def _accepted(exc: UnexpectedToken) -> set[str]:
+    """The terminals the parser would really take where it failed (`exc.expected` holds more:
+    LALR's merged states)."""
+    parser = getattr(exc, "interactive_parser", None)
+    return parser.accepts() if parser is not None else set(exc.expected)
+
+
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|==|!=|<=|>=|->|\.\.|//|\?\?|\S")
+
+
+def _ends_open(text: str) -> str | None:
+    """The token a line's text ends with (before a comment), if a line cannot end there."""
+    words = _WORDS.findall(text.split("#")[0])
+    return words[-1] if words and words[-1] in _OPEN_ENDS else None
+
+
 def _describe_terminal(name: str) -> str:
     if name.isupper() and name.lower() in _KEYWORDS:
         return f"`{name.lower()}`"
+    # Lark numbers the terminals it names itself (`->`, `..`, `//`): show what they match
+    pattern = next((t.pattern for t in _lark().terminals if t.name == name), None)
+    if isinstance(pattern, PatternStr):
+        return f"`{pattern.value}`"
     return name.lower().replace("_", " ")
 
 
@@ -340,11 +508,11 @@ class _Builder(Transformer):
         return ("choice", c[0])
 
     def action_decl(self, meta, c):
-        actor = c[2] or (None, None)
-        return S.ActionDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1] or (), c[3], actor[0], actor[1])
+        actor = c[2] or (None, None, None)
+        return S.ActionDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1] or (), c[3], actor[0], actor[1], actor[2])
 
     def actor(self, meta, c):
-        return (str(c[0]), str(c[1]) if c[1] is not None else None)
+        return (str(c[0]), c[1], self.ts(c[0]))
 
     def property_decl(self, meta, c):
         return S.PropertyDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
@@ -404,6 +572,23 @@ class _Builder(Transformer):
     def remove_item(self, meta, c):
         return ("remove", S.RemoveAction(self.sp(meta), str(c[0]), self.ts(c[0])))
 
+    def extend_item(self, meta, c):
+        _, name, *parts = c
+        found: dict[str, tuple] = {}
+        for kind, keyword, body in parts:
+            if kind in found:
+                raise SpecError.single("E101", f"`{kind}:` appears twice in `extend action {name}`",
+                                       self.ts(keyword), f"put all the statements to add {kind} the action in one `{kind}:`")
+            found[kind] = body
+        return ("extend", S.ExtendAction(self.sp(meta), str(name), self.ts(name),
+                                         found.get("before", ()), found.get("after", ())))
+
+    def before_part(self, meta, c):
+        return ("before", c[0], c[1])
+
+    def after_part(self, meta, c):
+        return ("after", c[0], c[1])
+
     def expect_decl(self, meta, c):
         variant, outcome, check = c
         return S.ExpectDecl(self.sp(meta), str(variant), self.ts(variant), outcome,
@@ -429,7 +614,7 @@ class _Builder(Transformer):
         return tuple(c)
 
     def action_param(self, meta, c):
-        return S.Generator(self.sp(meta), str(c[0]), c[1])
+        return self.generator(meta, c)
 
     def def_decl(self, meta, c):
         name, *rest = c
@@ -438,11 +623,22 @@ class _Builder(Transformer):
         params = tuple(p for p in rest[:-2] if p is not None)
         return S.DefDecl(self.sp(meta), str(name), self.ts(name), params, returns, body)
 
+    def block_decl(self, meta, c):
+        _, name, *rest = c
+        params = tuple(p for p in rest[:-1] if p is not None)
+        return S.BlockDecl(self.sp(meta), str(name), self.ts(name), params, rest[-1])
+
+    def type_decl(self, meta, c):
+        return S.TypeDecl(self.sp(meta), str(c[1]), self.ts(c[1]), c[2])
+
     def def_param(self, meta, c):
         return (str(c[0]), self.ts(c[0]), c[1])
 
     def invariant_decl(self, meta, c):
         return S.InvariantDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def derived_decl(self, meta, c):
+        return S.DerivedDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
 
     def constraint_decl(self, meta, c):
         return S.ConstraintDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
@@ -518,6 +714,10 @@ class _Builder(Transformer):
     def skip_stmt(self, meta, c):
         return S.Skip(self.sp(meta))
 
+    def block_call(self, meta, c):
+        name, *args = c
+        return S.BlockCall(self.sp(meta), str(name), self.ts(name), tuple(a for a in args if a is not None))
+
     def lvalue(self, meta, c):
         name, *steps = c
         return S.LValue(self.sp(meta), str(name), self.ts(name),
@@ -552,14 +752,21 @@ class _Builder(Transformer):
         return S.With(self.sp(meta), tuple(binders), body)
 
     def binder(self, meta, c):
-        return S.Generator(self.sp(meta), str(c[0]), c[1])
+        return self.generator(meta, c)
 
     # ---------------------------------------------------------------- expressions
     def _bin(self, meta, op, c):
         return S.BinOp(self.sp(meta), op, c[0], c[-1])
 
     def ite(self, meta, c):
-        return S.IfExpr(self.sp(meta), c[0], c[1], c[2])
+        cond, then, *elifs, orelse = c
+        for (elif_meta, elif_cond, elif_then) in reversed(elifs):  # each elif: an if in the else
+            span = Span(self.src.name, elif_meta.line, elif_meta.column, meta.end_line, meta.end_column)
+            orelse = S.IfExpr(span, elif_cond, elif_then, orelse)
+        return S.IfExpr(self.sp(meta), cond, then, orelse)
+
+    def ite_elif(self, meta, c):
+        return (meta, c[0], c[1])
 
     def implies(self, meta, c):
         return self._bin(meta, "implies", c)
@@ -657,7 +864,13 @@ class _Builder(Transformer):
         return S.Comprehension(self.sp(meta), element, gens, cond)
 
     def generator(self, meta, c):
-        return S.Generator(self.sp(meta), str(c[0]), c[1])
+        names, domain = c
+        if isinstance(names, Token):
+            return S.Generator(self.sp(meta), str(names), domain)
+        return S.Generator(self.sp(meta), names[0], domain, names[1])
+
+    def name_tuple(self, meta, c):
+        return ("(" + ", ".join(map(str, c)) + ")", tuple((str(t), self.ts(t)) for t in c))
 
     def name(self, meta, c):
         return S.Name(self.sp(meta), str(c[0]))

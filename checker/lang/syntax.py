@@ -168,8 +168,12 @@ class Primed(Expr):
 
 @dataclass(frozen=True)
 class Generator(Node):
+    """`x in S` (`for x in S`, an action parameter, a `with` binder). `for (a, b) in S` names
+    the items of tuple elements: `parts` holds a and b, and `name` is `(a, b)` (no one's name)."""
+
     name: str
     domain: Expr
+    parts: tuple[tuple[str, Span], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -298,6 +302,24 @@ class With(Stmt):
     body: tuple[Stmt, ...]
 
 
+@dataclass(frozen=True)
+class BlockCall(Stmt):
+    """`notify_one(c)` as a statement: the body of `block notify_one`, its parameters bound to the
+    values of the arguments (typecheck.py expands it in place)."""
+
+    name: str
+    name_span: Span
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Scoped(Stmt):
+    """Statements in a scope of their own: the `let` names they bind are not seen after them (the
+    parts of an action that a variant extends: variants.py)."""
+
+    body: tuple[Stmt, ...]
+
+
 # ---------------------------------------------------------------- declarations
 
 @dataclass(frozen=True)
@@ -330,7 +352,8 @@ class ActionDecl(Decl):
     params: tuple[Generator, ...]
     body: tuple[Stmt, ...]
     actor: str | None = None  # `by Runner`: who takes the step (swimlanes)
-    sends_to: str | None = None  # `by Runner -> Parent`
+    sends_to: Expr | None = None  # `by Runner -> Parent`, `-> first_waiter()`: an expression
+    actor_span: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -341,7 +364,29 @@ class DefDecl(Decl):
 
 
 @dataclass(frozen=True)
+class BlockDecl(Decl):
+    """`block NAME(p: T, ...): STATEMENTS`: statements that actions call (BlockCall)."""
+
+    params: tuple[tuple[str, Span, TypeExpr], ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class TypeDecl(Decl):
+    """`type NAME = TYPE`: an alias, replaced by its type before type checking (aliases.py)."""
+
+    type: TypeExpr
+
+
+@dataclass(frozen=True)
 class InvariantDecl(Decl):
+    body: Expr
+
+
+@dataclass(frozen=True)
+class DerivedDecl(Decl):
+    """`derived NAME: EXPR`: a value of each state, shown along traces (not a check)."""
+
     body: Expr
 
 
@@ -388,12 +433,20 @@ class TheoremDecl(Decl):
 @dataclass(frozen=True)
 class VariantDecl(Decl):
     description: str | None
-    items: tuple[tuple[str, "Decl"], ...]  # ("add" | "replace", decl) or ("remove", ActionRef)
+    items: tuple[tuple[str, "Decl"], ...]  # ("add" | "replace", decl), ("remove", RemoveAction), ("extend", ExtendAction)
 
 
 @dataclass(frozen=True)
 class RemoveAction(Decl):
     pass
+
+
+@dataclass(frozen=True)
+class ExtendAction(Decl):
+    """`extend action NAME:` in a variant: statements run before and after the base action's body."""
+
+    before: tuple[Stmt, ...]
+    after: tuple[Stmt, ...]
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from checker.core.source import Source, Span
 from checker.ir import nodes as ir
 from checker.ir.symmetry import breaks as symmetry_breaks
 from checker.lang import syntax as S
+from checker.lang.aliases import resolve as resolve_aliases
 from checker.lang.parser import parse_expression
 
 
@@ -59,12 +60,26 @@ class _Def:
 
 @dataclass
 class _Scope:
-    names: dict[str, ir.Local] = field(default_factory=dict)
+    names: dict[str, "ir.Local | _Item"] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A name bound to item `index` of a tuple-valued local (`for (a, b) in pairs`): each use
+    reads as `local[index + 1]`."""
+
+    local: ir.Local
+    index: int
+    type: T.Type
+
+    @property
+    def id(self) -> int:  # what _infer's memo keys on: the items follow from the local
+        return self.local.id
 
 
 def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None) -> ir.Spec:
     """Resolve and typecheck a parsed spec. `overrides` maps constant names to `-D` value texts."""
-    return _Checker(tree, source, dict(overrides or {})).run()
+    return _Checker(resolve_aliases(tree), source, dict(overrides or {})).run()
 
 
 def _UNCHECKED(t: T.Type, span: Span) -> ir.Expr:
@@ -96,6 +111,7 @@ class _Checker:
         self.variables: list[ir.Variable] = []
         self.var_bounds: list[ir.Bound | None] = []  # per slot: checked on every assignment
         self.defs: dict[str, _Def] = {}
+        self.blocks: dict[str, S.BlockDecl] = {}
         self.scopes: list[_Scope] = []
         self.next_local = 0
         self.reads: set[int] = set()
@@ -138,6 +154,8 @@ class _Checker:
         for d in decls:
             if isinstance(d, S.VarDecl):
                 self._declare_var(d)
+        self.blocks = {d.name: d for d in decls if isinstance(d, S.BlockDecl)}
+        self._check_block_cycles()
         # The bodies, each declaration on its own: an error in one is collected and checking goes
         # on with the next, so that one run reports every body's first error (_recover). What
         # needs every def body (the functions' reads) or every action's parameters (properties,
@@ -148,10 +166,13 @@ class _Checker:
             self.function_reads = ir.function_reads(functions)
         action_decls = [d for d in decls if isinstance(d, S.ActionDecl)]
         self.action_index = {d.name: i for i, d in enumerate(action_decls)}
+        for d in self.blocks.values():  # on their own, once: an error in a block is reported at it
+            self._recover(errors, self._check_block, d)
         actions = [self._recover(errors, self._check_action, d) for d in action_decls]
         invariants = [self._recover(errors, self._check_predicate, d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
         reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
+        derived = [self._recover(errors, self._check_derived, d) for d in decls if isinstance(d, S.DerivedDecl)]
         theorems = [self._recover(errors, self._check_theorem, d) for d in decls if isinstance(d, S.TheoremDecl)]
         if errors and (self.function_reads is None or None in actions):
             raise SpecError(_in_source_order(errors))
@@ -191,6 +212,7 @@ class _Checker:
             fairness=tuple(fairness),
             steps=tuple(steps),
             theorems=tuple(theorems),
+            derived=tuple(derived),
             warnings=tuple(self.warnings.items),
             symmetric=tuple(self.symmetric),
         )
@@ -249,7 +271,7 @@ class _Checker:
     def _check_duplicates(self, decls) -> None:
         seen: dict[str, S.Decl] = {}
         for d in decls:
-            if d.name in BUILTINS and isinstance(d, S.DefDecl):
+            if d.name in BUILTINS and isinstance(d, (S.DefDecl, S.BlockDecl)):
                 raise _err("E101", f"`{d.name}` is a built-in function", d.name_span, "choose another name")
             if isinstance(d, S.FairDecl):
                 continue
@@ -494,8 +516,68 @@ class _Checker:
             local, domain = self._generator(g)
             params.append((local, domain))
         body = self._block(d.body)
+        actor = self._actor(d)
+        label, target = self._target(d)
         self.scopes.pop()
-        return ir.Action(d.name, tuple(params), body, d.name_span, d.actor, d.sends_to)
+        return ir.Action(d.name, tuple(params), body, d.name_span, actor, label, target)
+
+    def _actor(self, d: S.ActionDecl) -> str | None:
+        """`by NAME`: a parameter (a lane per argument), a model value or enum member, or a label
+        (capitalised, `by Runner`; an enum's name too); a constant, variable, set of model values
+        or function is not one actor."""
+        name = d.actor
+        item = self._lookup_local(name) if name is not None else None
+        if isinstance(item, _Item):  # a lane is one argument: an item of one is not
+            raise _err("E124", f"`by {name}`: `{name}` is an item of the parameter `{item.local.name}`, not a parameter",
+                       d.actor_span, f"name the whole parameter: `action {d.name}(p in ...) by p`")
+        if name is None or self._lookup_local(name) is not None or name in self.atoms:
+            return name
+        self._not_a_declaration(name, d.actor_span, "by")
+        return self._label(name, d.actor_span)
+
+    def _target(self, d: S.ActionDecl) -> tuple[str | None, ir.Expr | None]:
+        """`-> TARGET`: a label (a capitalised name that names nothing else), or an expression whose
+        value is an actor or a set of actors (a model value or enum member: a parameter,
+        `first_waiter()`, `waiting`)."""
+        e = d.sends_to
+        if e is None:
+            return None, None
+        if isinstance(e, S.Name) and self._lookup_local(e.name) is None and e.name not in self.atoms \
+                and (e.name not in self.top_names or self._enum_name(e.name)):
+            return self._label(e.name, e.span), None
+        expr = self.infer(e)
+        t = expr.type
+        inner = t.element if isinstance(t, T.SetT) else t.inner if isinstance(t, T.OptionT) else t
+        if not isinstance(inner, T.SortT):
+            raise _err("E124", f"the target of `->` must be an actor (a model value or enum member) or a set of "
+                       f"them, not {t}", e.span,
+                       "name a label (`-> Parent`), a parameter (`-> c`), or a def returning an actor "
+                       "(`-> first_waiter()`)")
+        return None, expr
+
+    def _enum_name(self, name: str) -> bool:
+        """An enum's name: a label too (`enum Runner {...}` lists the states of the actor Runner)."""
+        return name in self.sorts and self.sorts[name].kind == "enum"
+
+    def _not_a_declaration(self, name: str, span, where: str) -> None:
+        if (name in self.top_names or name in self.sorts) and not self._enum_name(name):
+            decl = self.top_names.get(name)
+            kind = "set" if decl is None or name in self.sorts else type(decl).__name__.replace("Decl", "").lower()
+            raise _err("E124", f"`{where} {name}`: `{name}` is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not "
+                       "one actor", span, "an actor is one value: name a parameter (`action A(x in S) by x`), "
+                       "a model value, or a label (`by Runner`)")
+
+    def _label(self, name: str, span) -> str:
+        """A free actor label: a name that does not start with a lowercase letter (`Runner`), so
+        that a mistyped parameter is caught."""
+        if not name[:1].islower():
+            return name
+        params = list(self.scopes[-1].names)  # the action's parameters
+        hint = suggest(name, params + list(self.atoms)) or (params[0] if len(params) == 1 and len(name) <= 2 else None)
+        raise _err("E124", f"unknown actor `{name}`", span,
+                   f"did you mean `{hint}`?" if hint else
+                   "a parameter is declared in the action's `(...)`; an actor label starts with a capital letter "
+                   "(`by Runner`)")
 
     def _check_property(self, d: S.PropertyDecl) -> ir.Property | ir.Predicate:
         """A temporal property, or a step property: `always P` where P reads the next state
@@ -644,12 +726,99 @@ class _Checker:
             raise _err("E105", f"{kind} `{d.name}` must be a boolean, not {expr.type}", body.span)
         return ir.Predicate(d.name, expr, d.name_span)
 
+    def _check_derived(self, d: S.DerivedDecl) -> ir.Predicate:
+        """A derived value: any expression of the state (not temporal, not of the next state)."""
+        return ir.Predicate(d.name, self.infer(d.body), d.name_span)
+
+    # ---------------------------------------------------------------- blocks
+    def _check_block_cycles(self) -> None:
+        """E125 when a block calls itself, directly or through other blocks: blocks are expanded
+        where they are called, so a cycle would never end. Reported at the call that closes it."""
+        done: set[str] = set()
+
+        def visit(name: str, path: tuple[str, ...]) -> None:
+            for call in _block_calls(self.blocks[name].body):
+                if call.name not in self.blocks or call.name in done:
+                    continue
+                chain = path + (name,)
+                if call.name in chain:
+                    cycle = " -> ".join(chain[chain.index(call.name):] + (call.name,))
+                    raise _err("E125", f"block `{call.name}` calls itself ({cycle})", call.name_span,
+                               "a block is expanded where it is called, so it cannot recurse: repeat with "
+                               "`with x in S`, or let an action take one step at a time")
+                visit(call.name, path + (name,))
+            done.add(name)
+
+        for name in self.blocks:
+            visit(name, ())
+
+    def _block_params(self, d: S.BlockDecl) -> list[tuple[str, T.Type]]:
+        seen = set()
+        out = []
+        for name, span, ptype in d.params:
+            if name in seen:
+                raise _err("E101", f"parameter `{name}` appears twice", span)
+            seen.add(name)
+            out.append((name, self._plain_type(ptype)))
+        return out
+
+    def _check_block(self, d: S.BlockDecl) -> None:
+        """A block's body, checked on its own, with its parameters in scope. Each call checks it
+        again (with the caller's locals out of sight, so the result is the same) to give the
+        statements fresh locals: each binding in the IR is bound once."""
+        params = [self._new_local(name, t) for name, t in self._block_params(d)]
+        self._block_body(d, params)
+
+    def _block_body(self, d: S.BlockDecl, params: list[ir.Local]) -> tuple[ir.Stmt, ...]:
+        """The block's statements in a scope of its parameters alone: hygienic, a name in the block
+        means what it means at the block (never a `let` or parameter of the caller), and its `let`
+        names are not seen by the caller."""
+        saved = self.scopes
+        self.scopes = [_Scope({p.name: p for p in params})]
+        try:
+            return self._block(d.body)
+        finally:
+            self.scopes = saved
+
+    def _call_block(self, s: S.BlockCall) -> tuple[ir.Stmt, ...]:
+        """`name(args)`: each argument evaluated where the call stands and bound to its parameter
+        (a `let`), then the block's statements."""
+        d = self.blocks.get(s.name)
+        if d is None:
+            if s.name in self.defs or s.name in BUILTINS:
+                raise _err("E103", f"`{s.name}` is a function: a statement can only call a block", s.name_span,
+                           "use the function in an expression (`require ...`, `x = ...`), or declare the "
+                           "statements as `block`")
+            if s.name in self.top_names:
+                kind = type(self.top_names[s.name]).__name__.replace("Decl", "").lower()
+                raise _err("E103", f"`{s.name}` is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a block",
+                           s.name_span, "a statement `NAME(...)` calls a block declared with `block`")
+            hint = suggest(s.name, self.blocks)
+            raise _err("E100", f"unknown block `{s.name}`", s.name_span,
+                       f"did you mean `{hint}`?" if hint else "declare it with `block NAME(p: T):` and statements")
+        if len(s.args) != len(d.params):
+            n = len(d.params)
+            raise _err("E103", f"`{s.name}` takes {n} argument{'s' if n != 1 else ''}, not {len(s.args)}", s.span,
+                       f"declared at {d.name_span}")
+        lets = []
+        for arg, (name, t) in zip(s.args, self._block_params(d)):
+            value = self._expect(self.infer(arg, t), t, f"argument `{name}` of `{s.name}`")
+            lets.append(ir.LetS(arg.span, self._new_local(name, t), value))
+        return tuple(lets) + self._block_body(d, [let.local for let in lets])
+
     # ---------------------------------------------------------------- statements
     def _block(self, stmts) -> tuple[ir.Stmt, ...]:
         self.scopes.append(_Scope())
-        out = tuple(self._stmt(s) for s in stmts)
+        out = []
+        for s in stmts:
+            if isinstance(s, S.BlockCall):
+                out += self._call_block(s)
+            elif isinstance(s, S.Scoped):
+                out += self._block(s.body)
+            else:
+                out.append(self._stmt(s))
         self.scopes.pop()
-        return out
+        return tuple(out)
 
     def _stmt(self, s: S.Stmt) -> ir.Stmt:
         if isinstance(s, S.Require):
@@ -760,8 +929,20 @@ class _Checker:
             raise _err("E102", f"`{g.name} in ...` needs a set, not {domain.type}", g.domain.span,
                        "use a set, a range `a..b`, an enum name or `domain(m)`")
         local = self._new_local(g.name, domain.type.element, binder=g)
-        self._hides(g.name, g.span)
-        self.scopes[-1].names[g.name] = local
+        if not g.parts:
+            self._hides(g.name, g.span)
+            self.scopes[-1].names[g.name] = local
+            return local, domain
+        element = domain.type.element
+        if not (isinstance(element, T.TupleT) and len(element.elements) == len(g.parts)):
+            raise _err("E102", f"`{g.name} in ...` needs a set of tuples of {len(g.parts)} items, "
+                               f"not {domain.type}", g.domain.span,
+                       f"name as many items as each element has, or bind the whole element: `x in ...`")
+        for index, (name, span) in enumerate(g.parts):
+            if name in [n for n, _ in g.parts[:index]]:
+                raise _err("E101", f"`{name}` appears twice in `{g.name}`", span, "give each item its own name")
+            self._hides(name, span)
+            self.scopes[-1].names[name] = _Item(local, index, element.elements[index])
         return local, domain
 
     def _hides(self, name: str, span: Span) -> None:
@@ -852,6 +1033,9 @@ class _Checker:
     def _e_Name(self, e: S.Name, expected):
         name = e.name
         local = self._lookup_local(name)
+        if isinstance(local, _Item):
+            whole = ir.LocalRef(local.local.type, e.span, local.local)
+            return ir.Prim(local.type, e.span, "item", (whole,), local.index)
         if local is not None:
             return ir.LocalRef(local.type, e.span, local)
         if name in self.vars and self.no_state:
@@ -890,7 +1074,7 @@ class _Checker:
         candidates = list(self.vars) + list(self.consts) + list(self.atoms) + list(self.sorts)
         for scope in self.scopes:
             candidates += list(scope.names)
-        hint = suggest(name, candidates)
+        hint = name.lower() if name.lower() in ("true", "false", "none") else suggest(name, candidates)
         raise _err("E100", f"unknown name `{name}`", e.span, f"did you mean `{hint}`?" if hint else None)
 
     def _atom(self, name: str, span: Span, expected) -> ir.Expr:
@@ -1172,6 +1356,9 @@ class _Checker:
         name = e.name
         if name in self.defs and self._lookup_local(name) is None:
             return self._call_def(e)
+        if name in self.blocks:
+            raise _err("E103", f"`{name}` is a block: it is called as a statement, not in an expression",
+                       e.name_span, f"write `{name}(...)` on a line of its own, or declare a `def` for a value")
         if name not in BUILTINS:
             hint = suggest(name, list(self.defs) + list(BUILTINS))
             raise _err("E100", f"unknown function `{name}`", e.name_span,
@@ -1375,6 +1562,22 @@ def _infer_binder_types(d: S.TheoremDecl, defs: dict) -> dict[str, tuple[T.Type,
 def _article(t: T.Type) -> str:
     text = str(t)
     return ("an " if text[:1] in "aeiou" else "a ") + text
+
+
+def _block_calls(stmts):
+    """The block calls among `stmts` and inside their nested blocks."""
+    for s in stmts:
+        if isinstance(s, S.BlockCall):
+            yield s
+        elif isinstance(s, S.If):
+            for _, body in s.branches:
+                yield from _block_calls(body)
+            yield from _block_calls(s.orelse or ())
+        elif isinstance(s, S.Either):
+            for body in s.branches:
+                yield from _block_calls(body)
+        elif isinstance(s, (S.With, S.Scoped)):
+            yield from _block_calls(s.body)
 
 
 def _stem(path: str) -> str:

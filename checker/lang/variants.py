@@ -1,4 +1,5 @@
-"""Variants: a base spec plus declarations that add to it, replace parts of it or remove actions.
+"""Variants: a base spec plus declarations that add to it, replace parts of it, extend actions or
+remove them.
 
 `apply_variant` turns one variant into a plain SpecFile that the rest of the
 pipeline checks like any other spec; `expectations` lists the `expect` lines.
@@ -78,6 +79,14 @@ def apply_variant(tree: S.SpecFile, name: str) -> S.SpecFile:
                 raise SpecError.single("E100", f"the base spec has no {_kind(item)} `{item.name}` to replace",
                                        item.name_span, "drop `replace` to add a new declaration")
             decls[position] = item
+        elif how == "extend":
+            if position is None or not isinstance(decls[position], S.ActionDecl):
+                actions = [d.name for d in decls if isinstance(d, S.ActionDecl)]
+                hint = suggest(item.name, actions)
+                raise SpecError.single("E100", f"the base spec has no action `{item.name}` to extend",
+                                       item.name_span, f"did you mean `{hint}`?" if hint else
+                                       "`extend` adds statements to an action declared with `action`")
+            decls[position] = _extended(decls[position], item)
         else:  # remove
             if position is None or not isinstance(decls[position], S.ActionDecl):
                 raise SpecError.single("E100", f"the base spec has no action `{item.name}` to remove",
@@ -86,6 +95,13 @@ def apply_variant(tree: S.SpecFile, name: str) -> S.SpecFile:
             decls = [_drop_fairness_on(d, removed.name) for d in decls]
             decls = [d for d in decls if d is not None]
     return dataclasses.replace(tree, declarations=tuple(decls))
+
+
+def _extended(action: S.ActionDecl, item: S.ExtendAction) -> S.ActionDecl:
+    """The action with `before:` in front of its body and `after:` behind it, each part in a scope
+    of its own: a part sees the action's parameters, and no `let` name of another part."""
+    parts = [p for p in (item.before, action.body, item.after) if p]
+    return dataclasses.replace(action, body=tuple(S.Scoped(p[0].span, p) for p in parts))
 
 
 def _drop_fairness_on(d: S.Decl, action: str):

@@ -112,6 +112,36 @@ def changes(old: tuple, new: tuple, names, types) -> list[Change]:
     return out
 
 
+@dataclass(frozen=True)
+class TextChange(Change):
+    """A derived value that could not be computed on one side of a step: changed whole, each side
+    as text (`(error: ...)` or the value)."""
+
+    old_shown: str = ""
+    new_shown: str = ""
+
+    @property
+    def old_text(self) -> str:
+        return self.old_shown
+
+    @property
+    def new_text(self) -> str:
+        return self.new_shown
+
+
+def derived_changes(before: list, after: list) -> list[Change]:
+    """What a step changed in the derived values (compile/model.py Derived, one list per state),
+    entry by entry as for variables (paths start with the derived value's name). A value that
+    could not be computed on one side and differs is one TextChange."""
+    out: list[Change] = []
+    for a, b in zip(before, after):
+        if a.error is None and b.error is None:
+            out += changes((a.value,), (b.value,), (a.name,), (a.type,))
+        elif a.text != b.text:
+            out.append(TextChange(a.name, a.name, Op.CHANGED, a.type, old_shown=a.text, new_shown=b.text))
+    return out
+
+
 def changed_variables(found: list[Change]) -> list[str]:
     """The variables `found` touches, in their order."""
     return list(dict.fromkeys(c.variable for c in found))
@@ -241,6 +271,9 @@ def change_json(c: Change) -> dict:
     """`{variable, path, op, old, new}` for CHANGED; `{variable, path, op, value}` plus `key` (a
     map entry) or `index` (a sequence element) for ADDED and REMOVED. Values as in `state`."""
     out = {"variable": c.variable, "path": c.path, "op": c.op.value}
+    if isinstance(c, TextChange):
+        out["old"], out["new"] = c.old_text, c.new_text
+        return out
     if c.op is Op.CHANGED:
         out["old"] = to_json(c.old, c.type)
         out["new"] = to_json(c.new, c.type)

@@ -28,6 +28,7 @@ controls hidden, every step's changes listed).
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import textwrap
@@ -267,9 +268,15 @@ def _change_text(c: diff.Change) -> str:
 
 
 def _changes(model, trace: Trace, i: int) -> list[diff.Change]:
+    """What step i changed: its variables, then its derived values (their paths marked `~ `)."""
     if i == 0:
         return []
-    return diff.changes(trace.steps[i - 1].state, trace.steps[i].state, model.var_names, model.var_types)
+    before, after = trace.steps[i - 1].state, trace.steps[i].state
+    found = diff.changes(before, after, model.var_names, model.var_types)
+    if model.derived:
+        found += [dataclasses.replace(c, path=f"~ {c.path}") for c in
+                  diff.derived_changes(model.derived_values(before), model.derived_values(after))]
+    return found
 
 
 def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[str]],
@@ -284,10 +291,13 @@ def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[s
             label = "initial state"
             shown = model.format_state(step.state)
             body = "".join(f"<li>{_e(name)} = {_e(shown[name])}</li>" for name in model.var_names)
+            body += "".join(f'<li class="derived">~ {_e(d.name)} = {_e(d.text)}</li>'
+                            for d in model.derived_values(step.state))
         else:
             label = render.step_label(model, step, i, multiline=False).split(". ", 1)[-1]
             found = _changes(model, trace, i)
-            body = "".join(f'<li class="{c.op.value}">{_e(_change_text(c))}</li>' for c in found) or \
+            body = "".join(f'<li class="{c.op.value}{" derived" if c.path.startswith("~ ") else ""}">'
+                           f"{_e(_change_text(c))}</li>" for c in found) or \
                 "<li class=\"none\">(no change)</li>"
         extra = ""
         if i == n - 1:
@@ -322,10 +332,15 @@ def _state_panel(model, trace: Trace) -> str:
            '<span class="legend"><span class="changed">changed by the step</span></span></div>']
     for i, step in enumerate(trace.steps):
         shown = model.format_state(step.state)
-        changed = set(diff.changed_variables(_changes(model, trace, i)))
+        found = _changes(model, trace, i)
+        changed = set(diff.changed_variables(found))
         items = "".join(f'<dt{" class=changed" if name in changed else ""}>{_e(name)}</dt>'
                         f'<dd{" class=changed" if name in changed else ""}>{_e(shown[name])}</dd>'
                         for name in model.var_names)
+        moved = {c.variable for c in found if c.path.startswith("~ ")}
+        items += "".join(f'<dt class="derived{" changed" if d.name in moved else ""}">~ {_e(d.name)}</dt>'
+                         f'<dd class="derived{" changed" if d.name in moved else ""}">{_e(d.text)}</dd>'
+                         for d in model.derived_values(step.state))
         out.append(f'<dl class="state" data-step="{i}">{items}</dl>')
     out.append("</div>")
     return "".join(out)
@@ -402,6 +417,8 @@ def _swimlanes_svg(model, trace: Trace, head: render.Headline, columns: list[str
     mids: dict[int, tuple[float, float, float]] = {}  # state -> (x left, x right, y middle) of its box
     # the initial state: a thin band across every lane
     band = f"State 1 · initial state ({len(model.var_names)} variables: see the table)"
+    if len(band) * CHAR_W > lanes_w - 28:
+        band = "State 1 · initial state"
     items.append(f'<g class="box initial" data-step="0"><title>{_e(band)}</title>'
                  f'<rect x="6" y="{y}" width="{lanes_w - 12}" height="24" rx="4"/>'
                  f'<text x="{14}" y="{y + 16}">{_e(band)}</text></g>')
@@ -421,11 +438,11 @@ def _swimlanes_svg(model, trace: Trace, head: render.Headline, columns: list[str
                      f'<rect x="{x}" y="{y}" width="{lane_w}" height="{h}" rx="4"/>'
                      f'<text x="{x + PAD}" y="{y + PAD + 12}">{text}</text></g>')
         mids[r] = (x, x + lane_w, y + h / 2)
-        target = targets[r]
-        if target and target in x0 and target != lane:
+        for j, target in enumerate(t for t in targets[r] if t in x0 and t != lane):
             tx = x0[target] + lane_w / 2
             sx = x + lane_w if tx > x else x
-            items.append(f'<line class="send" x1="{sx}" y1="{y + h / 2}" x2="{tx}" y2="{y + h / 2}" '
+            ty = y + h / 2 + 6 * j  # several targets: one arrow each, a little apart
+            items.append(f'<line class="send" x1="{sx}" y1="{ty}" x2="{tx}" y2="{ty}" '
                          f'marker-end="url(#arrow{k})"><title>{_e(f"to {target}")}</title></line>')
         y += h + ROW_GAP
     # the verdict, under the last box
@@ -557,7 +574,7 @@ table.states td.num{color:var(--muted)}table.states td.act{font-weight:bold;over
 table.states ul{margin:0;padding:0;list-style:none;font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;
 font-size:12.5px;white-space:pre-wrap;overflow-wrap:anywhere}
 li.changed{background:var(--changed)}li.added{background:var(--added)}li.removed{background:var(--removed)}
-li.none{color:var(--muted);font-style:italic}
+li.none{color:var(--muted);font-style:italic}li.derived,dl.state .derived{color:#5e35b1}
 .verdict{color:var(--bad);font-weight:bold}.loop-mark,tr.closing{color:var(--loop)}
 .pane-title{font-weight:bold;font-size:13px;margin-bottom:4px}.legend{font-weight:normal;font-size:12px}
 .legend span{padding:0 4px;border-radius:3px;margin-left:4px}.legend .action{background:var(--actbg)}

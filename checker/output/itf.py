@@ -113,6 +113,9 @@ def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None
         smeta.update(_step_meta(model, step))
         if previous is not None:
             smeta["changed"] = [n for n, a, b in zip(model.var_names, previous, step.state) if a != b]
+        if model.derived:  # `derived` values: shown, not state (a value that cannot be computed is left out)
+            smeta["derived"] = {d.name: to_itf(d.value, d.type) for d in model.derived_values(step.state)
+                                if d.error is None}
         state = {"#meta": smeta}
         state.update({n: to_itf(v, t) for n, v, t in zip(model.var_names, step.state, model.var_types)})
         states.append(state)

@@ -28,6 +28,7 @@ into SVG or PNG; those bytes depend on the installed Graphviz version.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import html
 import re
@@ -291,9 +292,28 @@ def _state_label(model, trace: Trace, i: int, previous, headline: Headline | Non
             rows.append("<TR>" + _cell(name, 40, color=MUTED, align="RIGHT")
                         + _cell(shown[name], view.max_width, color="#222222" if i == 0 else MUTED) + "</TR>")
     flush()
+    rows += _derived_rows(model, trace, i, view)
     width = "2" if last and headline is not None else "1"
     return (f'<<TABLE BORDER="{width}" COLOR="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4">'
             + "".join(rows) + "</TABLE>>")
+
+
+DERIVED = "#5e35b1"  # derived values (`derived NAME: EXPR`) are drawn in this colour, marked `~`
+
+
+def _derived_rows(model, trace: Trace, i: int, view: View) -> list[str]:
+    """The derived values of state i: every one on the first and the last state, else what the
+    step changed in them (yellow, as for variables)."""
+    if not model.derived:
+        return []
+    after = model.derived_values(trace.steps[i].state)
+    if i == 0 or i == len(trace.steps) - 1:
+        return ["<TR>" + _cell(f"~ {d.name}", 40, color=DERIVED, align="RIGHT") + _cell(d.text, view.max_width,
+                                                                                       color=DERIVED) + "</TR>"
+                for d in after]
+    before = model.derived_values(trace.steps[i - 1].state)
+    return ["<TR>" + _change_row(dataclasses.replace(c, path=f"~ {c.path}"), view.max_width, False) + "</TR>"
+            for c in diff.derived_changes(before, after)]
 
 
 def _change_cell(old: str, new: str, width: int, prefix: str = "") -> str:
@@ -339,8 +359,10 @@ def derived_actor(name: str) -> str | None:
     return m.group(1) if m else None
 
 
-def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[str | None]]:
-    """The swimlane columns, and for each step the column of its actor and of its `->` target.
+def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[tuple[str, ...]]]:
+    """The swimlane columns, and for each step the column of its actor and the columns of its
+    `->` targets (a label, or what `-> EXPR` gives in the state before the step: none, one actor
+    or several).
 
     With `by` annotations: a step's column is its actor; an actor that names one
     of the action's parameters (`action Stop(r in Runners) by r`) gives one
@@ -364,29 +386,34 @@ def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[str | 
         return who
 
     actors: list[str | None] = [None]
-    targets: list[str | None] = [None]
-    for step in trace.steps[1:]:
+    targets: list[tuple[str, ...]] = [()]
+    for before, step in zip(trace.steps, trace.steps[1:]):
         if step.action is None:
             actors.append("(other)" if annotated else model.name)
-            targets.append(None)
+            targets.append(())
             continue
         info = infos[step.action]
         if annotated:
             actors.append(resolve(info.actor, step) or "(other)")
-            targets.append(resolve(info.sends_to, step))
+            if info.sends_computed:
+                targets.append(model.send_targets(step.action, step.args, before.state))
+            else:
+                label = resolve(info.sends_to, step)
+                targets.append((label,) if label else ())
         elif use_derived:
             actors.append(derived[info.name])
-            targets.append(None)
+            targets.append(())
         else:
             actors.append(model.name)
-            targets.append(None)
+            targets.append(())
     columns: list[str] = []
     # declaration order of actors first (stable across traces of one spec), then values as they appear
     for info in infos:
         for who in ((info.actor, info.sends_to) if annotated else (derived[info.name] if use_derived else None,)):
-            if who and who not in info.param_names and who not in columns and (who in actors or who in targets):
+            if who and who not in info.param_names and who not in columns and (
+                    who in actors or any(who in ts for ts in targets)):
                 columns.append(who)
-    for who in actors[1:] + targets[1:]:
+    for who in actors[1:] + [t for ts in targets[1:] for t in ts]:
         if who and who not in columns:
             columns.append(who)
     if not columns:
@@ -511,10 +538,11 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
             g.edge(f"{col_id[c]}_{r}", f"{col_id[c]}_{r + 1}", arrowhead="none", style="dashed", color="#9e9e9e",
                    weight="100")
     for r in range(1, rows):
-        if targets[r] and targets[r] in col_id and targets[r] != actors[r]:
-            info = model.action_info[trace.steps[r].action]
-            g.edge(f"{col_id[actors[r]]}_{r}", f"{col_id[targets[r]]}_{r}", color=LOOP, penwidth="1.6",
-                   label=f" {info.name} ", fontcolor=LOOP, constraint="false")
+        for target in targets[r]:
+            if target in col_id and target != actors[r]:
+                info = model.action_info[trace.steps[r].action]
+                g.edge(f"{col_id[actors[r]]}_{r}", f"{col_id[target]}_{r}", color=LOOP, penwidth="1.6",
+                       label=f" {info.name} ", fontcolor=LOOP, constraint="false")
     if trace.loop_index is not None and rows > 1:
         target_row = max(trace.loop_index, 1)
         if trace.closing is not None:
@@ -534,6 +562,9 @@ def _lane_box(model, step, r: int, previous, is_last, view: View) -> str:
     rows = [f'<TR><TD ALIGN="LEFT" BGCOLOR="{bg}"><B>{_esc(line)}</B></TD></TR>' for line in label]
     found = _step_changes(model, previous, step.state)
     rows += ["<TR>" + _change_row(c, view.max_width, True) + "</TR>" for c in found]
+    if model.derived and previous is not None:
+        rows += ["<TR>" + _change_row(dataclasses.replace(c, path=f"~ {c.path}"), view.max_width, True) + "</TR>"
+                 for c in diff.derived_changes(model.derived_values(previous), model.derived_values(step.state))]
     if not found:
         rows.append("<TR>" + _cell("(no change)", view.max_width) + "</TR>")
     return (f'<<TABLE BORDER="1" COLOR="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">'

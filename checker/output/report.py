@@ -37,7 +37,8 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
     lines = []
     per_step = [None] + [diff.changes(a.state, b.state, model.var_names, model.var_types)
                          for a, b in zip(trace.steps, trace.steps[1:])]
-    width = max((len(n) for n in model.var_names), default=0)
+    derived = [model.derived_values(step.state) for step in trace.steps]
+    width = max([len(n) for n in model.var_names] + [len(d.name) for d in (derived[0] if derived else ())] + [0])
     width = max([width] + [len(c.path) for found in per_step[1:] for c in found if len(c.path) <= _PATH_COLUMN])
     for i, (step, found) in enumerate(zip(trace.steps, per_step), start=1):
         if step.action is None:
@@ -71,6 +72,7 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
                 lines.append("    (no variable changed)")
             else:
                 lines.append(f"    ({unchanged} other variable{'s' if unchanged != 1 else ''} unchanged)")
+        _derived_lines(lines, derived[i - 2] if i > 1 else None, derived[i - 1], width, full)
         if trace.loop_index is not None and i == len(trace.steps):
             if trace.closing is None:
                 lines.append("  (the behaviour stays in this state forever: it stutters)")
@@ -82,6 +84,19 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
 
 
 _PATH_COLUMN = 32  # change paths up to this long widen the name column; longer ones overflow it
+
+
+def _derived_lines(lines: list[str], before, after, width: int, full: bool) -> None:
+    """The derived values of a state, marked `~`: every one in the first state (and with `full`),
+    else what the step changed in them, entry by entry as for variables."""
+    if not after:
+        return
+    if before is None or full:
+        for d in after:
+            _value_lines(lines, "~", d.name, width, "=", d.text, None)
+        return
+    for c in diff.derived_changes(before, after):
+        _change_lines(lines, c, width, mark="~")
 
 
 def _change_lines(lines: list[str], c: diff.Change, width: int, mark: str = "*", indent: str = "") -> None:
@@ -231,6 +246,11 @@ def trace_json(model: Model, trace: Trace) -> list[dict]:
                 "state": model.state_json(step.state),
             }
         entry["changes"] = [] if previous is None else _changes_json(model, previous, step.state)
+        if model.derived:  # `derived` declarations: their values, and what the step changed in them
+            values = model.derived_values(step.state)
+            entry["derived"] = {d.name: d.json() for d in values}
+            entry["derived_changes"] = [] if previous is None else [
+                diff.change_json(c) for c in diff.derived_changes(model.derived_values(previous), values)]
         steps.append(entry)
         previous = step.state
     return steps
