@@ -11,6 +11,7 @@ from checker.core.result import Verdict
 from checker.engine.explore import explore, symmetry_not_applied
 from checker.engine.options import Options, Storage
 from tests.conftest import model_of, run
+from tests.oracle.symmetric import orbits as _orbits, reachable as _reachable
 
 MUTEX = textwrap.dedent("""
     symmetric const Node: set[model] = {n1, n2, n3}
@@ -28,28 +29,6 @@ MUTEX = textwrap.dedent("""
         holder = none
     invariant Exclusive: all(not (holder == n and n in waiting) for n in Node)
     """)
-
-
-def _reachable(model) -> set:
-    """Every reachable state, by a search independent of the explorers (no constraints here)."""
-    seen = set(model.init())
-    todo = list(seen)
-    while todo:
-        s = todo.pop()
-        for act in model.actions:
-            for _, t in act(s):
-                if t not in seen:
-                    seen.add(t)
-                    todo.append(t)
-    return seen
-
-
-def _orbits(model, states: set) -> int:
-    left, count = set(states), 0
-    while left:
-        left -= model.symmetry.orbit(next(iter(left)))
-        count += 1
-    return count
 
 
 @pytest.mark.parametrize("workers", [1, 2])

@@ -75,10 +75,10 @@ def check_seed(seed: int) -> Outcome:
         reduced = explore(model, Options(**{**base.__dict__, "workers": workers}))
         diffs += _compare(full, reduced, f"workers={workers}")
     if full.verdict == Verdict.OK and not model.spec.constraints:
-        states = _reachable(model)
-        orbits = _orbits(model, states)
-        if reduced.distinct_states != orbits:
-            diffs.append(f"distinct: {reduced.distinct_states} reduced, {orbits} orbits of {len(states)} states")
+        states = reachable(model)
+        count = orbits(model, states)
+        if reduced.distinct_states != count:
+            diffs.append(f"distinct: {reduced.distinct_states} reduced, {count} orbits of {len(states)} states")
         key = model.symmetry.key(Fingerprinter(model.var_types))
         for s in list(states)[:400]:
             keys = {key(t) for t in model.symmetry.orbit(s)}
@@ -102,7 +102,8 @@ def _compare(full, reduced, label: str) -> list[str]:
     return out
 
 
-def _reachable(model) -> set:
+def reachable(model) -> set:
+    """Every reachable state (no constraints), by a search of its own."""
     seen = set(model.init())
     todo = list(seen)
     while todo:
@@ -115,7 +116,8 @@ def _reachable(model) -> set:
     return seen
 
 
-def _orbits(model, states: set) -> int:
+def orbits(model, states: set) -> int:
+    """The number of orbits among `states`, renaming each with every permutation."""
     left, count = set(states), 0
     while left:
         left -= model.symmetry.orbit(next(iter(left)))
