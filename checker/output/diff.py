@@ -35,6 +35,7 @@ long value at its commas for text and diagrams.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 
@@ -140,6 +141,18 @@ def derived_changes(before: list, after: list) -> list[Change]:
         elif a.text != b.text:
             out.append(TextChange(a.name, a.name, Op.CHANGED, a.type, old_shown=a.text, new_shown=b.text))
     return out
+
+
+DERIVED_MARK = "~ "  # the diagrams and the HTML report mark a derived value's path so
+
+
+def marked_derived_changes(model, before: tuple, after: tuple) -> list[Change]:
+    """What the step from state `before` to `after` changed in the model's derived values, each
+    path marked DERIVED_MARK (`~ pending`): the diagrams' and the HTML report's rows."""
+    if not model.derived:
+        return []
+    return [dataclasses.replace(c, path=DERIVED_MARK + c.path)
+            for c in derived_changes(model.derived_values(before), model.derived_values(after))]
 
 
 def changed_variables(found: list[Change]) -> list[str]:

@@ -28,7 +28,6 @@ controls hidden, every step's changes listed).
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import json
 import textwrap
@@ -169,10 +168,15 @@ def _now(model, trace: Trace, i: int, source: Source | None, lines: _Lines) -> s
     """What the bar says of state i: `StartFollowOn (spec:124)`, `initial state`."""
     if i == 0:
         return "initial state"
-    label = render.step_label(model, trace.steps[i], i, multiline=False).split(". ", 1)[-1]
+    label = _action_label(model, trace.steps[i])
     if source is not None and lines.action:
         label += f" ({source.name}:{lines.action[0]})"
     return label
+
+
+def _action_label(model, step) -> str:
+    """`Take(c=c2)`: the step's action and arguments, without a number."""
+    return "(action not recorded)" if step.action is None else model.step_label(step.action, step.args)
 
 
 def _loop_note(trace: Trace) -> str:
@@ -272,11 +276,8 @@ def _changes(model, trace: Trace, i: int) -> list[diff.Change]:
     if i == 0:
         return []
     before, after = trace.steps[i - 1].state, trace.steps[i].state
-    found = diff.changes(before, after, model.var_names, model.var_types)
-    if model.derived:
-        found += [dataclasses.replace(c, path=f"~ {c.path}") for c in
-                  diff.derived_changes(model.derived_values(before), model.derived_values(after))]
-    return found
+    return (diff.changes(before, after, model.var_names, model.var_types)
+            + diff.marked_derived_changes(model, before, after))
 
 
 def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[str]],
@@ -294,9 +295,10 @@ def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[s
             body += "".join(f'<li class="derived">~ {_e(d.name)} = {_e(d.text)}</li>'
                             for d in model.derived_values(step.state))
         else:
-            label = render.step_label(model, step, i, multiline=False).split(". ", 1)[-1]
+            label = _action_label(model, step)
             found = _changes(model, trace, i)
-            body = "".join(f'<li class="{c.op.value}{" derived" if c.path.startswith("~ ") else ""}">'
+            derived = diff.DERIVED_MARK
+            body = "".join(f'<li class="{c.op.value}{" derived" if c.path.startswith(derived) else ""}">'
                            f"{_e(_change_text(c))}</li>" for c in found) or \
                 "<li class=\"none\">(no change)</li>"
         extra = ""
@@ -337,7 +339,7 @@ def _state_panel(model, trace: Trace) -> str:
         items = "".join(f'<dt{" class=changed" if name in changed else ""}>{_e(name)}</dt>'
                         f'<dd{" class=changed" if name in changed else ""}>{_e(shown[name])}</dd>'
                         for name in model.var_names)
-        moved = {c.variable for c in found if c.path.startswith("~ ")}
+        moved = {c.variable for c in found if c.path.startswith(diff.DERIVED_MARK)}
         items += "".join(f'<dt class="derived{" changed" if d.name in moved else ""}">~ {_e(d.name)}</dt>'
                          f'<dd class="derived{" changed" if d.name in moved else ""}">{_e(d.text)}</dd>'
                          for d in model.derived_values(step.state))

@@ -28,7 +28,6 @@ into SVG or PNG; those bytes depend on the installed Graphviz version.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import html
 import re
@@ -311,9 +310,8 @@ def _derived_rows(model, trace: Trace, i: int, view: View) -> list[str]:
         return ["<TR>" + _cell(f"~ {d.name}", 40, color=DERIVED, align="RIGHT") + _cell(d.text, view.max_width,
                                                                                        color=DERIVED) + "</TR>"
                 for d in after]
-    before = model.derived_values(trace.steps[i - 1].state)
-    return ["<TR>" + _change_row(dataclasses.replace(c, path=f"~ {c.path}"), view.max_width, False) + "</TR>"
-            for c in diff.derived_changes(before, after)]
+    return ["<TR>" + _change_row(c, view.max_width, False) + "</TR>"
+            for c in diff.marked_derived_changes(model, trace.steps[i - 1].state, trace.steps[i].state)]
 
 
 def _change_cell(old: str, new: str, width: int, prefix: str = "") -> str:
@@ -458,8 +456,7 @@ def starved(model, trace: Trace) -> list[Starved]:
                     seen[args] = seen.get(args, 0) + 1
         for args, count in seen.items():
             step = Step(a, args, loop[-1])
-            label = step_label(model, step, 0, multiline=False).split(". ", 1)[-1]
-            out.append(Starved(a, args, columns(step), label, count == len(loop)))
+            out.append(Starved(a, args, columns(step), model.step_label(a, args), count == len(loop)))
     return out
 
 
@@ -562,9 +559,9 @@ def _lane_box(model, step, r: int, previous, is_last, view: View) -> str:
     rows = [f'<TR><TD ALIGN="LEFT" BGCOLOR="{bg}"><B>{_esc(line)}</B></TD></TR>' for line in label]
     found = _step_changes(model, previous, step.state)
     rows += ["<TR>" + _change_row(c, view.max_width, True) + "</TR>" for c in found]
-    if model.derived and previous is not None:
-        rows += ["<TR>" + _change_row(dataclasses.replace(c, path=f"~ {c.path}"), view.max_width, True) + "</TR>"
-                 for c in diff.derived_changes(model.derived_values(previous), model.derived_values(step.state))]
+    if previous is not None:
+        rows += ["<TR>" + _change_row(c, view.max_width, True) + "</TR>"
+                 for c in diff.marked_derived_changes(model, previous, step.state)]
     if not found:
         rows.append("<TR>" + _cell("(no change)", view.max_width) + "</TR>")
     return (f'<<TABLE BORDER="1" COLOR="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">'
