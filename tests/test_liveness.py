@@ -337,11 +337,11 @@ RING = """
 
 def explored(text):
     """The model and its explored graph, as the explorer hands them to the liveness checker."""
-    from checker.engine.bfs import Explorer
+    from checker.engine.levels import Coordinator
     from checker.engine.options import Options
 
     model = model_of(text)
-    explorer = Explorer(model, Options(), None, 5.0)
+    explorer = Coordinator(model, Options(), None, 5.0, exact=True)
     assert explorer.run().verdict == Verdict.OK
     return model, (explorer.graph, explorer.states, explorer.parents, explorer.depths)
 
@@ -386,12 +386,21 @@ def test_issue_8_explore_reports_undecided_properties_when_stopped_in_the_livene
 
     from checker.engine.options import Options
 
-    event = threading.Event()
-    event.set()  # a search this small never asks; the liveness phase asks first thing
-    model, r = check(RING, stop=event)
+    def stopped_in_the_liveness_phase(**opts):
+        """Ctrl-C as the liveness phase starts: its first progress report (due at once) sets it."""
+        event = threading.Event()
+
+        def progress(p):
+            if p.phase == "liveness":
+                event.set()
+
+        model = model_of(RING)
+        return model, explore(model, Options(stop=event, **opts), progress, progress_every=0.0)
+
+    model, r = stopped_in_the_liveness_phase()
     assert r.verdict == Verdict.INCOMPLETE and r.stop_reason == "interrupted"
     assert (r.distinct_states, r.queue_left, r.undecided) == (100, 0, ("XZero", "YZero"))
     assert r.verdict.exit_code == 5
-    _, r = check(RING, stop=event, properties=("YZero",))
+    _, r = stopped_in_the_liveness_phase(properties=("YZero",))
     assert r.undecided == ("YZero",)
     assert explore(model, Options()).verdict == Verdict.OK

@@ -16,7 +16,7 @@ import pytest
 
 from checker.app import cli
 from checker.core.result import Trace
-from checker.engine import bfs
+from checker.engine import search
 from checker.engine.options import Storage
 from checker.output.report import format_result, result_json, trace_omitted
 from tests.conftest import GROW, run
@@ -71,7 +71,7 @@ def test_the_explorer_marks_a_trace_it_could_not_rebuild(small_ranges, monkeypat
     def out_of_memory(self, i):
         raise MemoryError
 
-    monkeypatch.setattr(bfs.Explorer, "trace_to", out_of_memory)
+    monkeypatch.setattr(search.Search, "trace_to", out_of_memory)
     model, r = run(GROW, storage=storage)
     assert r.error.code == "E411" and r.violation.trace.steps == ()
     assert OMITTED in format_result(model, r, "x.spec")

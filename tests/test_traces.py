@@ -102,14 +102,13 @@ def test_fingerprint_and_exact_storage_rebuild_the_same_real_traces_on_the_bundl
     assert checked >= 5, checked
 
 
-def test_each_explorer_rebuilds_its_traces_from_its_own_stores_keys():
-    from checker.engine.bfs import Explorer
+def test_each_store_rebuilds_its_traces_from_its_own_keys():
     from checker.engine.levels import Coordinator
     from checker.engine.stores import ExactStore, FingerprintStore
 
     model = model_of(TWO)
-    for cls, store_type in ((Explorer, ExactStore), (Coordinator, FingerprintStore)):
-        explorer = cls(model, Options(), None, 5.0)
+    for exact, store_type in ((True, ExactStore), (False, FingerprintStore)):
+        explorer = Coordinator(model, Options(), None, 5.0, exact=exact)
         result = explorer.run()
         store = explorer.store
         assert isinstance(store, store_type)

@@ -1,6 +1,7 @@
-"""The search: `explore(model, options)` explores a Model's state space: on fingerprints,
-level by level (levels.py), in this process or, with `options.workers` > 1, in several, or
-on exact storage with the state graph (bfs.py), with the same Result.
+"""The search: `explore(model, options)` explores a Model's state space, level by level, with
+one driver (levels.py): on fingerprints, in this process or, with `options.workers` > 1, in
+several; or on exact storage, in this process, with the state graph when temporal properties
+need it and every violation in collect mode; always with the same Result.
 This docstring is where the meanings of the search and of its counts are defined.
 
 Guarantees: states are explored level by level, so the first invariant
@@ -32,8 +33,8 @@ re-executing the actions along the parent links and matching the stored keys
 (checker/engine/traces.py). Two states with the same fingerprint would be
 merged (probability reported as TLC does). `Storage.EXACT` keeps every state
 and cannot collide; temporal properties always use it, as the liveness checker
-needs the states and the graph, and so does collect mode (bfs.Explorer runs
-them). Both give the same counts and traces.
+needs the states and the graph, and so does collect mode. Both give the same
+counts and traces.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ import gc
 
 from checker.compile.model import Model
 from checker.core.result import Result
-from checker.engine.bfs import Explorer
 from checker.engine.levels import Coordinator
 from checker.engine.options import Options, ProgressCallback, Storage, liveness_properties
 
@@ -82,7 +82,7 @@ def symmetry_not_applied(model: Model, options: Options) -> str | None:
     return None if cause is None else _UNREDUCED[cause]
 
 
-# What makes the search run in bfs.Explorer, and how each cause is told.
+# What makes the search run on exact storage in one process, and how each cause is told.
 _ONE_PROCESS = {"temporal": "temporal properties are decided on the whole state graph, in one process",
                 "exact": "exact storage runs in one process",
                 "collect": "collecting every violation runs in one process"}
@@ -93,8 +93,8 @@ _UNREDUCED = {"temporal": "temporal properties are decided on the graph of every
 
 
 def _graph_search_cause(model: Model, options: Options) -> str | None:
-    """Why the search runs in bfs.Explorer, which stores every state and may keep the graph
-    (None: the level-synchronous search of levels.py runs it)."""
+    """Why the search stores every state, in one process, and may keep the graph (None: it
+    stores fingerprints, with `options.workers` processes)."""
     if liveness_properties(model, options):
         return "temporal"
     if options.storage != Storage.FINGERPRINT:
@@ -105,7 +105,6 @@ def _graph_search_cause(model: Model, options: Options) -> str | None:
 
 
 def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
-    if _graph_search_cause(model, options) is not None:
-        return Explorer(model, options, progress, progress_every).run()
+    exact = _graph_search_cause(model, options) is not None
     workers = options.workers if one_process_reason(model, options) is None else 1
-    return Coordinator(model, options, progress, progress_every, workers).run()
+    return Coordinator(model, options, progress, progress_every, workers, exact=exact).run()

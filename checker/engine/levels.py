@@ -1,16 +1,27 @@
-"""The fingerprint search, level by level: one driver for one process and for `--workers N`.
+"""The search, level by level: the one driver, for one process and for `--workers N`.
 
-Every search on fingerprint storage runs here (explore.py): with one worker, the
-worker is an object in this process that the coordinator calls directly; with
-`--workers N`, N forked processes. Either way the counts, the coverage and the
-events are added up by the same code (`_add_level`, `_emulate`,
-`_stop_at_event`), so what a count means is defined once for both.
+Every search runs here (explore.py): with one worker, the worker is an object in
+this process that the coordinator calls directly; with `--workers N`, N forked
+processes. Either way the counts, the coverage and the events are added up by the
+same code (`_add_level`, `_emulate`, `_stop_at_event`), so what a count means is
+defined once for every search.
 
-Guarantee: the same Result for every worker count — verdict, distinct and
-generated counts, depth, coverage, witnesses, evaluation errors and the same
-shortest counterexample — and the Result bfs.Explorer gives on exact storage
-(the meanings: explore.py's docstring). Traces are rebuilt from the stored
-fingerprints (traces.py), as for every store.
+Guarantee: the same Result for every worker count and both storages — verdict,
+distinct and generated counts, depth, coverage, witnesses, evaluation errors and
+the same shortest counterexample (the meanings: explore.py's docstring). Traces
+are rebuilt from the stored keys (traces.py), as for every store.
+
+Exact storage (`exact`: `--storage exact`, temporal properties, collect mode)
+runs with one worker in this process. The table then stays empty: each state
+seen gets an id in the store's dict of states (ExactStore), and the worker tells
+new states by the set of ids it has seen, so no two states can be merged. With
+temporal properties the worker records every transition it computes in the
+state graph (`_recorded`: the successor's id, made its number after the search),
+and the coordinator the start of each state's transitions (`_add_level`); the
+liveness checker then reads the graph, the stored states and their depths. In
+collect mode (`tlacheck verify`) a check found false is not an event: the worker
+collects it and does not evaluate it again, and the coordinator rebuilds each
+such violation from its key (`_collected`), as it does an event.
 
 How. The search is level-synchronous. Worker w holds a contiguous range of the
 current BFS level, in single-process order: worker 0 the first states, worker
@@ -76,7 +87,8 @@ worker expands the level when the coordinator calls it, and the level's
 fingerprints go into the table (a private one) after it.
 
 Limits: temporal properties (the liveness checker needs the whole graph),
-collect mode (`tlacheck verify`) and exact storage run in bfs.Explorer. Workers are forked, so the compiled model is inherited rather
+collect mode (`tlacheck verify`) and exact storage run with one worker in this
+process. Workers are forked, so the compiled model is inherited rather
 than pickled; where "fork" is unavailable the search runs with one worker. The
 `--time-limit`, `--memory-limit` (this process and its workers) and a stop
 request (Ctrl-C) are checked between levels and, while the workers expand,
@@ -105,18 +117,19 @@ from collections import Counter
 from itertools import chain, compress, repeat
 from multiprocessing import reduction
 from multiprocessing.connection import wait
-from operator import not_
+from operator import itemgetter, not_
 from typing import Callable
 
 from checker.compile.model import Model
 from checker.core.result import Result, Verdict
 from checker.core.runtime import EVAL_FAILURES
-from checker.engine.bfs import Explorer
+from checker.engine.search import Search
 from checker.engine.fingerprints import Fingerprinter, collision_probability
 from checker.engine.limits import MemoryWatch, limit_reached, resident_mb
+from checker.engine.liveness import Graph
 from checker.engine.options import Options, Progress
 from checker.engine.pools import ValuePools
-from checker.engine.stores import FingerprintStore
+from checker.engine.stores import ExactStore, FingerprintStore
 from checker.engine.successors import nth_step, until_fault
 from checker.engine.watchdog import StepInterrupted, Watchdog
 
@@ -138,6 +151,7 @@ _WATCH_S = 0.1  # how often the limits are checked while the workers expand
 _HALT_EVERY = 0x3FF  # workers look at the stop flag before each state whose index & this is 0
 _MIN_CPU_S = 0.05  # a step this short says nothing about the workers' speeds
 _LIVE = 4  # shared counters per worker
+_second = itemgetter(1)  # a successor's state, of an (arguments, state) pair
 
 
 class WorkerError(RuntimeError):
@@ -213,24 +227,35 @@ def _slots_for(n: int) -> int:
 
 # -------------------------------------------------------------------- coordinator
 
-class Coordinator(Explorer):
+class Coordinator(Search):
     """The driver: initial states, the level loop, numbering, events, traces. It stores what
-    FingerprintStore keeps per state (stores.py): a parent index and the fingerprint, the key
-    traces are rebuilt by (traces.py). With one worker, the worker is an object in this process
-    (`self.local`) and is called directly; with more, each is a forked process."""
+    its store keeps per state (stores.py): a parent index and the int the table holds (a
+    fingerprint, or with `exact` an id, and then the state), the key traces are rebuilt by
+    (traces.py). With one worker, the worker is an object in this process (`self.local`) and is
+    called directly; with more, each is a forked process. With `exact` and one worker it also
+    records the state graph, when temporal properties need it, and collects every violation
+    in collect mode."""
 
     @staticmethod
     def available() -> bool:
         """Whether worker processes can be forked here (one in-process worker always works)."""
         return "fork" in multiprocessing.get_all_start_methods()
 
-    def __init__(self, model: Model, options: Options, progress, progress_every: float, workers: int = 1):
+    def __init__(self, model: Model, options: Options, progress, progress_every: float, workers: int = 1,
+                 exact: bool = False):
         self.fingerprint = Fingerprinter(model.var_types)
-        # The key of a state: its fingerprint, or its orbit's under the declared symmetry
-        self.symmetric = options.symmetry and bool(model.symmetry)
-        self.key = model.symmetry.key(self.fingerprint) if self.symmetric else self.fingerprint
+        self.exact = ExactStore() if exact else None
+        assert not exact or workers == 1, "exact storage runs in one process (explore.py)"
+        # The int a state is told by: its id (exact storage), else its fingerprint, or its orbit's
+        # under the declared symmetry (exact storage keeps every state: no reduction)
+        self.symmetric = not exact and options.symmetry and bool(model.symmetry)
+        self.key = (self.exact.id_of() if exact else
+                    model.symmetry.key(self.fingerprint) if self.symmetric else self.fingerprint)
         super().__init__(model, options, progress, progress_every)
         self.seen, self.parents, self.fps = self.store.seen, self.store.parents, self.store.fps
+        if exact:
+            self.states = self.store.states
+        self.edges = 0  # transitions recorded in the graph so far
         self.expanded = 0  # states expanded, in index order
         self.workers = workers
         self.local: _Worker | None = None  # the one worker, when it runs in this process
@@ -258,7 +283,7 @@ class Coordinator(Explorer):
         self.watch = MemoryWatch(options, self._memory_mb)  # the early memory warning, for all processes
 
     def _new_store(self):
-        return FingerprintStore(self.key)
+        return self.exact if self.exact is not None else FingerprintStore(self.key)
 
     def _store(self, state: tuple, parent: int, fp: int) -> int:
         """Store an initial state whose fingerprint `fp` the caller has put in `seen`; returns its index."""
@@ -267,6 +292,8 @@ class Coordinator(Explorer):
         seen.count = i + 1
         self.parents.append(parent)
         self.fps.append(fp)
+        if self.exact is not None:
+            self.states.append(state)
         if len(self.witnesses) < len(self.reachables):
             self._check_reachables(i, state)
         return i
@@ -303,10 +330,11 @@ class Coordinator(Explorer):
         return distinct, distinct - self.expanded
 
     def _protected(self) -> list:
-        return super()._protected() + [Coordinator._stop_at_event.__code__, Coordinator._emulate.__code__]
+        return super()._protected() + [f.__code__ for f in (Coordinator._stop_at_event, Coordinator._emulate,
+                                                            Coordinator._collected, Coordinator._finish)]
 
     def _collision(self) -> float | None:
-        return collision_probability(self._counts()[0], self.generated)
+        return None if self.exact is not None else collision_probability(self._counts()[0], self.generated)
 
     def _run(self) -> Result:
         initial, initial_fps = self._initial_states()
@@ -314,7 +342,8 @@ class Coordinator(Explorer):
         if not initial:
             return self._finish()
         self.table = _Table(_slots_for(self.seen.count), shared=self.workers > 1)
-        self.table.insert(array("q", filter(None, self.seen.table)))
+        if self.exact is None:  # exact storage: the worker's set of ids seen replaces the table (_Worker)
+            self.table.insert(array("q", filter(None, self.seen.table)))
         self.seen = self.store.seen = None  # the table replaces it
         # (name, predicate, kind): the selected invariants, then the safety properties
         checks = (tuple((n, f, "invariant") for n, f in self.invariants) + tuple((n, f, "property") for n, f in self.always)
@@ -323,8 +352,12 @@ class Coordinator(Explorer):
             if self.workers == 1:
                 # It reads the watchdog's verdict as its stop flag; its counters are its own.
                 self.local = _Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
-                                     checks, [0] * _LIVE, self._tick, self.symmetric)
+                                     checks, [0] * _LIVE, self._tick, self.symmetric,
+                                     exact=self.exact, graph=self.graph,
+                                     collect=self.options.collect)
                 self.local.frontier, self.local.frontier_fps = initial, initial_fps
+                if self.exact is not None:
+                    self.local.recent = set(initial_fps)
                 return self._levels()
             ctx = multiprocessing.get_context("fork")  # the workers inherit the model and the checks
             for w in range(self.workers):
@@ -471,6 +504,8 @@ class Coordinator(Explorer):
                     return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=end - start)
             for _ in ahead:
                 pass
+            if self.exact is not None:  # one worker: its candidates are the level's new states, in order
+                self.states.extend(self.local.states)
             settled = self._settle(expansions, start)
             if not settled["total"]:  # no new state: this level's events, or the end
                 self._link(settled)
@@ -574,7 +609,10 @@ class Coordinator(Explorer):
     def _insertion(self, fps: list, needed: int):
         """Insert new, distinct fingerprints into the table, a chunk at a time: the coordinator
         does this while the workers look up and take their states (they read the table only to
-        expand). The table grows first if it would hold more than `needed`."""
+        expand). The table grows first if it would hold more than `needed`. Exact storage
+        leaves the table empty (the worker tells new states by their ids: _Worker)."""
+        if self.exact is not None:
+            return
         yield from self._growth(needed)
         table = self.table
         for more in fps:
@@ -588,7 +626,7 @@ class Coordinator(Explorer):
         is left in `self.grown` for the workers. Also run while the workers expand, for the
         level they will find: they read the old table meanwhile, which nobody writes then."""
         table = self.table
-        if needed <= (table.mask + 1) >> 1:
+        if needed <= (table.mask + 1) >> 1 or self.exact is not None:
             return
         self.grown = grown = _Table(_slots_for(2 * needed))  # 4x at a time: less rehashing
         old = array("q", filter(None, table.table))
@@ -672,7 +710,7 @@ class Coordinator(Explorer):
             reports.append({"keys": keys, "acts": acts, "distinct": distinct, "parents": e["parents"],
                             "counts": e["counts"], "enabled": e["enabled"], "generated": e["generated"],
                             "witnesses": e["witnesses"], "faults": e["faults"], "events": e["events"],
-                            "placed": e["placed"]})
+                            "placed": e["placed"], "collected": e.get("collected", ())})
         settled["all_keys"], settled["all_fps"], settled["reports"] = all_keys, all_fps, reports
         return settled
 
@@ -728,6 +766,10 @@ class Coordinator(Explorer):
         placed = {e: where for r in reports for e, where in r["placed"].items()}
         event = self._first_event(events, passes)
         limit_parent = self._max_states_parent(all_keys, level_start) if self.options.max_states is not None else None
+        collected = [c for r in reports for c in r["collected"]]
+        if collected:  # collect mode: the violations found before the level's end, its event, or the limit
+            last = limit_parent if limit_parent is not None else (1 << 62)
+            self._collected([c for c in collected if c[0] >> _ORDINAL_BITS <= last], all_keys, base)
         if event is not None and (limit_parent is None or event[0] >> _ORDINAL_BITS <= limit_parent):
             return self._stop_at_event(event, reports, passes, all_keys, base, level, placed.get(event))
         if limit_parent is not None:
@@ -737,8 +779,35 @@ class Coordinator(Explorer):
         self._add_level(reports, passes, all_keys, base, level)
         return None
 
+    def _collected(self, collected: list, all_keys, base: int) -> None:
+        """Keep the violations a worker collected (collect mode), in key order: (key, kind, unstored,
+        check kind, name) for a check false at the successor with that key (at a state stored
+        there, or not stored: it fails a constraint), (key, _DEADLOCK, ...) at a parent without
+        successors. Each is rebuilt here from the key, as one process would have reported it."""
+        model = self.model
+        for key, kind, unstored, what, name in sorted(collected, key=lambda c: c[0]):
+            parent, ordinal = key >> _ORDINAL_BITS, key & _ORDINAL_MASK
+            if kind == _DEADLOCK:
+                self._keep(self._deadlock(parent))
+            elif kind == _STEP:
+                self._step_violated(parent, nth_step(model, self._state(parent), ordinal), name)
+            elif unstored:
+                self._violated(parent, nth_step(model, self._state(parent), ordinal).state, True, what, name)
+            else:
+                i = base + bisect_left(all_keys, key)
+                self._violated(i, self._state(i), False, what, name)
+
     def _add_level(self, reports: list, passes: list, all_keys, base: int, level: int) -> None:
-        """Add up a whole level: its expansion's counts, the witnesses its checks found."""
+        """Add up a whole level: its expansion's counts, the witnesses its checks found, and the
+        start of each parent's transitions in the graph (they were recorded in parent order)."""
+        if self.graph is not None:
+            a_count, starts, edges = len(self.coverage), self.graph.edge_start, self.edges
+            for r in reports:
+                counts = r["counts"]
+                for p in range(len(r["parents"])):
+                    starts.append(edges)
+                    edges += sum(counts[p * a_count:(p + 1) * a_count])
+            self.edges = edges
         for r in reports:
             self.generated += sum(r["generated"])
             for ai, cov in enumerate(self.coverage):
@@ -817,6 +886,20 @@ class Coordinator(Explorer):
             self.depth = level + 1
         self.expanded = parent + 1
 
+    def _finish(self) -> Result:
+        """The search is complete. The graph's transitions hold the successors' ids: they become
+        the successors' numbers (-1: not stored, it failed a constraint), and the ids are freed."""
+        graph = self.graph
+        if graph is not None:
+            number = dict(zip(self.fps, range(len(self.fps))))  # id -> number, of the stored states
+            self.exact.release()
+            graph.succ = array("q", map(number.get, graph.succ, repeat(-1)))
+            del number
+            depths = self.depths = array("i")
+            for p in self.parents:
+                depths.append(0 if p < 0 else depths[p] + 1)
+        return super()._finish()
+
     def _row(self, reports, parent: int) -> list[int]:
         a_count = len(self.coverage)
         for r in reports:
@@ -826,7 +909,7 @@ class Coordinator(Explorer):
         raise AssertionError("no worker expanded the parent")  # pragma: no cover
 
     def _state(self, i: int) -> tuple:
-        return self.trace_to(i).steps[-1].state
+        return self.states[i] if self.exact is not None else self.trace_to(i).steps[-1].state
 
     def _stop_at_event(self, event, reports, passes, all_keys, base: int, level: int, memory=None) -> Result:
         """`memory`: the note and position of a MemoryError a worker met at the event (_Worker._place)."""
@@ -919,11 +1002,37 @@ class Coordinator(Explorer):
 
 # -------------------------------------------------------------------- worker side
 
-def _keyed(act, key: Callable[[tuple], int]):
-    """A successor function giving each successor's orbit key (symmetry) instead of its fingerprint."""
+def _keyed(act, keys: Callable[[list], list]):
+    """A successor function giving each successor's key (its orbit's fingerprint under a
+    symmetry, or its id on exact storage) instead of its fingerprint; `keys`: the keys of a list
+    of states."""
     def nexts(state, raw, memos, entries):
-        succs = [t for _, t in act(state)]
-        return succs, list(map(key, succs))
+        succs = [*map(_second, act(state))]
+        return succs, keys(succs)
+    return nexts
+
+
+def _recorded(act, keys: Callable[[list], list], ai: int, graph: Graph):
+    """`_keyed`, recording each transition in `graph` (the successor as its id, made its number
+    after the search: Coordinator._finish); equal arguments of the action are interned once
+    (Graph.args_index)."""
+    actions, args_ids, succ, args_index, args = graph.action, graph.args_id, graph.succ, graph.args_index, graph.args
+
+    def nexts(state, raw, memos, entries):
+        steps = [*act(state)]
+        if not steps:
+            return steps, steps
+        succs = [*map(_second, steps)]
+        ids = keys(succs)
+        actions.extend(repeat(ai, len(steps)))
+        for a, _ in steps:
+            i = args_index.get((ai, a))
+            if i is None:
+                i = args_index[ai, a] = len(args)
+                args.append(a)
+            args_ids.append(i)
+        succ.extend(ids)
+        return succs, ids
     return nexts
 
 
@@ -965,7 +1074,8 @@ class _Worker:
     calls `tick` every 1024 states it expands. `halt`: the stop flag (true: drop the level)."""
 
     def __init__(self, conn, model: Model, table: _Table, halt, check_deadlock: bool,
-                 checks: tuple, live, tick: Callable[[int, int, int], None] | None = None, symmetric: bool = False):
+                 checks: tuple, live, tick: Callable[[int, int, int], None] | None = None, symmetric: bool = False,
+                 exact: ExactStore | None = None, graph: Graph | None = None, collect: bool = False):
         self.conn = conn
         self.live = live  # its shared counters: step, expanded, candidates, generated in this expansion
         self.tick = tick
@@ -985,7 +1095,18 @@ class _Worker:
         self.fingerprint = Fingerprinter(model.var_types)
         # The key of a successor: its fingerprint (computed from its parent's by the successor
         # functions), or, with symmetry, its orbit's (compile/symmetry.py)
-        self.key = model.symmetry.key(self.fingerprint) if symmetric else None
+        # (exact storage: the successor's id in the store; `keys` gives those of a list of states)
+        self.key = exact.id_of() if exact else model.symmetry.key(self.fingerprint) if symmetric else None
+        self.keys = exact.ids_of() if exact else None
+        self.id_draw = exact.draw() if exact else None
+        self.exact = exact is not None  # the stored states are kept: no pools, no clearing
+        self.graph = graph  # the transitions are recorded there (exact storage, one worker)
+        # Collect mode: a check found false is not an event; it is collected (key, kind, unstored,
+        # check kind, name) and not evaluated again; so is the first deadlock.
+        self.collect = collect
+        self.dropped: set[str] = set()
+        self.deadlocked = False
+        self.collected: list[tuple] = []
         self._replan()
         self.frontier: list[tuple] = []  # the states it holds, in order
         self.frontier_fps: list[int] = []  # and their fingerprints
@@ -1005,9 +1126,15 @@ class _Worker:
             writes = model.action_writes[ai]
             invs = tuple((name, f, kind) for name, f, kind in self.checks
                          if kind != "invariant" or model.invariant_reads[name] & writes)
-            interned = tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
-            if self.key is not None:
-                nexts = _keyed(model.actions[ai], self.key)
+            interned = () if self.exact else \
+                tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
+            if self.graph is not None:
+                nexts = _recorded(model.actions[ai], self.keys, ai, self.graph)
+            elif self.exact:
+                nexts = None  # inline in _expand: the action, then the successors' ids
+            elif self.key is not None:
+                key = self.key
+                nexts = _keyed(model.actions[ai], lambda states: [*map(key, states)])
             self.plan.append((ai, nexts, model.actions[ai], invs, interned))
 
     def serve(self) -> None:
@@ -1085,7 +1212,11 @@ class _Worker:
         table, mask = self.table.table, self.table.mask
         constraints = self.model.constraints
         reach = [(name, pred) for name, pred in self.model.reachables if name in pending]
-        recent = set()  # this level's candidates, and the successors rejected by a constraint
+        # This level's candidates, and the successors rejected by a constraint. On exact storage,
+        # every id seen so far (stored, or rejected by a constraint: rejected again, a state
+        # would only be checked again with the same outcome), and the table stays empty: a
+        # set look-up of an int per successor, as the dict of states already tells new ones.
+        recent = self.recent if self.exact else set()
         add = recent.add
         fps = array("q")
         keys = array("q")
@@ -1114,6 +1245,8 @@ class _Worker:
         pools = shared.pools
         fingerprint = self.fingerprint
         key = self.key or fingerprint
+        # Exact storage without the graph: each successor's id, one C call each (ExactStore.ids)
+        setdefault, numbers = self.id_draw if self.id_draw is not None else (None, None)
         memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
         frontier, self.frontier = self.frontier, []
         frontier_fps, self.frontier_fps = self.frontier_fps, []
@@ -1142,13 +1275,18 @@ class _Worker:
             for ai, nexts, act, invs, interned in self.plan:
                 fault = None
                 try:
-                    succs, fps_of = nexts(state, raw, memos, entries)
+                    if nexts is not None:
+                        succs, fps_of = nexts(state, raw, memos, entries)
+                    else:
+                        succs = [*map(_second, act(state))]
+                        fps_of = [*map(setdefault, succs, numbers)]
                 except EVAL_FAILURES as first:
                     succs, fps_of, fault = until_fault(act, state, first, key)
                 for succ, fp in zip(succs, fps_of):
                     k += 1
                     if fp in recent:  # a step to a state seen (or not stored) before is checked too
-                        if stepping and self._steps_fail(state, succ, (k, _STEP, None), placed):
+                        # (not a step that changes nothing: on exact storage `recent` holds the parent)
+                        if stepping and succ != state and self._steps_fail(state, succ, (k, _STEP, None), placed):
                             event = (k, _STEP, None)
                             break
                         continue
@@ -1228,9 +1366,13 @@ class _Worker:
                 events.append(event)
                 break  # later parents cannot hold an earlier event
             if k < base and check_deadlock:
-                events.append((base, _DEADLOCK, None))
-                break
-        if placed and self.conn is None:  # out of memory in this process: room to rebuild the trace
+                if not self.collect:
+                    events.append((base, _DEADLOCK, None))
+                    break
+                if not self.deadlocked:
+                    self.deadlocked = True
+                    self.collected.append((base, _DEADLOCK, False, "deadlock", None))
+        if placed and self.conn is None and not self.exact:  # out of memory here: room to rebuild the trace
             frontier.clear()  # the search ends at this level's first event, which is the MemoryError's
             states.clear()
             recent.clear()
@@ -1240,31 +1382,46 @@ class _Worker:
         self.recent = recent
         self.fps = fps
         self.states = states
+        collected, self.collected = self.collected, []
         return {"fps": fps, "keys": keys, "acts": acts, "parents": parents, "counts": counts,
                 "enabled": enabled, "generated": generated, "witnesses": witnesses, "faults": faults,
-                "events": events, "placed": placed}
+                "events": events, "placed": placed, "collected": collected}
 
     def _fails(self, checks: tuple, state: tuple, event: tuple, placed: dict) -> bool:
         """Whether one of `checks` (name, predicate, kind) is false or fails to evaluate in `state`;
         `event` is the event that makes, where a MemoryError is placed (_place)."""
+        dropped = self.dropped  # collect mode: the checks found false before, not evaluated again
         for name, pred, kind in checks:
+            if dropped and name in dropped:
+                continue
             try:
-                if not pred(state):
-                    return True
+                ok = pred(state)
             except EVAL_FAILURES as exc:
                 self._place(placed, event, exc, kind, name)
                 return True
+            if not ok:
+                if not self.collect:
+                    return True
+                dropped.add(name)
+                self.collected.append((event[0], _INVARIANT, event[2] == _UNSTORED, kind, name))
         return False
 
     def _steps_fail(self, state: tuple, succ: tuple, event: tuple, placed: dict) -> bool:
         """Whether a step property is false or fails to evaluate on the step from `state` to `succ`."""
+        dropped = self.dropped
         for name, pred in self.step_checks:
+            if dropped and name in dropped:
+                continue
             try:
-                if not pred(state, succ):
-                    return True
+                ok = pred(state, succ)
             except EVAL_FAILURES as exc:
                 self._place(placed, event, exc, "step", name)
                 return True
+            if not ok:
+                if not self.collect:
+                    return True
+                dropped.add(name)
+                self.collected.append((event[0], _STEP, False, "step", name))
         return False
 
     def _lookup(self, others: dict) -> tuple:
@@ -1276,7 +1433,9 @@ class _Worker:
         """Take the states of the new level this worker holds, in global order, handing over
         those another worker holds."""
         states, fps = self.states, self.fps
-        self.states, self.recent, self.fps = [], set(), array("q")
+        self.states, self.fps = [], array("q")
+        if not self.exact:
+            self.recent = set()
         if plan["send"]:  # first, so that the receivers can go on
             self.conn.send(("moved", {dest: pickle.dumps(list(map(states.__getitem__, pos)), pickle.HIGHEST_PROTOCOL)
                                       for dest, pos in plan["send"].items()}))

@@ -106,19 +106,11 @@ class Graph:
     succ: array = field(default_factory=lambda: array("q"))
     action: array = field(default_factory=lambda: array("i"))
     args_id: array = field(default_factory=lambda: array("i"))
-    args: list = field(default_factory=list)  # interned argument tuples
+    # The argument tuples, interned per action (equal arguments of two actions may be values of
+    # different types, (False,) and (0,)): args_index maps (action, args) to the index in `args`
+    # that args_id holds (levels._recorded interns them).
+    args: list = field(default_factory=list)
     args_index: dict = field(default_factory=dict)
-
-    def intern(self, action: int, args: tuple) -> int:
-        """The index of `args` (of action number `action`) in `args`. Interned per action: equal
-        arguments of two actions may be values of different types, (False,) and (0,)."""
-        key = (action, args)
-        i = self.args_index.get(key)
-        if i is None:
-            i = len(self.args)
-            self.args.append(args)
-            self.args_index[key] = i
-        return i
 
     def edges(self, s: int) -> range:
         end = self.edge_start[s + 1] if s + 1 < len(self.edge_start) else len(self.succ)

@@ -1,6 +1,6 @@
 """What a search is asked to do: its options, its progress reports, and which checks it runs.
 
-One owner for the meaning of each option; the searches (levels.py, bfs.py) and the command
+One owner for the meaning of each option; the search (levels.py, search.py) and the command
 line read them from here.
 """
 

@@ -2,15 +2,16 @@
 
 Every store numbers its states in the order they are stored (0, 1, ...: breadth-first order)
 and keeps, per state, its parent's number (-1: an initial state) and its key, the value that
-decides whether a successor is new and by which traces are rebuilt (traces.py):
+decides whether a successor is new and by which traces are rebuilt (traces.py). The search
+(levels.py) tells new states by a non-zero 64-bit int per state, in an open-addressing table
+(`seen` for the initial states, then the search's own, shared with the workers):
 
-- `ExactStore`: the key is the state itself (a dict from state to number, and every state);
-  no collision is possible. Exact storage and the liveness checker's graph.
-- `FingerprintStore`: the key is the state's 64-bit fingerprint (fingerprints.py), in an
-  open-addressing table, with an array of parents and one of fingerprints: 8-16 bytes a
-  state besides the table. Fingerprint storage: the level-synchronous search (levels.py)
-  keeps the parents and fingerprints here, and the table here for the initial states,
-  then in its own (shared with the workers, with `--workers`).
+- `FingerprintStore`: that int is the state's 64-bit fingerprint (fingerprints.py), and it is
+  the key: an array of parents and one of fingerprints, 8-16 bytes a state besides the table.
+  Two states with the same fingerprint would be merged (explore.py gives the probability).
+- `ExactStore`: that int is the state's number in a dict of every state seen (`id_of`), so
+  no two states share one, and the store keeps every state: the key is the state itself.
+  Exact storage, collect mode, and the state graph of the temporal properties.
 
 A store that keys states by the fingerprint of a canonical representative (symmetry) is a
 FingerprintStore whose `key_of` canonicalises first: the search and traces need nothing else.
@@ -22,6 +23,7 @@ of the layout, not a layer of calls on the hot path.
 from __future__ import annotations
 
 from array import array
+from itertools import count
 from typing import Callable
 
 from checker.engine.fingerprints import FingerprintSet
@@ -30,19 +32,44 @@ from checker.engine.fingerprints import FingerprintSet
 class ExactStore:
     key_of = None  # the key of a state is the state
 
-    __slots__ = ("states", "parents", "index")
+    __slots__ = ("seen", "parents", "fps", "states", "ids", "_next")
 
     def __init__(self) -> None:
-        self.states: list[tuple] = []
-        self.parents: list[int] = []
-        self.index: dict[tuple, int] = {}
+        self.seen = FingerprintSet()  # the initial states' ids (levels.py)
+        self.parents = array("i")
+        self.fps = array("q")  # each stored state's id
+        self.states: list[tuple] = []  # each stored state, by number
+        # Every state seen -> its id: distinct positive ints, increasing in the order first seen
+        # (not consecutive: a look-up of a state seen before draws a number too, which keeps it
+        # one C call, `dict.setdefault`, per successor).
+        self.ids: dict[tuple, int] = {}
+        self._next = count(1).__next__
+
+    def id_of(self) -> Callable[[tuple], int]:
+        """The function giving a state its id, a new one the first time it is seen."""
+        ids, draw = self.ids, self._next
+        return lambda state: ids.setdefault(state, draw())
+
+    def ids_of(self) -> Callable[[list], list]:
+        """id_of for a list of states, in one pass of C calls."""
+        setdefault, numbers = self.draw()
+        return lambda states: [*map(setdefault, states, numbers)]
+
+    def draw(self) -> tuple:
+        """What ids_of is made of, for a loop that inlines it: `[*map(setdefault, states,
+        numbers)]` are the ids of `states`."""
+        return self.ids.setdefault, iter(self._next, 0)
 
     @property
     def count(self) -> int:
-        return len(self.states)
+        return len(self.fps)
 
     def key(self, i: int) -> tuple:
         return self.states[i]
+
+    def release(self) -> None:
+        """Free what only tells new states (the ids); the states and parents stay, for traces."""
+        self.ids.clear()
 
 
 class FingerprintStore:
@@ -60,3 +87,6 @@ class FingerprintStore:
 
     def key(self, i: int) -> int:
         return self.fps[i]
+
+    def release(self) -> None:
+        """Nothing to free: every table it has is needed for traces."""

@@ -1,17 +1,19 @@
-"""The breadth-first search over exact storage (the meanings it implements: explore.py's docstring).
+"""What every search does besides exploring: the checks, the violations, the Result, the traces.
 
-`Explorer` stores every state (ExactStore) and, when temporal properties are checked, the state
-graph the liveness checker reads; it also collects every violation (`tlacheck verify`). Every other search runs in levels.py, whose coordinator extends it for
-the checks, the result and the traces: both rebuild traces by re-executing the actions along
-the parent links and matching each state's key (the state, or its fingerprint: traces.py), and
-both give the same counts and traces.
+`Search` is the base of the one search driver (levels.py's `Coordinator`, the only loop over
+states): it checks a state or a step as explore.py's docstring says (invariants, the safety part
+of the temporal properties, step properties, state constraints, reachable checks), keeps the
+violations in collect mode (`tlacheck verify`), turns an evaluation error into the Result with
+its trace, rebuilds traces from the store's keys (traces.py), and, once the search is complete,
+decides the reachable checks and the temporal properties on the state graph (liveness.py).
+The driver re-evaluates here every event its workers report, so a violation and an error are
+reported by the same code however the states were explored.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from array import array
 from typing import Callable
 
 from checker.compile.model import Model
@@ -23,7 +25,6 @@ from checker.engine.liveness import EvaluationFailed, Graph, Stopped, safety_che
 from checker.engine.options import (Options, Progress, liveness_properties, select, selected_properties,
                                     step_properties)
 from checker.engine.successors import find_step, nth_step, until_fault
-from checker.engine.stores import ExactStore
 from checker.engine.traces import path_to, rebuild
 from checker.engine.watchdog import StepInterrupted, Watchdog
 
@@ -39,7 +40,7 @@ _VERDICTS = {
 }
 
 
-class Explorer:
+class Search:
     def __init__(self, model: Model, options: Options, progress, progress_every: float):
         self.model = model
         self.options = options
@@ -53,19 +54,18 @@ class Explorer:
         self.always: tuple = ()
         self.violations: list[Violation] = []
         self.store = self._new_store()
-        if isinstance(self.store, ExactStore):  # its tables, read and appended to directly by the loop
-            self.states, self.parents, self.index = self.store.states, self.store.parents, self.store.index
         self.generated = 0
         self.depth = 1
         self.coverage = [ActionCoverage() for _ in model.actions]
         self.start = 0.0
-        self.head = 0  # index of the next state to expand
-        wants_graph = options.check_properties and bool(self.properties)
-        self.graph = Graph() if wants_graph else None
-        self.depths = array("i") if wants_graph else None  # BFS depth of each state, initial = 0
+        # The state graph, for the temporal properties: the driver records every transition it
+        # computes, and gives the liveness checker the stored states and their BFS depths.
+        self.graph = Graph() if options.check_properties and self.properties else None
+        self.states: list[tuple] = []  # the stored states, by number, when the store keeps them
+        self.depths = None  # BFS depth of each stored state (initial: 0), for the liveness checker
         self.reachables = list(select(model.reachables, options.reachables)) if options.check_properties else []
         # The selected step properties: checked on every step computed, after the invariants of
-        # its new state (as TLC checks action properties); only this explorer checks them.
+        # its new state (as TLC checks action properties).
         self.steps = step_properties(model, options)
         self.witnesses: dict[str, int] = {}
         self.watch = MemoryWatch(options)
@@ -103,11 +103,11 @@ class Explorer:
 
     def _protected(self) -> list:
         """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""
-        return [f.__code__ for f in (Explorer._finish, Explorer._fault, Explorer._deadlock, Explorer.trace_to,
+        return [f.__code__ for f in (Search._finish, Search._fault, Search._deadlock, Search.trace_to,
                                      type(self).trace_to, until_fault, find_step, nth_step, rebuild)]
 
     def _new_store(self):
-        return ExactStore()
+        raise NotImplementedError
 
     def _result(self, verdict: Verdict, violation: Violation | None = None, error=None,
                 stop_reason: str | None = None, queue_left: int = 0) -> Result:
@@ -121,21 +121,11 @@ class Explorer:
 
     def _counts(self) -> tuple[int, int]:
         """Distinct states stored, and how many of them are not expanded yet."""
-        return len(self.states), len(self.states) - self.head
+        raise NotImplementedError
 
     def _collision(self) -> float | None:
-        return None  # exact storage
-
-    def _add(self, state: tuple, parent: int) -> int:
-        i = len(self.states)
-        self.states.append(state)
-        self.parents.append(parent)
-        self.index[state] = i
-        if self.depths is not None:
-            self.depths.append(0 if parent < 0 else self.depths[parent] + 1)
-        if len(self.witnesses) < len(self.reachables):
-            self._check_reachables(i, state)
-        return i
+        """The probability that two states shared a key (None: none could)."""
+        raise NotImplementedError
 
     def _check_reachables(self, i: int, state: tuple) -> None:
         for name, pred in self.reachables:
@@ -161,8 +151,7 @@ class Explorer:
         else:
             if isinstance(fault, MemoryError):  # room to rebuild the trace and report
                 self._reserve = None
-                if isinstance(self.store, ExactStore):  # its index is not needed for the trace (its states are)
-                    self.store.index.clear()
+                self.store.release()  # what the store keeps only to tell new states
             err = self.model.limit_error(fault, note, span)
         try:
             trace = self.trace_to(at) if unstored is None else self._trace_through(at, unstored)
@@ -211,17 +200,34 @@ class Explorer:
         except EVAL_FAILURES as fault:
             raise self._fault(fault, i, f"evaluating {what} {name}", self.model.span_of(what, name),
                               state if unstored else None) from None
-        if ok:
-            return
+        if not ok:
+            self._violated(i, state, unstored, kind, name)
+
+    def _violated(self, i: int, state: tuple, unstored: bool, kind: str, name: str) -> None:
+        """Check `name` (of _check's `kind`) is false in `state`: end the run, or keep the
+        violation in collect mode."""
+        what = "invariant" if kind == "invariant" else "property"
         trace = self._trace_through(i, state) if unstored else self.trace_to(i)
         violation = Violation(what, name, trace, self._DETAILS[kind])
-        if self.options.collect:
-            self.violations.append(violation)
-            self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
-            self.always = tuple((n, f) for n, f in self.always if n != name)
-            self.initially = tuple((n, f) for n, f in self.initially if n != name)
+        if not self.options.collect:
+            raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
+        self._keep(violation)
+
+    def _keep(self, violation: Violation) -> None:
+        """Collect mode: keep the violation and check its property no more (each is reported
+        with its first counterexample); a deadlock is kept once."""
+        if violation.kind == "deadlock":
+            if not any(v.kind == "deadlock" for v in self.violations):
+                self.violations.append(violation)
             return
-        raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
+        self.violations.append(violation)
+        name = violation.name
+        if violation.kind == "step":
+            self.steps = tuple((n, f) for n, f in self.steps if n != name)
+            return
+        self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
+        self.always = tuple((n, f) for n, f in self.always if n != name)
+        self.initially = tuple((n, f) for n, f in self.initially if n != name)
 
     def _check_steps(self, parent: int, ai: int, args: tuple, succ: tuple, state: tuple | None = None) -> None:
         """Check the step properties on the step from stored state `parent` (`state`, when the
@@ -236,15 +242,17 @@ class Explorer:
             except EVAL_FAILURES as fault:
                 raise self._fault(fault, parent, f"evaluating step property {name}", self.model.span_of("step", name),
                                   succ) from None
-            if ok:
-                continue
-            trace = Trace(self.trace_to(parent).steps + (Step(ai, args, succ),))
-            violation = Violation("step", name, trace, "the last step does not satisfy it")
-            if self.options.collect:
-                self.violations.append(violation)
-                self.steps = tuple((n, f) for n, f in self.steps if n != name)
-                continue
+            if not ok:
+                self._step_violated(parent, Step(ai, args, succ), name)
+
+    def _step_violated(self, parent: int, step: Step, name: str) -> None:
+        """Step property `name` is false on `step`, from stored state `parent`: end the run, or
+        keep the violation in collect mode."""
+        trace = Trace(self.trace_to(parent).steps + (step,))
+        violation = Violation("step", name, trace, "the last step does not satisfy it")
+        if not self.options.collect:
             raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
+        self._keep(violation)
 
     def _deadlock(self, parent: int) -> Violation:
         return Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
@@ -260,124 +268,6 @@ class Explorer:
                 raise self._fault(fault, at, f"evaluating constraint {name}", self.model.span_of("constraint", name),
                                   state) from None
         return True
-
-    def _run(self) -> Result:
-        model = self.model
-        opts = self.options
-        try:
-            for state in model.init():
-                self.generated += 1
-                if state in self.index:
-                    continue
-                if not self._in_model(state, -1):
-                    self._check_initial(-1, state, unstored=True)
-                    continue
-                i = self._add(state, -1)
-                self._check_initial(i, state)
-        except EVAL_FAILURES as fault:
-            raise self._fault(fault, -1, "computing the initial states", self.model.span_of("initial")) from None
-        actions = list(enumerate(model.actions))
-        coverage = self.coverage
-        index = self.index
-        states = self.states
-        constraints = bool(model.constraints)
-        graph = self.graph
-        steps = bool(self.steps)
-        head = 0
-        level_end = len(states)
-        next_report = time.perf_counter() + self.progress_every
-        max_states = opts.max_states
-        hit = self.watchdog.hit  # a limit the watchdog saw reached (checked after every state)
-        level = 1
-        while head < len(states):
-            if head == level_end:
-                level_end = len(states)
-                level += 1
-            if opts.max_depth is not None and level >= opts.max_depth:
-                return self._result(Verdict.INCOMPLETE, stop_reason="max_depth", queue_left=len(states) - head)
-            state = states[head]
-            parent = head
-            head += 1
-            self.head = head
-            found = False
-            if graph is not None:
-                graph.edge_start.append(len(graph.succ))
-            for ai, act in actions:
-                cov = coverage[ai]
-                n = 0  # successors not yet added to self.generated
-                total = 0
-                try:
-                    for args, succ in act(state):
-                        n += 1
-                        if graph is not None:
-                            self._record(graph, ai, args, succ)
-                        if succ in index:
-                            if steps and succ != state:  # a step to a stored state is checked too
-                                self.generated += n
-                                total += n
-                                n = 0
-                                self._check_steps(parent, ai, args, succ)
-                            continue
-                        if constraints and not self._in_model(succ, parent):
-                            self.generated += n
-                            total += n
-                            n = 0
-                            self._check_invariants(parent, succ, unstored=True)
-                            if steps:
-                                self._check_steps(parent, ai, args, succ)
-                            continue
-                        self.generated += n
-                        total += n
-                        n = 0
-                        i = self._add(succ, parent)
-                        if graph is not None:
-                            graph.succ[-1] = i
-                        self.depth = level + 1
-                        cov.distinct += 1
-                        self._check_invariants(i)
-                        if steps:
-                            self._check_steps(parent, ai, args, succ)
-                except EVAL_FAILURES as fault:
-                    self.generated += n
-                    info = model.action_info[ai]
-                    raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
-                except (StepInterrupted, _Stop):  # the coverage counts what the summary counts
-                    if total:
-                        cov.enabled += 1
-                        cov.generated += total
-                    raise
-                self.generated += n
-                total += n
-                if total:
-                    found = True
-                    cov.enabled += 1
-                    cov.generated += total
-            if not found and opts.check_deadlock:
-                violation = self._deadlock(parent)
-                if not opts.collect:
-                    return self._result(Verdict.DEADLOCK, violation)
-                if not any(v.kind == "deadlock" for v in self.violations):
-                    self.violations.append(violation)
-            if max_states is not None and len(states) >= max_states and head < len(states):
-                return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=len(states) - head)
-            if head & 0x3FF == 0 or hit[0]:
-                now = time.perf_counter()
-                reason = hit[0] or limit_reached(opts, self.start, now)
-                if reason is not None:
-                    return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=len(states) - head)
-                self.watch.check(now - self.start, len(states), head, len(states) - head)
-                if self.progress is not None and now >= next_report:
-                    next_report = now + self.progress_every
-                    self.progress(Progress(self.generated, len(states), len(states) - head, self.depth,
-                                           now - self.start))
-        return self._finish()
-
-    def _record(self, graph: Graph, action: int, args: tuple, succ: tuple) -> None:
-        """Append a transition; the successor index is -1 until the state is stored (or for good,
-        when it fails a constraint)."""
-        graph.succ.append(self.index.get(succ, -1))
-        graph.action.append(action)
-        graph.args_id.append(graph.intern(action, args))
 
     def _finish(self) -> Result:
         """The search is complete: reachable checks, then temporal properties."""
