@@ -1002,20 +1002,20 @@ class Coordinator(Search):
 
 # -------------------------------------------------------------------- worker side
 
-def _keyed(act, keys: Callable[[list], list]):
-    """A successor function giving each successor's key (its orbit's fingerprint under a
-    symmetry, or its id on exact storage) instead of its fingerprint; `keys`: the keys of a list
-    of states."""
+def _keyed(act, key: Callable[[tuple], int]):
+    """A successor function giving each successor's orbit key (symmetry) instead of its fingerprint."""
     def nexts(state, raw, memos, entries):
         succs = [*map(_second, act(state))]
-        return succs, keys(succs)
+        return succs, [*map(key, succs)]
     return nexts
 
 
-def _recorded(act, keys: Callable[[list], list], ai: int, graph: Graph):
-    """`_keyed`, recording each transition in `graph` (the successor as its id, made its number
-    after the search: Coordinator._finish); equal arguments of the action are interned once
+def _recorded(act, draw: tuple, ai: int, graph: Graph):
+    """A successor function on exact storage giving each successor's id (`draw`: ExactStore.draw)
+    and recording each transition in `graph` (the successor as its id, made its number after the
+    search: Coordinator._finish); equal arguments of the action are interned once
     (Graph.args_index)."""
+    setdefault, numbers = draw
     actions, args_ids, succ, args_index, args = graph.action, graph.args_id, graph.succ, graph.args_index, graph.args
 
     def nexts(state, raw, memos, entries):
@@ -1023,7 +1023,7 @@ def _recorded(act, keys: Callable[[list], list], ai: int, graph: Graph):
         if not steps:
             return steps, steps
         succs = [*map(_second, steps)]
-        ids = keys(succs)
+        ids = [*map(setdefault, succs, numbers)]
         actions.extend(repeat(ai, len(steps)))
         for a, _ in steps:
             i = args_index.get((ai, a))
@@ -1095,9 +1095,8 @@ class _Worker:
         self.fingerprint = Fingerprinter(model.var_types)
         # The key of a successor: its fingerprint (computed from its parent's by the successor
         # functions), or, with symmetry, its orbit's (compile/symmetry.py)
-        # (exact storage: the successor's id in the store; `keys` gives those of a list of states)
+        # (exact storage: the successor's id in the store; `id_draw` gives those of a list of states)
         self.key = exact.id_of() if exact else model.symmetry.key(self.fingerprint) if symmetric else None
-        self.keys = exact.ids_of() if exact else None
         self.id_draw = exact.draw() if exact else None
         self.exact = exact is not None  # the stored states are kept: no pools, no clearing
         self.graph = graph  # the transitions are recorded there (exact storage, one worker)
@@ -1129,12 +1128,11 @@ class _Worker:
             interned = () if self.exact else \
                 tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
             if self.graph is not None:
-                nexts = _recorded(model.actions[ai], self.keys, ai, self.graph)
+                nexts = _recorded(model.actions[ai], self.id_draw, ai, self.graph)
             elif self.exact:
                 nexts = None  # inline in _expand: the action, then the successors' ids
             elif self.key is not None:
-                key = self.key
-                nexts = _keyed(model.actions[ai], lambda states: [*map(key, states)])
+                nexts = _keyed(model.actions[ai], self.key)
             self.plan.append((ai, nexts, model.actions[ai], invs, interned))
 
     def serve(self) -> None:

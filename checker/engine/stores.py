@@ -50,14 +50,9 @@ class ExactStore:
         ids, draw = self.ids, self._next
         return lambda state: ids.setdefault(state, draw())
 
-    def ids_of(self) -> Callable[[list], list]:
-        """id_of for a list of states, in one pass of C calls."""
-        setdefault, numbers = self.draw()
-        return lambda states: [*map(setdefault, states, numbers)]
-
     def draw(self) -> tuple:
-        """What ids_of is made of, for a loop that inlines it: `[*map(setdefault, states,
-        numbers)]` are the ids of `states`."""
+        """id_of for a list of states, for a loop that inlines it, one C call a state: with
+        `setdefault, numbers = draw()`, `[*map(setdefault, states, numbers)]` are their ids."""
         return self.ids.setdefault, iter(self._next, 0)
 
     @property
