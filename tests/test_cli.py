@@ -462,3 +462,46 @@ def test_an_unknown_check_name_is_a_usage_error_with_a_hint(tmp_path, capsys, fl
     assert main(["check", path, flag, name]) == 2
     err = capsys.readouterr().err
     assert hint in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- issue 15: `deadlock: allowed`
+
+STOPS = "var x: int = 0\naction Inc:\n    require x < 2\n    x = x + 1\ninvariant Small: x <= 2\n"
+
+
+@pytest.mark.parametrize("command", [["check"], ["simulate", "--seed", "1"]])
+def test_issue_15_deadlock_allowed_is_honoured_and_the_command_line_overrides_it(command, tmp_path, capsys):
+    plain = write(tmp_path, STOPS, "plain.spec")
+    allowed = write(tmp_path, "deadlock: allowed\n" + STOPS, "allowed.spec")
+    code, data = run_json(capsys, command[:1] + [plain] + command[1:])
+    assert (code, data["verdict"], data["deadlock_checked"]) == (11, "deadlock", True)
+    # the same spec, declared: OK only because of the declaration
+    code, data = run_json(capsys, command[:1] + [allowed] + command[1:])
+    assert (code, data["verdict"], data["deadlock_checked"]) == (0, "ok", False)
+    code, data = run_json(capsys, command[:1] + [allowed, "--deadlock"] + command[1:])
+    assert (code, data["verdict"], data["deadlock_checked"]) == (11, "deadlock", True)
+    code, data = run_json(capsys, command[:1] + [plain, "--no-deadlock"] + command[1:])
+    assert (code, data["verdict"], data["deadlock_checked"]) == (0, "ok", False)
+
+
+def test_issue_15_deadlock_and_no_deadlock_exclude_each_other(tmp_path, capsys):
+    path = write(tmp_path, STOPS)
+    assert main(["check", path, "--deadlock", "--no-deadlock"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_issue_15_check_help_documents_deadlock(capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--deadlock report states without successors as deadlocks, even where the spec declares " \
+           "`deadlock: allowed`" in out
+    assert "--no-deadlock" in out
+
+
+def test_issue_15_graph_highlights_a_deadlock_only_where_it_is_checked(tmp_path, capsys):
+    allowed = write(tmp_path, "deadlock: allowed\n" + STOPS, "allowed.spec")
+    assert main(["graph", allowed, "--out", str(tmp_path / "a")]) == 0
+    assert "deadlock" not in (tmp_path / "a" / "allowed.base.graph.dot").read_text()
+    assert main(["graph", allowed, "--out", str(tmp_path / "b"), "--deadlock"]) == 0
+    assert "deadlock" in (tmp_path / "b" / "allowed.base.graph.dot").read_text()

@@ -489,3 +489,22 @@ def test_issue_15_an_elif_needs_its_then():
     assert (d.code, d.span.line, d.span.column, d.message) == ("E001", 1, 43, "unexpected `2`")
     assert d.hint == ("an `if` in an expression reads `if c then a else b`, with any number of `elif d then e` "
                       "before the `else`, which is required")
+
+
+def test_issue_15_the_deadlock_declaration_parses():
+    deadlock, x = parse_text("deadlock: allowed\nvar x: int = 0\n").declarations
+    assert isinstance(deadlock, S.DeadlockDecl) and deadlock.allowed and deadlock.name == S.DEADLOCK
+    assert not parse_text("deadlock: forbidden\n").declarations[0].allowed
+
+
+def test_issue_15_deadlock_stays_a_name_outside_its_declaration():
+    # a soft keyword: only at the start of a line, before `:`
+    tree = parse_text("var deadlock: {deadlock: int} = {deadlock: 1}\n"
+                      "action A:\n    deadlock = {deadlock: deadlock.deadlock + 1}\n")
+    assert [d.name for d in tree.declarations] == ["deadlock", "A"]
+
+
+def test_issue_15_deadlock_takes_one_of_two_words():
+    d = syntax_error("deadlock: ignored\n")
+    assert d.code == "E001" and (d.span.line, d.span.column) == (1, 11)
+    assert "`deadlock: allowed`" in d.hint and "`deadlock: forbidden`" in d.hint

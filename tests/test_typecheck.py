@@ -965,3 +965,21 @@ def test_issue_15_an_error_in_a_block_is_reported_once_at_the_block_even_unused(
         with pytest.raises(SpecError) as info:
             build("var n: int = 0\nblock bump(k: int):\n    n = n + true\naction Step:\n    n = 0\n" + calls)
         assert [(d.code, d.span.line) for d in info.value.diagnostics] == [("E102", 3)]
+
+
+# ---------------------------------------------------------------- issue 15: `deadlock:`
+
+def test_issue_15_deadlock_allowed_reaches_the_ir_and_silences_w202():
+    allowed = model_of("deadlock: allowed\nvar x: int in 1..2\ninvariant P: x > 0\n")
+    assert allowed.spec.deadlock_allowed and allowed.deadlock_allowed
+    assert not [w for w in allowed.warnings if w.code == "W202"]  # checking the initial states is the point
+    plain = model_of("var x: int in 1..2\ninvariant P: x > 0\n")
+    assert not plain.deadlock_allowed
+    [w] = [w for w in plain.warnings if w.code == "W202"]
+    assert "deadlock: allowed" in w.hint
+    assert not model_of("deadlock: forbidden\nvar x: int = 0\naction A: skip\n").deadlock_allowed
+
+
+def test_issue_15_deadlock_is_declared_once():
+    d = spec_error("var x: bool = true\ndeadlock: allowed\ndeadlock: forbidden\n")
+    assert d.code == "E101" and d.span.line == 3 and "declared twice" in d.message

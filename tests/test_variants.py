@@ -147,3 +147,37 @@ def test_issue_15_extend_takes_each_part_once():
                      "            skip\n        before:\n            skip\n"))
     d = info.value.diagnostics[0]
     assert (d.code, d.message, d.span.line) == ("E101", "`before:` appears twice in `extend action Send`", 42)
+
+
+# ---------------------------------------------------------------- issue 15: `deadlock:` in variants
+
+SETTINGS = """\
+var x: 0..3 = 0
+action Up:
+    require x < 3
+    x = x + 1
+variant Allowed:
+    deadlock: allowed
+"""
+
+
+def test_issue_15_a_variant_adds_or_replaces_deadlock():
+    source = Source("s.spec", SETTINGS)
+    assert [build_model(source, None, name).deadlock_allowed for name in ("base", "Allowed")] == [False, True]
+    replaced = Source("r.spec", "deadlock: allowed\n" + SETTINGS.replace("    deadlock: allowed",
+                                                                         "    replace deadlock: forbidden"))
+    assert [build_model(replaced, None, name).deadlock_allowed for name in ("base", "Allowed")] == [True, False]
+
+
+@pytest.mark.parametrize("base, item, code, message, hint", [
+    ("deadlock: allowed\n", "deadlock: allowed", "E101", "`deadlock:` is already declared in the base spec",
+     "write `replace deadlock: ...` to change it"),
+    ("", "replace deadlock: allowed", "E100", "the base spec has no `deadlock:` declaration to replace",
+     "drop `replace` to add a new declaration"),
+])
+def test_issue_15_a_variant_adds_a_declaration_the_base_lacks_and_replaces_one_it_has(base, item, code, message, hint):
+    text = base + SETTINGS + f"variant Wrong:\n    {item}\n"
+    with pytest.raises(SpecError) as info:
+        apply_variant(parse(Source("s.spec", text)), "Wrong")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.message, d.hint, d.span.line) == (code, message, hint, text.count("\n"))

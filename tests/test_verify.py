@@ -104,3 +104,58 @@ def test_blocked_guard_is_named(tmp_path):
     rows = verify_source(read_source(str(p)))
     capped = next(r for r in rows if (r.variant, r.check) == ("Capped", "Below2"))
     assert "blocked at step 2 Inc" in capped.replay and "require" in capped.replay
+
+
+# ---------------------------------------------------------------- issue 15: `deadlock: allowed`
+
+STOPPING = """\
+deadlock: allowed
+var x: int = 0
+action Inc:
+    require x < 2
+    x = x + 1
+invariant Small: x <= 2
+
+variant Strict "a run must not stop":
+    replace deadlock: forbidden
+
+expect base holds
+expect base deadlocks
+expect Strict violates
+expect Strict deadlocks
+expect Strict holds Small
+"""
+
+
+def test_issue_15_verify_honours_deadlock_allowed_and_still_decides_deadlocks(tmp_path):
+    path = tmp_path / "stopping.spec"
+    path.write_text(STOPPING)
+    rows = verify_source(read_source(str(path)))
+    assert [(r.variant, r.check, r.expected, r.got) for r in rows] == [
+        ("base", "all checks", "holds", "holds"),  # violates without the declaration
+        ("base", "deadlock", "deadlocks", "violates"),
+        ("Strict", "all checks", "violates", "violates"),
+        ("Strict", "deadlock", "deadlocks", "violates"),
+        ("Strict", "Small", "holds", "holds"),
+    ]
+    assert all(r.ok for r in rows)
+    without = tmp_path / "without.spec"
+    without.write_text(STOPPING.replace("deadlock: allowed\n", "deadlock: forbidden\n"))
+    assert not verify_source(read_source(str(without)))[0].ok
+
+
+def test_issue_15_verify_simulate_honours_deadlock_allowed(tmp_path):
+    from checker.engine.simulate import SimOptions
+
+    path = tmp_path / "stopping.spec"
+    path.write_text(STOPPING)
+    rows = verify_source(read_source(str(path)), simulation=SimOptions(seed=1, traces=20))
+    assert [r.got for r in rows] == ["holds", "violates", "violates", "violates", "holds"]
+
+
+def test_issue_15_the_pytest_plugin_honours_deadlock_allowed(pytester):
+    pytester.makefile(".spec", stopping=STOPPING)
+    pytester.makefile(".spec", forbidden=STOPPING.replace("deadlock: allowed\n", "deadlock: forbidden\n"))
+    result = pytester.runpytest("-q")
+    result.assert_outcomes(passed=9, failed=1)  # forbidden.spec's `expect base holds`: the deadlock
+    assert "FAILED forbidden.spec::base holds all checks" in result.stdout.str()

@@ -200,17 +200,33 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _add_checks(p, named: str = "--invariant, --property and --reachable") -> None:
-    """-D, --json, --no-deadlock and the choice of checks (`named`: the options that choose):
-    `check` and `simulate`."""
+    """-D, --json, --deadlock/--no-deadlock and the choice of checks (`named`: the options that
+    choose): `check` and `simulate`."""
     p.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
                    help="override a constant, e.g. -D N=4 or -D RM={r1,r2,r3,r4} (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
-    p.add_argument("--no-deadlock", action="store_true", help="do not report states without successors")
+    _add_deadlock_options(p, "report states without successors as deadlocks, even where the spec declares "
+                             "`deadlock: allowed`", "do not report states without successors (as the spec's "
+                             "`deadlock: allowed` does; TLC's -deadlock)")
     p.add_argument("--invariant", metavar="NAME", action="append",
                    help=f"check this invariant (repeatable); with any of {named}, only the checks named are "
                         "made; default: all")
     p.add_argument("--property", metavar="NAME", action="append",
                    help="check this temporal property (repeatable; see --invariant)")
+
+
+def _add_deadlock_options(p, on_help: str, off_help: str) -> None:
+    """--deadlock and --no-deadlock: force the deadlock check on or off, whatever the spec's
+    `deadlock:` says (args.deadlock: True, False, or None for the spec's choice; _checks_deadlock)."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--deadlock", dest="deadlock", action="store_const", const=True, default=None, help=on_help)
+    group.add_argument("--no-deadlock", dest="deadlock", action="store_const", const=False, help=off_help)
+
+
+def _checks_deadlock(args, model) -> bool:
+    """Whether the run reports deadlocks: as --deadlock or --no-deadlock say, else as the spec does
+    (`deadlock: allowed` turns the check off; it is on by default)."""
+    return args.deadlock if args.deadlock is not None else not model.deadlock_allowed
 
 
 def _add_limits(p, time_help: str) -> None:
@@ -301,7 +317,8 @@ def _add_counterexample_commands(sub) -> None:
     graph.add_argument("--format", choices=("svg", "png"), default="svg", help="image format, default svg")
     graph.add_argument("--max-states", type=_positive_int, default=300, metavar="N",
                        help="refuse graphs with more than N states (default 300)")
-    graph.add_argument("--no-deadlock", action="store_true", help="do not look for a deadlock to highlight")
+    _add_deadlock_options(graph, "highlight a deadlock even where the spec declares `deadlock: allowed`",
+                          "do not look for a deadlock to highlight")
     graph.add_argument("--vars", metavar="A,B", help="show only these variables in the states (comma-separated)")
     graph.add_argument("--labels", choices=("auto", "full", "changes", "none"), default="auto",
                        help="full: every shown variable; changes: what differs from the state each state was "
@@ -583,7 +600,7 @@ def _check(args, sources: dict[str, Source]) -> int:
             print(f"tlacheck: warning: {estimate.message()}; {estimate.hint}", file=sys.stderr, flush=True)
 
     options = Options(
-        check_deadlock=not args.no_deadlock,
+        check_deadlock=_checks_deadlock(args, model),
         max_states=args.max_states,
         max_depth=args.max_depth,
         time_limit=args.time_limit,
@@ -628,6 +645,7 @@ def _conclude(args, model, result, source: Source, sources: dict[str, Source], t
     try:
         if args.json:
             data = run_json(model, result, args.file, args.variant, parse_defines(args.defines))
+            data["deadlock_checked"] = _checks_deadlock(args, model)
             more_json(data)
             text = json.dumps(data, indent=2) + "\n"
         else:
@@ -659,7 +677,7 @@ def _simulate(args, sources: dict[str, Source]) -> int:
     else:  # a time limit alone: as many behaviours as fit in it
         traces = DEFAULT_TRACES if args.time_limit is None else None
     options = SimOptions(seed=seed, depth=args.depth, traces=traces, time_limit=args.time_limit,
-                         memory_limit_mb=args.memory_limit, stop=threading.Event(), check_deadlock=not args.no_deadlock,
+                         memory_limit_mb=args.memory_limit, stop=threading.Event(), check_deadlock=_checks_deadlock(args, model),
                          invariants=invariants, properties=properties, shrink=not args.no_shrink)
     with _stop_on_signals(options.stop):
         result = simulate(model, options, progress=None if args.quiet else _simulation_progress,
@@ -989,7 +1007,7 @@ def _graph(args, sources: dict[str, Source]) -> int:
     if len(graph.states) > args.max_nodes or lines > 6 * args.max_nodes:
         print(_too_big_to_draw(args, model, graph, view, lines, states if args.merge else None), file=sys.stderr)
         return EXIT_LIMIT
-    result = explore(model, Options(check_deadlock=not args.no_deadlock))
+    result = explore(model, Options(check_deadlock=_checks_deadlock(args, model)))
     v = result.violation
     headline = artefacts.headline(model, v, source) if v is not None and v.trace.steps else None
     shape = stategraph.shape(graph)

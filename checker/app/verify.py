@@ -3,13 +3,16 @@
 For each variant named in an expectation, the model is explored once in
 collecting mode (every invariant, property, reachable check and deadlock is
 decided, each failure with a shortest counterexample); theorems go to the SMT
-module. With a SimOptions (`verify --simulate`, `pytest --tlacheck-simulate`)
-the variant is simulated instead, in collecting mode: a violation found is a
-real counterexample, so `violates` and `deadlocks` can be met, and a `holds`
-not refuted is reported as such with a note that it is not a proof; reachable
+module. A deadlock fails "every check" (`expect V holds`) unless the variant
+declares `deadlock: allowed`; `expect V deadlocks` is decided either way. With a
+SimOptions (`verify --simulate`, `pytest --tlacheck-simulate`) the variant is
+simulated instead, in collecting mode: a violation found is a real
+counterexample, so `violates` and `deadlocks` can be met, and a `holds` not
+refuted is reported as such with a note that it is not a proof; reachable
 checks and the liveness of temporal properties, which simulation does not
-decide, give `unchecked` (neither met nor failed). Each expectation becomes one `Row`: expected outcome, actual outcome,
-and the evidence. Pure: returns rows; cli.py prints them.
+decide, give `unchecked` (neither met nor failed). Each expectation becomes one
+`Row`: expected outcome, actual outcome, and the evidence. Pure: returns rows;
+cli.py prints them.
 """
 
 from __future__ import annotations
@@ -177,7 +180,12 @@ def _decided(source: Source, e: S.ExpectDecl, run: _Run) -> Row:
     base = dict(file=source.name, spec=model.name, variant=e.name, expected=e.outcome,
                 states=result.distinct_states, seconds=run.seconds, model=model, span=e.span)
     if e.outcome == "deadlocks" or e.check is None:
-        failures = [v for v in result.violations if e.outcome != "deadlocks" or v.kind == "deadlock"]
+        # `deadlocks` asks whether the variant has a deadlock, whatever the spec allows; every check
+        # includes deadlock unless the spec declares `deadlock: allowed`
+        if e.outcome == "deadlocks":
+            failures = [v for v in result.violations if v.kind == "deadlock"]
+        else:
+            failures = [v for v in result.violations if v.kind != "deadlock" or not model.deadlock_allowed]
         evidence = failures[0] if failures else None
         got = "violates" if failures else "holds"
         check = "deadlock" if e.outcome == "deadlocks" else "all checks"

@@ -130,6 +130,9 @@ class Model:
         self.action_writes = tuple(generated.action_writes)
         self.invariant_reads = {p.name: r for p, r in zip(spec.invariants, generated.invariant_reads)}
         self.warnings = spec.warnings
+        # `deadlock: allowed`: the spec says a state without successors is not an error; the
+        # command line turns that into Options(check_deadlock=False) unless told otherwise.
+        self.deadlock_allowed = spec.deadlock_allowed
 
     # ---------------------------------------------------------------- display
     def format_state(self, state) -> dict[str, str]:

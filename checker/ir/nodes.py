@@ -455,6 +455,8 @@ class Spec:
     warnings: tuple = field(default=())
     # The sets of model values declared `symmetric` (SortT names): their members are interchangeable
     symmetric: tuple[str, ...] = ()
+    # `deadlock: allowed`: a state without successors is not an error (TLC's CHECK_DEADLOCK FALSE)
+    deadlock_allowed: bool = False
 
 
 # ---------------------------------------------------------------- analyses shared by later stages

@@ -32,16 +32,20 @@ _TOKEN_NAMES = {
     "EQUAL": "`=`", "DOT": "`.`", "COMP_OP": "a comparison", "PLUS": "`+`", "STAR": "`*`", "PERCENT": "`%`", "SLASH": "`/`",
     "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`",
     "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
+    "DEADLOCK_KW": "`deadlock`",
 }
 
 # Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
 # by these tokens, is a keyword (`type Msg = ...`, `block notify(c: C):`, `extend action A:`,
-# `before:`); anywhere else it stays a name (`{type: T}`, `m.type`, a parameter called `block`),
-# as Python's `match`.
+# `before:`, `deadlock: allowed`); anywhere else it stays a name (`{type: T}`, `m.type`, a
+# parameter called `block`, a variable called `deadlock`), as Python's `match`.
 _SOFT_KEYWORDS = {
     "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
-    "before": ("COLON",), "after": ("COLON",),
+    "before": ("COLON",), "after": ("COLON",), "deadlock": ("COLON",),
 }
+
+# The words of `deadlock: WORD`, and what each says: is a deadlock allowed?
+_DEADLOCK_WORDS = {"allowed": True, "forbidden": False}
 
 # How deeply a spec may nest (E007): every level of the parse tree counts (an operator, a
 # bracket, a call, a statement block), and so does every name bound before a sub-tree (`let`
@@ -633,6 +637,14 @@ class _Builder(Transformer):
 
     def def_param(self, meta, c):
         return (str(c[0]), self.ts(c[0]), c[1])
+
+    def deadlock_decl(self, meta, c):
+        keyword, word = c
+        if str(word) not in _DEADLOCK_WORDS:
+            raise SpecError.single("E001", f"unexpected `{word}` after `deadlock:`", self.ts(word),
+                                   "write `deadlock: allowed` (a state without successors is not an error) or "
+                                   "`deadlock: forbidden` (the default)")
+        return S.DeadlockDecl(self.sp(meta), S.DEADLOCK, self.ts(keyword), _DEADLOCK_WORDS[str(word)])
 
     def invariant_decl(self, meta, c):
         return S.InvariantDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])

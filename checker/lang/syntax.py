@@ -430,6 +430,19 @@ class TheoremDecl(Decl):
     body: Expr
 
 
+# The name of the declaration that a spec makes at most once and that names nothing: no name of
+# the language can be spelt like it, so it never clashes with one (in duplicates, in variants).
+DEADLOCK = "deadlock:"
+
+
+@dataclass(frozen=True)
+class DeadlockDecl(Decl):
+    """`deadlock: allowed` (a state without successors is not an error: TLC's CHECK_DEADLOCK FALSE)
+    or `deadlock: forbidden` (the default). `name` is DEADLOCK."""
+
+    allowed: bool
+
+
 @dataclass(frozen=True)
 class VariantDecl(Decl):
     description: str | None

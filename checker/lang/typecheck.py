@@ -193,10 +193,12 @@ class _Checker:
                               f"constraint `{constraints[0].name}`", constraints[0].span,
                               "behaviours that leave the constrained states are not considered (as in TLC): "
                               "a property that holds here may still fail without the constraint")
-        if not actions and self.variables:
+        deadlock = next((d for d in decls if isinstance(d, S.DeadlockDecl)), None)
+        deadlock_allowed = deadlock is not None and deadlock.allowed
+        if not actions and self.variables and not deadlock_allowed:
             self.warnings.add("W202", "the spec declares no action", self.tree.span,
-                              "the initial state will be reported as a deadlock (use --no-deadlock, "
-                              "or `tlacheck prove` for theorems)")
+                              "the initial state will be reported as a deadlock (declare `deadlock: allowed` "
+                              "to check only the initial states, or use `tlacheck prove` for theorems)")
         spec = ir.Spec(
             name=self.tree.name or _stem(self.source.name),
             file=self.source.name,
@@ -215,6 +217,7 @@ class _Checker:
             derived=tuple(derived),
             warnings=tuple(self.warnings.items),
             symmetric=tuple(self.symmetric),
+            deadlock_allowed=deadlock_allowed,
         )
         broken = symmetry_breaks(spec)
         errors = [Diagnostic("E123", message, span, hint) for kind, span, message, hint in broken if kind == "error"]

@@ -49,6 +49,14 @@ def _kind(d: S.Decl) -> str:
     return type(d).__name__.replace("Decl", "").lower()
 
 
+def _described(d: S.Decl) -> tuple[str, str]:
+    """A declaration in messages: as prose (invariant `Safe`) and as written (`invariant Safe`);
+    a declaration a spec makes at most once, `deadlock:`, by its keyword."""
+    if d.name == S.DEADLOCK:
+        return f"`{d.name}` declaration", f"{d.name} ..."
+    return f"{_kind(d)} `{d.name}`", f"{_kind(d)} {d.name}"
+
+
 def apply_variant(tree: S.SpecFile, name: str) -> S.SpecFile:
     """The spec as the variant `name` describes it (`base`: the spec without variants)."""
     base = [d for d in tree.declarations if not isinstance(d, (S.VariantDecl, S.ExpectDecl))]
@@ -73,10 +81,10 @@ def apply_variant(tree: S.SpecFile, name: str) -> S.SpecFile:
                 decls.append(item)
             else:
                 raise SpecError.single("E101", f"`{item.name}` is already declared in the base spec",
-                                       item.name_span, f"write `replace {_kind(item)} {item.name}` to change it")
+                                       item.name_span, f"write `replace {_described(item)[1]}` to change it")
         elif how == "replace":
             if position is None or type(decls[position]) is not type(item):
-                raise SpecError.single("E100", f"the base spec has no {_kind(item)} `{item.name}` to replace",
+                raise SpecError.single("E100", f"the base spec has no {_described(item)[0]} to replace",
                                        item.name_span, "drop `replace` to add a new declaration")
             decls[position] = item
         elif how == "extend":
