@@ -505,3 +505,10 @@ def test_issue_15_graph_highlights_a_deadlock_only_where_it_is_checked(tmp_path,
     assert "deadlock" not in (tmp_path / "a" / "allowed.base.graph.dot").read_text()
     assert main(["graph", allowed, "--out", str(tmp_path / "b"), "--deadlock"]) == 0
     assert "deadlock" in (tmp_path / "b" / "allowed.base.graph.dot").read_text()
+
+
+def test_issue_15_a_port_whose_cfg_allows_deadlock_checks_cleanly_without_flags(capsys):
+    code, data = run_json(capsys, ["check", str(SPECS / "classic" / "tcommit.spec")])
+    assert (code, data["distinct_states"], data["states_generated"], data["deadlock_checked"]) == (0, 34, 94, False)
+    code, data = run_json(capsys, ["check", str(SPECS / "classic" / "tcommit.spec"), "--deadlock"])
+    assert (code, data["verdict"]) == (11, "deadlock")

@@ -110,3 +110,10 @@ def test_the_counts_kept_here_are_the_manifests():
         elif "with_symmetry" in e:
             assert e["with_symmetry"]["distinct"] == r["distinct_states"], e["_file"]
             assert e["with_symmetry"]["generated"] == r["total_states"], e["_file"]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["_file"].removesuffix(".json"))
+def test_issue_15_each_port_declares_deadlock_as_its_cfg_says(entry):
+    """A cfg's CHECK_DEADLOCK FALSE is the port's `deadlock: allowed`, so that `tlacheck check PORT`
+    without flags checks what TLC checks (the counts above pass check_deadlock explicitly)."""
+    assert _model(entry).deadlock_allowed == (not entry["check_deadlock"])
