@@ -222,7 +222,21 @@ class Interpreter:
 
     # ---------------------------------------------------------------- the model
     def initial_states(self):
-        def go(i, state):
+        """Every combination of the variables' initial values that satisfies the `init:` predicate
+        (docs/language.md): its conjuncts, left to right, each tested once the variables it and the
+        conjuncts before it read have values (`due`: the number of variables that takes)."""
+        conjuncts = _conjuncts(self.spec.initially.expr) if self.spec.initially is not None else []
+        reads = ir.function_reads(self.spec.functions)
+        due, need = [], 0
+        for c in conjuncts:
+            need = max([need, *(slot + 1 for slot in ir.reads(c, reads)[0])])
+            due.append(need)
+
+        def go(i, state, tested):
+            while tested < len(conjuncts) and due[tested] <= i:
+                if not self.ev(conjuncts[tested], tuple(state), {}):
+                    return
+                tested += 1
             if i == len(self.spec.variables):
                 yield tuple(state)
                 return
@@ -233,9 +247,9 @@ class Interpreter:
             for value in values:
                 if shape is not None and not _within(value, shape):
                     raise R.Fault("E402", -1)
-                yield from go(i + 1, state + [value])
+                yield from go(i + 1, state + [value], tested)
 
-        yield from go(0, [])
+        yield from go(0, [], 0)
 
     def successors(self, state: tuple):
         for a in self.spec.actions:
@@ -279,6 +293,12 @@ class Outcome:
     trace_length: int | None = None
     invariant: str | None = None  # for "unreachable": the first reachable check no state satisfies
     witnesses: tuple[tuple[str, int], ...] | None = None  # see reference_check
+
+
+def _conjuncts(e: ir.Expr) -> list[ir.Expr]:
+    if isinstance(e, ir.Prim) and e.op == "and":
+        return _conjuncts(e.args[0]) + _conjuncts(e.args[1])
+    return [e]
 
 
 def reference_check(spec: ir.Spec, check_deadlock: bool = True, limit: int = 200_000,

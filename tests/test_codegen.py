@@ -247,3 +247,41 @@ def test_soundness_5_a_def_that_reads_no_state_is_a_static_factor():
         """)
     n0 = model.generated.source[model.generated.source.index("def n0"):]
     assert "_mul(" not in n0.split("\n\n")[0]
+
+
+# ---------------------------------------------------------------- issue 15: `init:`
+
+def test_issue_15_an_init_conjunct_is_tested_before_the_later_variables_get_values():
+    # x == 0 drops x = 1 before y's set is built (for x = 1 it would be E408: over 2^20 ints)
+    model = model_of("""
+        var x: 0..1
+        var y: int in 0..(x * 2097152)
+        var z: int = 12 // (x + 1)
+        init: x == 0 and z % 4 == 0
+        action A: skip
+        """)
+    assert list(model.init()) == [(0, 0, 12)]
+
+
+def test_issue_15_init_conjuncts_are_tested_left_to_right_as_and_evaluates():
+    # `y % 4 == 0` reads y, so `x > 0` after it is tested there too: y = 12 // x fails for x = 0
+    _, result = run("""
+        var x: 0..3
+        var y: int = 12 // x
+        init: y % 4 == 0 and x > 0
+        action A: skip
+        """)
+    assert result.error is not None and result.error.code == "E407"
+    _, guarded = run("""
+        var x: 0..3
+        var y: int = 12 // x
+        init: x > 0 and y % 4 == 0
+        action A: skip
+        """)
+    assert (guarded.verdict.value, guarded.distinct_states, guarded.states_generated) == ("ok", 2, 4)
+
+
+def test_issue_15_the_init_predicate_can_rule_out_every_initial_state():
+    for text in ("init: false\nvar x: bool\naction A: skip\n", "var x: 0..2 = 1\ninit: x != 1\naction A: skip\n"):
+        _, result = run(text)
+        assert (result.verdict.value, result.distinct_states, result.states_generated) == ("ok", 0, 0)

@@ -164,3 +164,10 @@ def test_the_shared_walkers_visit_what_a_recursion_visits(path):
             for st in ir.statements(a.body):
                 for e in ir.stmt_exprs(st):
                     assert list(ir.subexpressions(e)) == _naive_subexpressions(e)
+
+
+def test_issue_15_a_non_boolean_init_predicate_is_caught():
+    spec = model_of("var x: 0..3\ninit: x > 0\naction A: skip\n").spec
+    broken = dataclasses.replace(spec, initially=dataclasses.replace(
+        spec.initially, expr=ir.VarRef(T.INT, spec.initially.span, 0)))
+    assert verify(spec) == [] and any("init: predicate" in p for p in verify(broken))

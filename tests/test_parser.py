@@ -508,3 +508,15 @@ def test_issue_15_deadlock_takes_one_of_two_words():
     d = syntax_error("deadlock: ignored\n")
     assert d.code == "E001" and (d.span.line, d.span.column) == (1, 11)
     assert "`deadlock: allowed`" in d.hint and "`deadlock: forbidden`" in d.hint
+
+
+def test_issue_15_the_init_declaration_and_a_variable_without_a_value_parse():
+    x, y, init = parse_text("var x: 0..3\nvar y: int = 1\ninit:\n    let s = x + y\n    s < 3\n").declarations
+    assert (x.init, x.choice) == (None, False)  # `var x: 0..3`: no initial value
+    assert isinstance(y.init, S.IntLit)
+    assert isinstance(init, S.InitDecl) and init.name == S.INIT and isinstance(init.body, S.LetExpr)
+
+
+def test_issue_15_init_stays_a_name_outside_its_declaration():
+    tree = parse_text("var init: {init: bool} = {init: true}\naction A:\n    init = {init: not init.init}\n")
+    assert [d.name for d in tree.declarations] == ["init", "A"]

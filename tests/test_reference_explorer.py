@@ -11,7 +11,7 @@ from checker.engine.options import Options
 from checker.lang.parser import parse
 from checker.lang.variants import BASE, variants
 from tests.conftest import SPECS, model_of, spec_files
-from tests.reference_explorer import TooLarge, reference_counts
+from tests.reference_explorer import Interpreter, TooLarge, reference_counts
 
 
 # The interpreter is slow on purpose; larger models are compared by the TLC oracle instead.
@@ -111,6 +111,42 @@ SMALL = [
             require false
         r.b = not r.b
     """,
+    # issue 15: the initial states given by `init:` over variables without initial values
+    """
+    var x: 0..3
+    var n: int = x * 2
+    var y: 0..3
+    init: x < y and n != 2
+    action Up:
+        require y < 3
+        y = y + 1
+    action Down:
+        require x > 0
+        x = x - 1
+    invariant Ordered: x < y
+    """,
+    """
+    enum Mode { lo, hi }
+    const K: set[model] = {k1, k2}
+    var o: K?
+    var s: set[K]
+    var t: (0..1, Mode)
+    var r: {on: bool, level: 0..2}
+    init:
+        let held = if o == none then {} else {o ?? k1}
+        held & s == {} and (r.on implies r.level > t[1]) and len(s) <= 1
+    action Take(k in K):
+        require o == none and k in s
+        o = k
+        s = s - {k}
+    action Drop:
+        require o != none
+        s = s | {o ?? k1}
+        o = none
+    action Raise:
+        require r.level < 2
+        r.level = r.level + 1
+    """,
 ]
 
 
@@ -119,3 +155,11 @@ def test_small_specs(text):
     model = model_of(text)
     for deadlock in (True, False):
         compare(model, deadlock)
+
+
+def test_issue_15_the_initial_states_of_an_init_predicate_are_the_references_in_order():
+    for text in [t for t in SMALL if "init:" in t]:
+        model = model_of(text)
+        assert list(model.init()) == list(Interpreter(model.spec).initial_states())
+        for deadlock in (True, False):
+            compare(model, deadlock)

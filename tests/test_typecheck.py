@@ -983,3 +983,53 @@ def test_issue_15_deadlock_allowed_reaches_the_ir_and_silences_w202():
 def test_issue_15_deadlock_is_declared_once():
     d = spec_error("var x: bool = true\ndeadlock: allowed\ndeadlock: forbidden\n")
     assert d.code == "E101" and d.span.line == 3 and "declared twice" in d.message
+
+
+# ---------------------------------------------------------------- issue 15: `init:`
+
+def test_issue_15_init_is_declared_once():
+    d = spec_error("var x: bool\ninit: x\ninit: not x\n")
+    assert d.code == "E101" and d.span.line == 3 and "declared twice" in d.message
+
+
+def test_issue_15_a_variable_without_an_initial_value_needs_an_init_predicate():
+    d = spec_error("var x: 0..3\naction A:\n    x = 0\n")
+    assert d.code == "E126" and (d.span.line, d.span.column) == (1, 5)
+    assert "`init: PREDICATE`" in d.hint and "= VALUE`" in d.hint
+
+
+@pytest.mark.parametrize("decl, shown", [
+    ("var n: int", "int has no finite list of values"),
+    ("var n: seq[bool, 2]", "seq[bool] has no finite list of values"),
+    ("var n: map[0..1, bool]", "map[int, bool] has no finite list of values"),
+    ("var n: {a: bool, b: int}", "{a: bool, b: int} (int in it) has no finite list of values"),
+    ("var n: set[int?]", "set[int?] (int in it) has no finite list of values"),
+])
+def test_issue_15_a_variable_without_an_initial_value_needs_a_finite_type(decl, shown):
+    d = spec_error(f"{decl}\ninit: true\naction A: skip\n")
+    assert d.code == "E127" and (d.span.line, d.span.column) == (1, 8)  # the type
+    assert d.message.endswith(shown), d.message
+    assert d.hint
+
+
+@pytest.mark.parametrize("body, code", [
+    ("x + 1", "E105"),  # not a boolean
+    ("x' > 0", "E118"),  # no next state
+    ("eventually x > 0", "E112"),  # no temporal operator
+    ("z > 0", "E100"),  # unknown name
+])
+def test_issue_15_the_init_predicate_is_a_state_predicate(body, code):
+    d = spec_error(f"var x: 0..3\ninit: {body}\naction A: skip\n")
+    assert d.code == code and d.span.line == 2
+
+
+def test_issue_15_the_init_predicate_may_not_name_a_member_of_a_symmetric_set():
+    d = spec_error("symmetric const N: set[model] = {n1, n2}\nvar h: N?\ninit: h != n1\naction A: skip\n")
+    assert d.code == "E123" and d.span.line == 3
+
+
+def test_issue_15_a_variable_without_a_value_is_a_choice_among_its_type():
+    model = model_of("const K: set[model] = {k1, k2}\nenum E { a, b }\nvar x: (0..1)?\nvar e: E\nvar k: K\n"
+                     "var r: {f: bool, g: 0..1}\nvar s: set[E]\nvar t: (bool, K)\ninit: true\naction A: skip\n")
+    assert all(v.choice for v in model.spec.variables)
+    assert len(list(model.init())) == 3 * 2 * 2 * 4 * 4 * 4

@@ -181,3 +181,28 @@ def test_issue_15_a_variant_adds_a_declaration_the_base_lacks_and_replaces_one_i
         apply_variant(parse(Source("s.spec", text)), "Wrong")
     d = info.value.diagnostics[0]
     assert (d.code, d.message, d.hint, d.span.line) == (code, message, hint, text.count("\n"))
+
+
+INITIAL = """\
+var x: 0..3
+var y: 0..3
+init: x < y
+action Up:
+    require y < 3
+    y = y + 1
+variant Loose:
+    replace init: x <= y
+variant Fixed:
+    replace var x: 0..3 = 0
+"""
+
+
+def test_issue_15_a_variant_replaces_init_or_gives_a_variable_a_value():
+    source = Source("i.spec", INITIAL)
+    assert [len(list(build_model(source, None, name).init())) for name in ("base", "Loose", "Fixed")] == [6, 10, 3]
+    text = INITIAL + "variant Wrong:\n    init: x > 0\n"
+    with pytest.raises(SpecError) as info:
+        apply_variant(parse(Source("i.spec", text)), "Wrong")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.message, d.hint) == ("E101", "`init:` is already declared in the base spec",
+                                           "write `replace init: ...` to change it")

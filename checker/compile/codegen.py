@@ -115,7 +115,7 @@ class Generated:
     # while exploring.
     line_spans: list = field(default_factory=list)
     # Per line of `source`: the declaration it was generated for, (kind, index) with kind one of
-    # "constant", "variable" (the initial states), "function", "action", "invariant",
+    # "constant", "variable" (the initial states), "initially" (the `init:` predicate), "function", "action", "invariant",
     # "constraint", "reachable", "property", "fairness"; or None. Locates an E008.
     line_owners: list = field(default_factory=list)
 
@@ -342,9 +342,16 @@ class _Gen:
                 self.emit(indent, f"v{i} = s[{i}]")
 
     def _init(self) -> str:
+        """`init()`: the variables' initial values in nested loops (a `for` per choice, in
+        declaration order), yielding each combination that satisfies the `init:` predicate. Its
+        conjuncts are tested left to right, each as soon as the variables it reads (and those the
+        conjuncts before it read) have their values: a combination that fails one is abandoned
+        there, before the later variables' values are computed."""
         spec = self.spec
         self.at, self.owner = None, None
         self.emit(0, "def init():")
+        tests = _initial_tests(spec, self.reads)
+        self._initial_tests(1, tests.get(-1, ()), False)
         indent = 1
         for i, v in enumerate(spec.variables):
             self.at, self.owner = v.span, ("variable", i)
@@ -356,9 +363,20 @@ class _Gen:
             if v.bounds:  # declared ranges and sequence bounds (assignments check theirs: ir.bound_at)
                 w = self.where(v.span, "check_bounds", v.name)
                 self.emit(indent, f"_check_bounds(v{i}, {self.ex(ir.bound_value(v.bounds, v.span))}, {w})")
+            self._initial_tests(indent, tests.get(i, ()), indent > 1)
         self.emit(indent, f"yield {self._state_tuple()}")
         self.emit(0, "")
         return "init"
+
+    def _initial_tests(self, indent: int, conjuncts, in_loop: bool) -> None:
+        """The `init:` predicate's conjuncts due at this point of `init()`: a combination that fails
+        one goes on with the next value of the innermost loop, or, before any loop, ends init()."""
+        saved = self.at, self.owner
+        for c in conjuncts:
+            self.at, self.owner = c.span, ("initially", 0)
+            self.emit(indent, f"if not {self.ex(c)}:")
+            self.emit(indent + 1, "continue" if in_loop else "return")
+        self.at, self.owner = saved
 
     def _canonical_keys(self) -> str:
         """`t0(s)`: `s` with each map variable's key tuple replaced by the interned one (a state
@@ -1052,6 +1070,30 @@ def _cheap(e: ir.Expr) -> bool:
 def _expr_reads(e: ir.Expr, function_reads) -> set[int]:
     """State slots `e` reads, through calls too (`function_reads`: slots per function)."""
     return ir.reads(e, [(r, ()) for r in function_reads])[0]
+
+
+def _initial_tests(spec: ir.Spec, function_reads) -> dict[int, list[ir.Expr]]:
+    """The conjuncts of the `init:` predicate (its top-level `and`s, in order) by the slot of the
+    variable after whose value each is tested (-1: before the first): the last slot it reads, or a
+    conjunct before it reads, so that they are still evaluated left to right, as `and` does."""
+    if spec.initially is None:
+        return {}
+    conjuncts: list[ir.Expr] = []
+
+    def split(e: ir.Expr) -> None:
+        if isinstance(e, ir.Prim) and e.op == "and":
+            split(e.args[0])
+            split(e.args[1])
+        else:
+            conjuncts.append(e)
+
+    split(spec.initially.expr)
+    out: dict[int, list[ir.Expr]] = {}
+    at = -1
+    for c in conjuncts:
+        at = max([at, *_expr_reads(c, function_reads)])
+        out.setdefault(at, []).append(c)
+    return out
 
 
 def _assigned_slots(stmts) -> set[int]:

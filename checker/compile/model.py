@@ -332,8 +332,8 @@ def _check_symmetric_constants(model: Model) -> None:
 
 
 _LOOPS_HINT = ("Python allows 20 nested loops in a function: each action parameter, `with` binder and enclosing "
-               "`either` adds one, as does each `var NAME: T in SET` to the initial states; split the action, or "
-               "choose a tuple from one set instead of several values")
+               "`either` adds one, as does each `var NAME: T in SET` (or `var NAME: T` without a value) to the initial "
+               "states; split the action, or choose a tuple from one set instead of several values")
 _DEPTH_HINT = "move parts of the expression or block into a `def`, or split the action"
 
 
@@ -349,10 +349,11 @@ def _too_complex(spec: ir.Spec, generated: codegen.Generated | None, line: int |
         decls = {"constant": spec.constants, "variable": spec.variables, "function": spec.functions,
                  "action": spec.actions, "invariant": spec.invariants, "constraint": spec.constraints,
                  "reachable": spec.reachables, "property": spec.properties, "fairness": spec.fairness,
-                 "step": spec.steps, "derived": spec.derived}[kind]
+                 "step": spec.steps, "derived": spec.derived, "initially": (spec.initially,)}[kind]
         decl = decls[index]
         span = decl.span
         what = {"variable": f"the initial states (variable `{getattr(decl, 'name', '')}`)",
+                "initially": "the initial states (the `init:` predicate)",
                 "fairness": "this fairness condition",
                 "reachable": f"reachable check `{getattr(decl, 'name', '')}`"}.get(
             kind, f"{kind} `{getattr(decl, 'name', '')}`")

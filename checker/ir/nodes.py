@@ -457,6 +457,9 @@ class Spec:
     symmetric: tuple[str, ...] = ()
     # `deadlock: allowed`: a state without successors is not an error (TLC's CHECK_DEADLOCK FALSE)
     deadlock_allowed: bool = False
+    # `init: P`: the initial states are those of the variables' initial values that satisfy P (a
+    # variable declared without a value is a choice among every value of its type: `choice`)
+    initially: Predicate | None = None
 
 
 # ---------------------------------------------------------------- analyses shared by later stages

@@ -2,9 +2,9 @@
 
 Symmetry reduction is sound when renaming S's members changes nothing the spec can tell
 apart. The spec can tell them apart where it names one (`n1` in an action, a `def`, a check,
-an initial value) and where a result depends on their order: `choose` over values that hold
-members (it takes the first in canonical order) and a sequence built from a set of them (in
-canonical order). Each is reported, with its span. Constants may name members (`Quorum =
+an initial value, the `init:` predicate) and where a result depends on their order: `choose`
+over values that hold members (it takes the first in canonical order) and a sequence built from
+a set of them (in canonical order). Each is reported, with its span. Constants may name members (`Quorum =
 {{a1, a2}, ...}`): their values are checked after evaluation, by renaming them
 (compile/symmetry.py). Comparisons other than == and != do not typecheck on members.
 """
@@ -93,6 +93,8 @@ def _roots(spec: ir.Spec):
             yield from ir.stmt_exprs(st)
     for p in (*spec.invariants, *spec.constraints, *spec.reachables, *spec.steps):
         yield p.expr
+    if spec.initially is not None:
+        yield spec.initially.expr
     for p in spec.properties:
         yield from _formula(p.formula)
     for f in spec.fairness:

@@ -67,6 +67,9 @@ class _Verifier:
                 self.same(p.expr.type, T.BOOL, f"{kind} {p.name}")
         for p in spec.derived:
             self.expr(p.expr, {}, f"derived {p.name}")
+        if spec.initially is not None:
+            self.expr(spec.initially.expr, {}, "the init: predicate")
+            self.same(spec.initially.expr.type, T.BOOL, "the init: predicate")
         self.slots = 2 * len(spec.variables)  # a step property reads the state after the step too
         for p in spec.steps:
             self.expr(p.expr, {}, f"step {p.name}")

@@ -32,16 +32,16 @@ _TOKEN_NAMES = {
     "EQUAL": "`=`", "DOT": "`.`", "COMP_OP": "a comparison", "PLUS": "`+`", "STAR": "`*`", "PERCENT": "`%`", "SLASH": "`/`",
     "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`",
     "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
-    "DEADLOCK_KW": "`deadlock`",
+    "DEADLOCK_KW": "`deadlock`", "INIT_KW": "`init`",
 }
 
 # Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
 # by these tokens, is a keyword (`type Msg = ...`, `block notify(c: C):`, `extend action A:`,
-# `before:`, `deadlock: allowed`); anywhere else it stays a name (`{type: T}`, `m.type`, a
-# parameter called `block`, a variable called `deadlock`), as Python's `match`.
+# `before:`, `deadlock: allowed`, `init: x < y`); anywhere else it stays a name (`{type: T}`,
+# `m.type`, a parameter called `block`, a variable called `init`), as Python's `match`.
 _SOFT_KEYWORDS = {
     "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
-    "before": ("COLON",), "after": ("COLON",), "deadlock": ("COLON",),
+    "before": ("COLON",), "after": ("COLON",), "deadlock": ("COLON",), "init": ("COLON",),
 }
 
 # The words of `deadlock: WORD`, and what each says: is a deadlock allowed?
@@ -502,7 +502,7 @@ class _Builder(Transformer):
         return tuple((str(t), self.ts(t)) for t in c)
 
     def var_decl(self, meta, c):
-        kind, init = c[2]
+        kind, init = c[2] or (None, None)
         return S.VarDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1], init, kind == "choice")
 
     def init_value(self, meta, c):
@@ -645,6 +645,9 @@ class _Builder(Transformer):
                                    "write `deadlock: allowed` (a state without successors is not an error) or "
                                    "`deadlock: forbidden` (the default)")
         return S.DeadlockDecl(self.sp(meta), S.DEADLOCK, self.ts(keyword), _DEADLOCK_WORDS[str(word)])
+
+    def init_decl(self, meta, c):
+        return S.InitDecl(self.sp(meta), S.INIT, self.ts(c[0]), c[1])
 
     def invariant_decl(self, meta, c):
         return S.InvariantDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])

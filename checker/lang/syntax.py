@@ -343,7 +343,7 @@ class EnumDecl(Decl):
 @dataclass(frozen=True)
 class VarDecl(Decl):
     type: TypeExpr
-    init: Expr
+    init: Expr | None  # None: `var x: T` alone, every value of T that the `init:` predicate allows
     choice: bool  # `var x: T in S` (one initial state per element of S)
 
 
@@ -430,9 +430,10 @@ class TheoremDecl(Decl):
     body: Expr
 
 
-# The name of the declaration that a spec makes at most once and that names nothing: no name of
-# the language can be spelt like it, so it never clashes with one (in duplicates, in variants).
+# The names of the declarations that a spec makes at most once and that name nothing: no name of
+# the language can be spelt like them, so they never clash with one (in duplicates, in variants).
 DEADLOCK = "deadlock:"
+INIT = "init:"
 
 
 @dataclass(frozen=True)
@@ -441,6 +442,14 @@ class DeadlockDecl(Decl):
     or `deadlock: forbidden` (the default). `name` is DEADLOCK."""
 
     allowed: bool
+
+
+@dataclass(frozen=True)
+class InitDecl(Decl):
+    """`init: PREDICATE`: the initial states are those of the variables' initial values (every value
+    of its type for a variable declared without one) that satisfy it. `name` is INIT."""
+
+    body: Expr
 
 
 @dataclass(frozen=True)

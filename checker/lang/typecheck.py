@@ -46,6 +46,15 @@ class _Ambiguous(Exception):
                                 f"write {options}")
 
 
+class _Infinite(Exception):
+    """A type with no finite list of values (`type`), and what to do instead (`hint`)."""
+
+    def __init__(self, t: T.Type, hint: str):
+        super().__init__(str(t))
+        self.type = t
+        self.hint = hint
+
+
 def _err(code: str, message: str, span: Span, hint: str | None = None) -> SpecError:
     return SpecError.single(code, message, span, hint)
 
@@ -151,6 +160,7 @@ class _Checker:
             if isinstance(d, S.ConstDecl) and not self._is_model_set(d.type):
                 self._declare_const(d)
         self._check_overrides_exist()
+        self.initially = next((d for d in decls if isinstance(d, S.InitDecl)), None)
         for d in decls:
             if isinstance(d, S.VarDecl):
                 self._declare_var(d)
@@ -173,6 +183,7 @@ class _Checker:
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
         reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
         derived = [self._recover(errors, self._check_derived, d) for d in decls if isinstance(d, S.DerivedDecl)]
+        initially = self._recover(errors, self._check_initially, self.initially) if self.initially else None
         theorems = [self._recover(errors, self._check_theorem, d) for d in decls if isinstance(d, S.TheoremDecl)]
         if errors and (self.function_reads is None or None in actions):
             raise SpecError(_in_source_order(errors))
@@ -218,6 +229,7 @@ class _Checker:
             warnings=tuple(self.warnings.items),
             symmetric=tuple(self.symmetric),
             deadlock_allowed=deadlock_allowed,
+            initially=initially,
         )
         broken = symmetry_breaks(spec)
         errors = [Diagnostic("E123", message, span, hint) for kind, span, message, hint in broken if kind == "error"]
@@ -449,10 +461,15 @@ class _Checker:
         self.var_init_limit = slot
         # An error in the initial value is collected (_recover): the variable is still declared,
         # with its declared type, so that the rest of the spec is checked against it.
-        init = self._recover(self.errors, self._var_init, d, vtype)
-        init = init if init is not None else _UNCHECKED(T.SetT(vtype) if d.choice else vtype, d.init.span)
+        # A variable declared without one is a choice among every value of its type (`init:` filters).
+        choice = d.choice or d.init is None
+        if d.init is None:
+            init = self._recover(self.errors, self._every_value, d, vtype, bounds)
+        else:
+            init = self._recover(self.errors, self._var_init, d, vtype)
+        init = init if init is not None else _UNCHECKED(T.SetT(vtype) if choice else vtype, (d.init or d.type).span)
         self.var_init_limit = None
-        self.variables.append(ir.Variable(d.name, vtype, init, d.choice, bounds, d.name_span))
+        self.variables.append(ir.Variable(d.name, vtype, init, choice, bounds, d.name_span))
         self.vars[d.name] = (slot, vtype)
         self.var_bounds.append(bounds)
 
@@ -467,6 +484,54 @@ class _Checker:
             raise _err("E102", f"initial values of `{d.name}` are {init.type.element}, but it is declared {vtype}",
                        d.init.span)
         return init
+
+    def _every_value(self, d: S.VarDecl, vtype: T.Type, bounds: ir.Bound | None) -> ir.Expr:
+        """The initial values of `var NAME: T` without a value: every value of T within its declared
+        ranges (E126 without an `init:` predicate to choose among them, E127 when T is not finite)."""
+        if self.initially is None:
+            raise _err("E126", f"variable `{d.name}` has no initial value", d.name_span,
+                       f"give it one (`var {d.name}: T = VALUE`, or `in SET` for several), or declare "
+                       f"`init: PREDICATE`: `{d.name}` then takes each value of its type that the predicate allows "
+                       "(`init: true` allows every one)")
+        try:
+            return self._values(vtype, bounds, d.type.span)
+        except _Infinite as exc:
+            part = "" if exc.type == vtype else f" ({exc.type} in it)"
+            raise _err("E127", f"`{d.name}` has no initial value, so it takes every value of its type, but "
+                       f"{vtype}{part} has no finite list of values", d.type.span, exc.hint) from None
+
+    def _values(self, t: T.Type, bound: ir.Bound | None, span: Span) -> ir.Expr:
+        """Every value of type `t` within `bound`, as a set expression; _Infinite for a type with
+        unboundedly many (an int without a range, a sequence, a map)."""
+        if isinstance(t, T.BoolT):
+            return ir.Build(T.SetT(t), span, "set", (ir.Lit(t, span, False), ir.Lit(t, span, True)))
+        if isinstance(t, T.IntT) and isinstance(bound, ir.RangeBound):
+            return ir.Prim(T.SetT(t), span, "range", (bound.lo, bound.hi))
+        if isinstance(t, T.SortT) and t.name in self.consts:  # a set of model values: its constant
+            index, ctype = self.consts[t.name]
+            return ir.ConstRef(ctype, span, index)
+        if isinstance(t, T.SortT):
+            return ir.Build(T.SetT(t), span, "set", tuple(ir.Lit(t, span, i) for i in range(len(t.members))))
+        if isinstance(t, T.OptionT):
+            inner = self._values(t.inner, bound.inner if bound is not None else None, span)
+            return ir.Prim(T.SetT(t), span, "union", (ir.Build(T.SetT(t), span, "set", (ir.Lit(t, span, NONE),)), inner))
+        if isinstance(t, T.SetT):
+            element = self._values(t.element, bound.element if bound is not None else None, span)
+            return ir.Prim(T.SetT(t), span, "powerset", (element,))
+        if isinstance(t, (T.TupleT, T.RecordT)):
+            parts = t.elements if isinstance(t, T.TupleT) else tuple(ft for _, ft in t.fields)
+            part_bounds = bound.parts if bound is not None else (None,) * len(parts)
+            items = [self._new_local(f"item{k + 1}", pt) for k, pt in enumerate(parts)]
+            generators = tuple((local, self._values(pt, pb, span)) for local, pt, pb in zip(items, parts, part_bounds))
+            body = ir.Build(t, span, "tuple" if isinstance(t, T.TupleT) else "record",
+                            tuple(ir.LocalRef(local.type, span, local) for local in items))
+            return ir.Comp(T.SetT(t), span, "set", generators, None, body)
+        if isinstance(t, T.IntT):
+            raise _Infinite(t, "declare a range (`0..3`), or give the variable an initial value (`= 0`) or a set of "
+                               "them (`in 0..3`)")
+        raise _Infinite(t, "give the variable a set of initial values (`in maps(K, V)` for every map from K to V, "
+                           "`in {[], [1]}` for sequences); a variable without one may be of type bool, a range, an "
+                           "enum, a set of model values, or options, sets, tuples and records of those")
 
     # ---------------------------------------------------------------- defs
     def _declare_def(self, d: S.DefDecl) -> None:
@@ -728,6 +793,10 @@ class _Checker:
         if expr.type != T.BOOL:
             raise _err("E105", f"{kind} `{d.name}` must be a boolean, not {expr.type}", body.span)
         return ir.Predicate(d.name, expr, d.name_span)
+
+    def _check_initially(self, d: S.InitDecl) -> ir.Predicate:
+        """`init: P`: a boolean of the variables (of the state, as an invariant's)."""
+        return ir.Predicate("init", self._bool(d.body, "the `init:` predicate"), d.name_span)
 
     def _check_derived(self, d: S.DerivedDecl) -> ir.Predicate:
         """A derived value: any expression of the state (not temporal, not of the next state)."""

@@ -51,8 +51,8 @@ def _kind(d: S.Decl) -> str:
 
 def _described(d: S.Decl) -> tuple[str, str]:
     """A declaration in messages: as prose (invariant `Safe`) and as written (`invariant Safe`);
-    a declaration a spec makes at most once, `deadlock:`, by its keyword."""
-    if d.name == S.DEADLOCK:
+    a declaration a spec makes at most once, `deadlock:` or `init:`, by its keyword."""
+    if d.name in (S.DEADLOCK, S.INIT):
         return f"`{d.name}` declaration", f"{d.name} ..."
     return f"{_kind(d)} `{d.name}`", f"{_kind(d)} {d.name}"
 

@@ -160,7 +160,10 @@ class _Translator:
             params = [env[p.id] for p in f.params] + [f"s_{spec.variables[s].name}" for s in self.reads[i]]
             body.append(f"f_{f.name}({', '.join(params or ['dummy_'])}) == {self.expr(f.body, env)}")
         state = {("var", i): n for i, n in enumerate(var_names)}
-        body.append(f"Init == {self.init(state)}")
+        init = self.init(state)
+        if spec.initially is not None:  # `init: P`: TLC evaluates P on each combination of the values
+            init = f"({init}) /\\ {self.predicate(spec.initially.expr, state)}"
+        body.append(f"Init == {init}")
         actions = []
         for k, a in enumerate(spec.actions):
             params = [f"l{p.id}_{p.name}" for p, _ in a.params]
