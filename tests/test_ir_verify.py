@@ -18,7 +18,8 @@ from checker.lang.variants import BASE, apply_variant, variants
 from tests.conftest import ROOT, SPECS, model_of
 from tests.oracle.generate import generate
 
-SPEC_FILES = sorted(SPECS.rglob("*.spec")) + sorted((ROOT / "benchmarks" / "models").glob("*.spec"))
+SPEC_FILES = (sorted(SPECS.rglob("*.spec")) + sorted((ROOT / "benchmarks" / "models").glob("*.spec"))
+              + sorted((ROOT / "tests" / "data" / "tlc_init").glob("*.spec")))  # `init:` (issue 15)
 
 
 def lowered(path: Path) -> list[tuple[str, ir.Spec]]:

@@ -1,6 +1,8 @@
 """The compiled explorer agrees with a naive IR interpreter (tests/reference_explorer.py)
 on every spec and variant in specs/, and on small hand-written specs."""
 
+from pathlib import Path
+
 import pytest
 
 from checker.app.cli import read_source
@@ -157,8 +159,13 @@ def test_small_specs(text):
         compare(model, deadlock)
 
 
-def test_issue_15_the_initial_states_of_an_init_predicate_are_the_references_in_order():
-    for text in [t for t in SMALL if "init:" in t]:
+INIT_PORTS = sorted((Path(__file__).parent / "data" / "tlc_init").glob("*.spec"))
+
+
+@pytest.mark.parametrize("path", INIT_PORTS + [pytest.param(None, id="small")], ids=lambda p: getattr(p, "stem", p))
+def test_issue_15_the_initial_states_of_an_init_predicate_are_the_references_in_order(path):
+    texts = [path.read_text()] if path is not None else [t for t in SMALL if "init:" in t]
+    for text in texts:
         model = model_of(text)
         assert list(model.init()) == list(Interpreter(model.spec).initial_states())
         for deadlock in (True, False):
