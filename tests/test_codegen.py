@@ -17,14 +17,15 @@ import pytest
 from checker.app.cli import main, read_source
 from checker.compile import codegen
 from checker.compile.model import build_model
+from checker.core import runtime
 from checker.core.errors import UsageError
 from tests.conftest import SPECS, model_of, next_states, run
 
 
-GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|n|t|inv|con|reach|step|der|send|tp|td|fb)\d+|fa\d+_\d+)$")
+GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|n|t|inv|con|reach|step|der|send|tp|td|fb|ck)\d+|fa\d+_\d+)$")
 ALLOWED_NAMES = (set(keyword.kwlist) | set(codegen.RUNTIME_NAMES)
                  | {"s", "t", "init", "_constants", "len", "frozenset", "sorted", "all", "any", "sum", "range",
-                    "min", "max", "tuple", "enumerate",
+                    "min", "max", "tuple", "enumerate", "map", "key",
                     "append", "get",  # list.append in n{i}, dict.get on the interned map keys
                     "fp", "M", "E"})  # n{i}'s parameters: a state's fingerprint, the fingerprinter's memos
 
@@ -285,3 +286,25 @@ def test_issue_15_the_init_predicate_can_rule_out_every_initial_state():
     for text in ("init: false\nvar x: bool\naction A: skip\n", "var x: 0..2 = 1\ninit: x != 1\naction A: skip\n"):
         _, result = run(text)
         assert (result.verdict.value, result.distinct_states, result.states_generated) == ("ok", 0, 0)
+
+
+def test_sets_are_iterated_in_canonical_order_by_the_typed_sort_keys():
+    """The generated sort keys (`ck{n}`: `none` as -infinity, tuples of the parts' keys, sorted
+    tuples for sets) order the values of each type exactly as runtime.canon does: parameters,
+    choices and traces depend on that order."""
+    model = model_of("""
+        const A: set[int?] = {none, -2, 3}
+        const Q: set[seq[int?]] = {[], [none], [none, 1], [1], [-1, none]}
+        const P: set[set[(int, bool?)]] = {{}, {(1, none)}, {(1, true), (0, none)}, {(0, false)}}
+        const M: set[map[int, set[int]?]] = {{0 -> none}, {1 -> none}, {1 -> {}}, {1 -> {2}, 2 -> none}, {0 -> {1, 2}}}
+        var S: set[{a: int?, b: seq[int?], c: set[(int, bool?)]?, d: map[int, set[int]?]}] = (
+            {{a: x, b: q, c: p, d: m} for x in A for q in Q for p in P for m in M}
+            | {{a: none, b: [], c: none, d: {0 -> {}}}})
+        var n: int = 0
+        action Pick(r in S):
+            n = n + 1
+    """)
+    assert "key=ck" in model.generated.source
+    state = next(model.init())
+    assert len(state[0]) == 3 * 5 * 4 * 5 + 1
+    assert [args[0] for args, _ in model.actions[0](state)] == runtime.canon(state[0])

@@ -32,7 +32,8 @@ assigned, and cheap expressions that read no bound name and no variable
 assigned before them and cannot fault. In an invariant, constraint or
 reachable check, the same goes for what a comprehension evaluates for each
 element without depending on it (the sorted elements of a sequence scanned
-once per key, say).
+once per key, say). A set that is not naturally ordered is sorted with a key function
+generated for its element type (`ck{n}`), which orders as runtime.canon_key does.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ RUNTIME_NAMES = {
     "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_map_update": "map_update",
-    "_seq_set": "seq_set", "_put": "put", "_canon": "canon", "_choose": "choose",
+    "_seq_set": "seq_set", "_put": "put", "_canon_key": "canon_key",
+    "_NINF": "NINF", "_choose": "choose",
     "_check_bounds": "check_bounds", "_keys_tuple": "keys_tuple", "NONE": "NONE", "Fault": "Fault",
 }
 
@@ -147,6 +149,10 @@ class _Gen:
         # interned as one another: equal values of different Python types encode (and so
         # fingerprint) differently.
         self.keys_tables: dict[T.Type, str] = {}
+        # Per element type that is not naturally ordered, the canonical sort key generated for it
+        # (`ck{n}`, _sort_key) and its definition.
+        self.sort_keys: dict[T.Type, str] = {}
+        self.sort_key_lines: list[str] = []
         self.constant: dict[int, bool] = {}  # id(expr) -> reads no state, no bound name, cannot fault
         self.keyed = _keyed_locals(spec)  # ids of locals used as map keys
         self.into = None  # while generating an n{i} function: the name of its result list
@@ -241,7 +247,7 @@ class _Gen:
         if names or hoisted:
             self.out.insert(header, "    global " + ", ".join(names + hoisted))
             self.spans.insert(header, None)
-        tables = [f"{name} = {{}}" for name in self.keys_tables.values()]
+        tables = [f"{name} = {{}}" for name in self.keys_tables.values()] + self.sort_key_lines
         self.out[tables_at:tables_at] = tables
         self.spans[tables_at:tables_at] = [None] * len(tables)
         action_writes = [frozenset(_assigned_slots(a.body)) for a in spec.actions]
@@ -748,17 +754,32 @@ class _Gen:
     def domain(self, e: ir.Expr) -> str:
         """A set expression, iterated in canonical order (a hoisted tuple when it is constant)."""
         assert isinstance(e.type, T.SetT)
-        order = "sorted" if T.naturally_ordered(e.type.element) else "_canon"
+        key = self._sort_key(e.type.element)
+        order = "sorted({})" if key is None else f"sorted({{}}, key={key})"
         if self.hoisting and self._is_constant(e):
-            name = self._hoist(lambda: f"_keys_tuple(tuple({order}({self._ex(e)})))")
+            name = self._hoist(lambda: f"_keys_tuple(tuple({order.format(self._ex(e))}))")
             self.domain_names[name] = e.type.element
             return name
         if isinstance(e, ir.Prim) and e.op == "range":  # in order already, and not built
             lo, hi = (self.ex(a) for a in e.args)
             return f"_range_domain({lo}, {hi}, {self.where(e.span, e.op, None)})"
         if self._liftable(e):  # mailboxes_3's `elems(inbox)`, sorted once per check, not per client
-            return self._lifted(lambda: f"{order}({self._ex(e)})")
-        return f"{order}({self.ex(e)})"
+            return self._lifted(lambda: order.format(self._ex(e)))
+        return order.format(self.ex(e))
+
+    def _sort_key(self, t: T.Type) -> str | None:
+        """The name of a generated function from the values of type `t` to keys that order them
+        as runtime.canon_key does (the canonical order), or None when `t` is naturally ordered
+        (its values are their own keys). canon_key tags every value with its kind and recurses
+        through the value in Python; knowing the type, most of that is not needed."""
+        if T.naturally_ordered(t):
+            return None
+        name = self.sort_keys.get(t)
+        if name is None:
+            name = self.sort_keys[t] = f"ck{len(self.sort_keys)}"
+            x = self.fresh()
+            self.sort_key_lines.append(f"def {name}({x}): return {_key_code(t, x, self._sort_key)}")
+        return name
 
     def _binder(self, local: ir.Local, domain: ir.Expr) -> str:
         """`l3 in D`, or `t7, l3 in enumerate(D)` for a map key ranging over a hoisted domain."""
@@ -979,6 +1000,33 @@ class _Gen:
 
 _TRIVIAL = (ir.Lit, ir.ConstRef, ir.VarRef, ir.LocalRef)  # never worth hoisting
 _SIMPLE_NAME = re.compile(r"[vl]\d+$")  # a state slot or bound name: safe to evaluate twice
+
+
+def _key_code(t: T.Type, x: str, sort_key) -> str:
+    """Code for the canonical sort key of the value `x` (code without side effects, which may be
+    evaluated twice) of type `t`: keys of values of one type compare as runtime.canon_key's do.
+    Within one type canon_key's tags are equal and can go: a naturally ordered value is its own
+    key, `none` in an option of a scalar is -infinity (below every int, bool and member; equal only
+    to itself), a tuple or record is the tuple of its parts' keys, a set the sorted tuple of its
+    elements' keys. `sort_key(t)` names the key function of another type (None: natural)."""
+    if T.naturally_ordered(t):
+        return x
+    if isinstance(t, T.OptionT):
+        if isinstance(t.inner, (T.BoolT, T.IntT, T.SortT)):
+            return f"(_NINF if {x} is NONE else {x})"
+        return f"((0,) if {x} is NONE else (1, {_key_code(t.inner, x, sort_key)}))"
+    if isinstance(t, (T.TupleT, T.RecordT)):
+        parts = t.elements if isinstance(t, T.TupleT) else [f for _, f in t.fields]
+        keys = [_key_code(p, f"{x}[{i}]", sort_key) for i, p in enumerate(parts)]
+        return f"({', '.join(keys)}{',' if len(keys) == 1 else ''})"
+    if isinstance(t, T.SeqT):
+        return f"tuple(map({sort_key(t.element)}, {x}))"
+    if isinstance(t, T.SetT):
+        key = sort_key(t.element)
+        return f"tuple(sorted({x}))" if key is None else f"tuple(sorted(map({key}, {x})))"
+    if isinstance(t, T.MapT):
+        return f"({_key_code(T.SeqT(t.key), f'{x}[0]', sort_key)}, {_key_code(T.SeqT(t.value), f'{x}[1]', sort_key)})"
+    return f"_canon_key({x})"  # AnyT: the elements of an empty literal's type
 
 
 def _nonzero_int(e: ir.Expr) -> bool:

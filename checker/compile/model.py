@@ -297,7 +297,7 @@ def compile_spec(spec: ir.Spec) -> Model:
     namespace: dict = {name: getattr(runtime, target) for name, target in codegen.RUNTIME_NAMES.items()}
     namespace["__builtins__"] = {"len": len, "frozenset": frozenset, "sorted": sorted, "all": all, "any": any,
                                  "sum": sum, "range": range, "min": min, "max": max, "tuple": tuple,
-                                 "enumerate": enumerate}
+                                 "enumerate": enumerate, "map": map}
     try:
         code = compile(generated.source, _code_name(spec), "exec")
     except SyntaxError as exc:  # IndentationError included

@@ -68,6 +68,11 @@ def canon_key(v):
     raise TypeError(f"not a tlacheck value: {v!r}")  # pragma: no cover
 
 
+# The canonical sort key of `none` in an option of ints, bools or members (codegen's typed keys):
+# below every int and equal only to itself, as canon_key puts `none` first.
+NINF = float("-inf")
+
+
 def canon(s) -> list:
     """The elements of a set in canonical order (works for every element type)."""
     return sorted(s, key=canon_key)
