@@ -136,6 +136,7 @@ class _Gen:
         self.owner = None  # the declaration being generated: Generated.line_owners
         self.wheres: list = []
         self.function_reads = ir.function_reads(spec.functions)  # the one answer to "what does it read?"
+        self.faulting = _faulting_functions(spec.functions, self.function_reads)
         self.reads = [sorted(slots) for slots, _ in self.function_reads]  # state slots per function
         self.label = 0
         # Hoisting of constant sub-expressions into `_constants()` (off while generating it).
@@ -481,7 +482,7 @@ class _Gen:
         guards: dict[int, list] = {k: [] for k in range(-1, len(action.params))}
         if not action.params:
             return body, guards
-        while body and isinstance(body[0], ir.RequireS) and not _may_fault(body[0].cond, self.function_reads):
+        while body and isinstance(body[0], ir.RequireS) and not self._may_fault(body[0].cond):
             cond = body[0].cond
             free = _free_locals(cond)
             depth = max((k for k, (local, _) in enumerate(action.params) if local in free), default=-1)
@@ -799,7 +800,7 @@ class _Gen:
     def _is_constant(self, e: ir.Expr) -> bool:
         known = self.constant.get(id(e))
         if known is None:
-            known = _static(e, self.function_reads) and not _may_fault(e, self.function_reads)
+            known = _static(e, self.function_reads) and not self._may_fault(e)
             self.constant[id(e)] = known
         return known
 
@@ -824,6 +825,9 @@ class _Gen:
         if self._liftable(e):
             return self._lifted(lambda: self._ex(e))  # flags_16: `(shared + 1) % 7` once per state
         return self._ex(e)
+
+    def _may_fault(self, e: ir.Expr) -> bool:
+        return _may_fault(e, self.function_reads, self.faulting)
 
     def _liftable(self, e: ir.Expr) -> bool:
         """Whether `e` is to be computed once, in the prologue: inside an action's parameter
@@ -851,7 +855,7 @@ class _Gen:
         if _free_locals(e) or not _cheap(e):
             return False
         dirty = {int(m[1:]) for m in self.dirty}
-        return not (_expr_reads(e, self.reads) & dirty) and not _may_fault(e, self.function_reads)
+        return not (_expr_reads(e, self.reads) & dirty) and not self._may_fault(e)
 
     def _ex(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Lit):
@@ -955,7 +959,11 @@ class _Gen:
         raise AssertionError(e.kind)  # pragma: no cover
 
     def _comp(self, e: ir.Comp) -> str:
-        canonical = e.kind in ("choose", "seq") or _may_fault(e, self.function_reads)
+        # Which element is met first matters only to a choice, a sequence, or to what may fault for
+        # one element (then the canonical order decides which fault is reported). The first
+        # generator's set is evaluated once, before any element.
+        per_element = [d for _, d in e.generators[1:]] + [x for x in (e.cond, e.key, e.body) if x is not None]
+        canonical = e.kind in ("choose", "seq") or e.kind == "map" or any(map(self._may_fault, per_element))
         loops = []
         outside = self.comps
         try:
@@ -1079,9 +1087,34 @@ def _static(e: ir.Expr, function_reads) -> bool:
     return not ir.reads_state(e, function_reads) and not _free_locals(e)
 
 
-def _may_fault(e: ir.Expr, function_reads) -> bool:
+def _faulting_functions(functions, function_reads) -> frozenset[int]:
+    """The functions whose call may fail: those whose body may fault (through calls too), and
+    every recursive one (E406 when it recurses too deep)."""
+    calls = [{x.index for x in ir.subexpressions(f.body) if isinstance(x, ir.CallDef)} for f in functions]
+    reached = [set(c) for c in calls]
+    changed = True
+    while changed:  # the transitive closure of the call graph
+        changed = False
+        for r in reached:
+            more = set().union(*(calls[j] for j in r)) - r
+            if more:
+                r |= more
+                changed = True
+    faulting = {i for i, r in enumerate(reached) if i in r}
+    changed = True
+    while changed:  # the others are not recursive: a call faults when the body it runs may
+        changed = False
+        for i, f in enumerate(functions):
+            if i not in faulting and _may_fault(f.body, function_reads, faulting):
+                faulting.add(i)
+                changed = True
+    return frozenset(faulting)
+
+
+def _may_fault(e: ir.Expr, function_reads, faulting: frozenset[int]) -> bool:
     """Whether evaluating `e` can raise a Fault (then comprehensions iterate canonically,
-    so which element faults first does not depend on set layout). A range with static bounds
+    so which element faults first does not depend on set layout), a RecursionError included.
+    `faulting`: the functions whose call may (_faulting_functions). A range with static bounds
     and a product with a static factor do not count: the first is computed once, with the
     constants (its E408 is reported then), and the second grows by a bounded size per step."""
     if isinstance(e, ir.Prim) and e.op in _FAULTING and not (e.op in ("div", "mod") and _nonzero_int(e.args[1])):
@@ -1090,13 +1123,13 @@ def _may_fault(e: ir.Expr, function_reads) -> bool:
         return True
     if isinstance(e, ir.Prim) and e.op == "mul" and not any(_static(a, function_reads) for a in e.args):
         return True
-    if isinstance(e, (ir.CallDef,)):
+    if isinstance(e, ir.CallDef) and e.index in faulting:
         return True
     if isinstance(e, ir.Comp) and e.kind in ("map", "choose"):
         return True
     if isinstance(e, ir.Build) and e.kind == "map":
         return True
-    return any(_may_fault(c, function_reads) for c in _children(e))
+    return any(_may_fault(c, function_reads, faulting) for c in _children(e))
 
 
 # Operations that may build a large collection: never computed ahead of need (see _loop_invariant).
