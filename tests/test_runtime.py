@@ -69,6 +69,10 @@ def test_sets():
     assert len(R.all_maps(frozenset({0, 1}), frozenset({True, False}), 0)) == 4
     assert R.in_maps(((0, 1), (True, True)), frozenset({0, 1}), frozenset({True}))
     assert not R.in_maps(((0,), (True,)), frozenset({0, 1}), frozenset({True}))
+    assert not R.in_maps(((0, 2), (True, True)), frozenset({0, 1}), frozenset({True}))
+    assert not R.in_maps(((0, 1), (True, False)), frozenset({0, 1}), frozenset({True}))
+    assert R.in_maps_where(((0, 1), (1, 2)), frozenset({0, 1}), lambda v: v > 0)
+    assert not R.in_maps_where(((0, 2), (1, 2)), frozenset({0, 1}), lambda v: v > 0)
     with pytest.raises(R.Fault):
         R.powerset(frozenset(range(R.POWERSET_LIMIT + 1)), 0)
 

@@ -205,15 +205,16 @@ def all_maps(domain, values, where: int):
 
 
 def in_maps(m, domain, values) -> bool:
-    """`m in maps(domain, values)` without building the set of all maps."""
+    """`m in maps(domain, values)` without building the set of all maps (`domain` and `values`
+    are frozensets: issuperset tests each key and value in C)."""
     keys, vals = m
-    return len(keys) == len(domain) and all(k in domain for k in keys) and all(v in values for v in vals)
+    return len(keys) == len(domain) and domain.issuperset(keys) and values.issuperset(vals)
 
 
 def in_maps_where(m, domain, test) -> bool:
     """`m in maps(domain, R)` where `test(v)` decides `v in R` (R is not built)."""
     keys, vals = m
-    return len(keys) == len(domain) and all(k in domain for k in keys) and all(map(test, vals))
+    return len(keys) == len(domain) and domain.issuperset(keys) and all(map(test, vals))
 
 
 def in_powerset_where(x, test) -> bool:
