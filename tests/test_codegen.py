@@ -18,6 +18,7 @@ from checker.app.cli import main, read_source
 from checker.compile import codegen
 from checker.compile.model import build_model
 from checker.core import runtime
+from checker.core.result import Verdict
 from checker.core.errors import UsageError
 from tests.conftest import SPECS, model_of, next_states, run
 
@@ -308,3 +309,25 @@ def test_sets_are_iterated_in_canonical_order_by_the_typed_sort_keys():
     state = next(model.init())
     assert len(state[0]) == 3 * 5 * 4 * 5 + 1
     assert [args[0] for args, _ in model.actions[0](state)] == runtime.canon(state[0])
+
+
+def test_a_constant_expression_that_may_fault_is_computed_once_when_first_needed():
+    """`powerset(...)` may fault (E408), so it is not computed with the constants; it is memoised
+    where it is first evaluated, and a fault is raised again at every evaluation, as before."""
+    text = """
+        const Big: set[int] = 1..21
+        var x: int = 0
+        action Step:
+            require x < 2
+            x = x + 1
+        action Never:
+            require x > 5
+            x = len(powerset(Big))
+        invariant Small: x <= 2 and {1} in powerset({1, 2}) - {{}}
+    """
+    model, result = run(text)
+    assert "_memo(lambda: len(_powerset(" in model.generated.source
+    assert result.verdict == Verdict.DEADLOCK and result.distinct_states == 3
+    _, result = run(text.replace("require x > 5", "require x == 1"))
+    assert result.error is not None and result.error.code == "E408"
+    assert len(result.error.trace.steps) == 2  # the initial state, then Step: x == 1 enables Never

@@ -761,6 +761,8 @@ class _Gen:
             name = self._hoist(lambda: f"_keys_tuple(tuple({order.format(self._ex(e))}))")
             self.domain_names[name] = e.type.element
             return name
+        if self.hoisting and self._lazy_constant(e):
+            return self._hoist(lambda: f"_memo(lambda: tuple({order.format(self._ex(e))}))") + "()"
         if isinstance(e, ir.Prim) and e.op == "range":  # in order already, and not built
             lo, hi = (self.ex(a) for a in e.args)
             return f"_range_domain({lo}, {hi}, {self.where(e.span, e.op, None)})"
@@ -822,9 +824,19 @@ class _Gen:
     def ex(self, e: ir.Expr) -> str:
         if self.hoisting and not isinstance(e, _TRIVIAL) and self._is_constant(e):
             return self._hoist(lambda: self._ex(e))
+        if self.hoisting and self._lazy_constant(e):
+            return self._hoist(lambda: f"_memo(lambda: {self._ex(e)})") + "()"
         if self._liftable(e):
             return self._lifted(lambda: self._ex(e))  # flags_16: `(shared + 1) % 7` once per state
         return self._ex(e)
+
+    def _lazy_constant(self, e: ir.Expr) -> bool:
+        """Whether `e` is computed once, when first needed (a `_memo` of it): it reads no state
+        and no bound name, but may fault, so it cannot be computed with the constants, and it
+        builds something (a comprehension, a call, a set of subsets or maps), so the call of the
+        memo costs less than computing it again. A fault is not memoised: every evaluation
+        raises it again, as the expression would (SimpleRegular's `powerset({0, 1}) - {{}}`)."""
+        return not _cheap(e) and _static(e, self.function_reads)
 
     def _may_fault(self, e: ir.Expr) -> bool:
         return _may_fault(e, self.function_reads, self.faulting)
