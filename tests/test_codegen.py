@@ -298,16 +298,17 @@ def test_sets_are_iterated_in_canonical_order_by_the_typed_sort_keys():
         const Q: set[seq[int?]] = {[], [none], [none, 1], [1], [-1, none]}
         const P: set[set[(int, bool?)]] = {{}, {(1, none)}, {(1, true), (0, none)}, {(0, false)}}
         const M: set[map[int, set[int]?]] = {{0 -> none}, {1 -> none}, {1 -> {}}, {1 -> {2}, 2 -> none}, {0 -> {1, 2}}}
-        var S: set[{a: int?, b: seq[int?], c: set[(int, bool?)]?, d: map[int, set[int]?]}] = (
-            {{a: x, b: q, c: p, d: m} for x in A for q in Q for p in P for m in M}
-            | {{a: none, b: [], c: none, d: {0 -> {}}}})
+        const E: set[(int, bool?)?] = {none, (1, none), (0, true), (-1, false)}
+        var S: set[{a: int?, b: seq[int?], c: set[(int, bool?)]?, d: map[int, set[int]?], e: (int, bool?)?}] = (
+            {{a: x, b: q, c: p, d: m, e: y} for x in A for q in Q for p in P for m in M for y in E}
+            | {{a: none, b: [], c: none, d: {0 -> {}}, e: none}})
         var n: int = 0
         action Pick(r in S):
             n = n + 1
     """)
     assert "key=ck" in model.generated.source
     state = next(model.init())
-    assert len(state[0]) == 3 * 5 * 4 * 5 + 1
+    assert len(state[0]) == 3 * 5 * 4 * 5 * 4 + 1
     assert [args[0] for args, _ in model.actions[0](state)] == runtime.canon(state[0])
 
 

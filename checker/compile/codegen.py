@@ -1027,17 +1027,21 @@ def _key_code(t: T.Type, x: str, sort_key) -> str:
     evaluated twice) of type `t`: keys of values of one type compare as runtime.canon_key's do.
     Within one type canon_key's tags are equal and can go: a naturally ordered value is its own
     key, `none` in an option of a scalar is -infinity (below every int, bool and member; equal only
-    to itself), a tuple or record is the tuple of its parts' keys, a set the sorted tuple of its
-    elements' keys. `sort_key(t)` names the key function of another type (None: natural)."""
+    to itself) and in an option of a map, tuple or record the empty tuple (below their keys, which
+    are tuples of one item or more), a tuple or record is the tuple of its parts' keys, a set the
+    sorted tuple of its elements' keys. `sort_key(t)` names the key function of another type
+    (None: natural)."""
     if T.naturally_ordered(t):
         return x
     if isinstance(t, T.OptionT):
         if isinstance(t.inner, (T.BoolT, T.IntT, T.SortT)):
             return f"(_NINF if {x} is NONE else {x})"
+        if isinstance(t.inner, T.MapT) or (isinstance(t.inner, (T.TupleT, T.RecordT)) and _parts(t.inner)):
+            # a map's, tuple's or record's key is a tuple of one item or more: `none` is ()
+            return f"(() if {x} is NONE else {_key_code(t.inner, x, sort_key)})"
         return f"((0,) if {x} is NONE else (1, {_key_code(t.inner, x, sort_key)}))"
     if isinstance(t, (T.TupleT, T.RecordT)):
-        parts = t.elements if isinstance(t, T.TupleT) else [f for _, f in t.fields]
-        keys = [_key_code(p, f"{x}[{i}]", sort_key) for i, p in enumerate(parts)]
+        keys = [_key_code(p, f"{x}[{i}]", sort_key) for i, p in enumerate(_parts(t))]
         return f"({', '.join(keys)}{',' if len(keys) == 1 else ''})"
     if isinstance(t, T.SeqT):
         return f"tuple(map({sort_key(t.element)}, {x}))"
@@ -1047,6 +1051,10 @@ def _key_code(t: T.Type, x: str, sort_key) -> str:
     if isinstance(t, T.MapT):
         return f"({_key_code(T.SeqT(t.key), f'{x}[0]', sort_key)}, {_key_code(T.SeqT(t.value), f'{x}[1]', sort_key)})"
     return f"_canon_key({x})"  # AnyT: the elements of an empty literal's type
+
+
+def _parts(t: T.TupleT | T.RecordT) -> list[T.Type]:
+    return list(t.elements) if isinstance(t, T.TupleT) else [f for _, f in t.fields]
 
 
 def _nonzero_int(e: ir.Expr) -> bool:
