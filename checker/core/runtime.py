@@ -188,7 +188,7 @@ POWERSET_LIMIT = 20
 def powerset(s, where: int):
     if len(s) > POWERSET_LIMIT:
         raise Fault("E408", where, len(s))
-    items = canon(s)
+    items = tuple(s)  # the set built does not depend on their order
     return frozenset(frozenset(c) for n in range(len(items) + 1) for c in combinations(items, n))
 
 
@@ -197,8 +197,8 @@ MAPS_LIMIT = 1 << 20
 
 def all_maps(domain, values, where: int):
     """Every map with exactly this domain and values in `values` (TLA+'s [D -> R])."""
-    keys = tuple(canon(domain))
-    vals = canon(values)
+    keys = tuple(canon(domain))  # a map's keys are in canonical order; the set built does not
+    vals = tuple(values)  # depend on the order of the values
     if len(vals) ** len(keys) > MAPS_LIMIT:
         raise Fault("E408", where, len(keys), len(vals))
     return frozenset((keys, combo) for combo in product(vals, repeat=len(keys)))
