@@ -6,8 +6,10 @@ spec in specs/ and of hostile specs, and check that nothing from the spec leaks.
 """
 
 import ast
+import copy
 import io
 import keyword
+import pickle
 import re
 import tokenize
 from pathlib import Path
@@ -332,3 +334,21 @@ def test_a_constant_expression_that_may_fault_is_computed_once_when_first_needed
     _, result = run(text.replace("require x > 5", "require x == 1"))
     assert result.error is not None and result.error.code == "E408"
     assert len(result.error.trace.steps) == 2  # the initial state, then Step: x == 1 enables Never
+
+
+def test_comparisons_with_none_are_identity_tests():
+    """`none` is a singleton, also after pickling (--workers) and copying: `x == none` is
+    `x is NONE`."""
+    model, result = run("""
+        var x: int? = none
+        action Set:
+            require x == none
+            x = 1
+        action Back:
+            require none != x
+            x = none
+    """)
+    source = model.generated.source
+    assert "(v0 is NONE)" in source and "(v0 is not NONE)" in source and "== NONE" not in source
+    assert result.verdict == Verdict.OK and result.distinct_states == 2
+    assert copy.deepcopy(runtime.NONE) is runtime.NONE and pickle.loads(pickle.dumps(runtime.NONE)) is runtime.NONE

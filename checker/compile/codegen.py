@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass, field
 
 from checker.core import types as T
+from checker.core.runtime import NONE
 from checker.ir import nodes as ir
 
 
@@ -923,6 +924,11 @@ class _Gen:
             if _SIMPLE_NAME.match(m):
                 test = f"({m}[0] is {self.domain(e.args[1])} or frozenset({m}[0]) == {self.ex(e.args[1])})"
                 return test if e.op == "eq" else f"(not {test})"
+        if e.op in ("eq", "ne") and any(_is_none(a) for a in e.args):
+            # `none` is a singleton (also after pickling) that equals nothing else: a test by
+            # identity instead of an equality that asks both sides' __eq__ before giving up
+            other = self.ex(e.args[1] if _is_none(e.args[0]) else e.args[0])
+            return f"({other} {'is' if e.op == 'eq' else 'is not'} NONE)"
         if e.op in ("in", "notin") and _lazy_set(e.args[1]) and e.args[1].op != "range":
             # Membership in [D -> R] or SUBSET S is decided without building the set, at any depth.
             test = self._member(self.ex(e.args[0]), e.args[1])
@@ -1055,6 +1061,10 @@ def _key_code(t: T.Type, x: str, sort_key) -> str:
 
 def _parts(t: T.TupleT | T.RecordT) -> list[T.Type]:
     return list(t.elements) if isinstance(t, T.TupleT) else [f for _, f in t.fields]
+
+
+def _is_none(e: ir.Expr) -> bool:
+    return isinstance(e, ir.Lit) and e.value is NONE
 
 
 def _nonzero_int(e: ir.Expr) -> bool:
