@@ -10,6 +10,11 @@ the distinct and generated counts and bytes per state of each side (the counts m
 `--startup` instead times `python -m checker check specs/classic/diehard.spec` end to end
 (wall seconds; start-up dominates), alternated the same way.
 
+`--corpus` instead runs the ported models of the corpus (the names of tests/data/tlc_counts/*.json,
+checked as benchmarks/corpus.py checks them, which is as TLC did): whole `python -m checker check`
+processes, start-up included, and prints the user CPU seconds of each (resource.getrusage of the
+children), alternated the same way; every run's counts must be TLC's.
+
 Both sides run with this interpreter, whose environment must have the dependencies; each side
 imports its own `checker` (the worktree is the working directory).
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -26,6 +32,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+from benchmarks import corpus
 from benchmarks.suite import BENCHMARKS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +51,30 @@ def _measure(tree: Path, model: str) -> dict:
     return json.loads(out)
 
 
+def _user_cpu(tree: Path, e: dict) -> float:
+    """User CPU seconds of one `tlacheck check` of corpus entry `e` in `tree`; its counts must be TLC's."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    out = subprocess.run(corpus.tlacheck_command(e, tree), cwd=tree, capture_output=True, text=True).stdout
+    user = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
+    counts = corpus.counts_of(out)
+    if counts != (e["distinct"], e["generated"]):
+        raise SystemExit(f"{e['name']} in {tree}: counts {counts}, TLC's {(e['distinct'], e['generated'])}")
+    return user
+
+
+def _compare_corpus(sides: dict[str, Path], names: list[str] | None, runs: int) -> None:
+    print("| model | distinct | base min (median) | new min (median) | ratio |")
+    print("| --- | --- | --- | --- | --- |")
+    for e in corpus.entries(names, 0):
+        cpu: dict[str, list[float]] = {"base": [], "new": []}
+        for _ in range(runs):
+            for side, tree in sides.items():
+                cpu[side].append(_user_cpu(tree, e))
+        print(f"| {e['name']} | {e['distinct']:,} | {min(cpu['base']):.2f} ({statistics.median(cpu['base']):.2f}) | "
+              f"{min(cpu['new']):.2f} ({statistics.median(cpu['new']):.2f}) | "
+              f"{min(cpu['new']) / min(cpu['base']):.2f} |", flush=True)
+
+
 def _startup(tree: Path) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "checker", "check", "specs/classic/diehard.spec", "--quiet"], cwd=tree,
@@ -55,12 +86,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.compare", description=__doc__.split("\n")[0])
     ap.add_argument("base", help="the revision to compare against")
     ap.add_argument("new", nargs="?", help="the revision to compare (default: the working tree)")
-    ap.add_argument("--models", default=",".join(b.name for b in BENCHMARKS), help="comma-separated benchmark names")
+    ap.add_argument("--models", help="comma-separated benchmark names (default: all), or with --corpus the "
+                                     "corpus's (default: every one with TLC's counts)")
     ap.add_argument("--runs", type=int, default=3, help="runs per side and model (default 3)")
     ap.add_argument("--startup", action="store_true", help="time start-up instead (diehard end to end)")
+    ap.add_argument("--corpus", action="store_true", help="the corpus's models instead, user CPU of whole processes")
     args = ap.parse_args(argv)
+    names = args.models.split(",") if args.models else None
     with ExitStack() as stack:
         sides = {"base": _worktree(stack, args.base), "new": _worktree(stack, args.new) if args.new else ROOT}
+        if args.corpus:
+            _compare_corpus(sides, names, args.runs)
+            return 0
         if args.startup:
             times: dict[str, list[float]] = {"base": [], "new": []}
             for _ in range(args.runs):
@@ -71,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         print("| model | base min (median) | new min (median) | ratio | distinct, generated | B/state base → new |")
         print("| --- | --- | --- | --- | --- | --- |")
-        for model in args.models.split(","):
+        for model in names or [b.name for b in BENCHMARKS]:
             runs: dict[str, list[dict]] = {"base": [], "new": []}
             for _ in range(args.runs):
                 for side, tree in sides.items():

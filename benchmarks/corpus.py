@@ -76,22 +76,34 @@ def entries(names: list[str] | None, min_distinct: int) -> list[dict]:
     return [e for e in found if e["distinct"] >= min_distinct]
 
 
-def run_tlacheck(e: dict, side: Side) -> None:
-    cmd = [sys.executable, "-m", "checker", "check", str(ROOT / "specs" / e["port"]), "--json", "--quiet"]
+def tlacheck_command(e: dict, root: Path = ROOT) -> list[str]:
+    """`tlacheck check` of the port of counts entry `e` in the tree `root`, as TLC checks it."""
+    cmd = [sys.executable, "-m", "checker", "check", str(root / "specs" / e["port"]), "--json", "--quiet"]
     for name, value in (e.get("overrides") or {}).items():
         cmd += ["-D", f"{name}={value}"]
     if not e["check_deadlock"]:
         cmd.append("--no-deadlock")
     if "with_symmetry" in e:  # TLC runs without the cfg's SYMMETRY line: both explore every state
         cmd.append("--no-symmetry")
-    status, out, wall, rss = _run_wait4(cmd, str(ROOT), TIMEOUT_S)
-    start = out.find("{\n")
+    return cmd
+
+
+def counts_of(out: str) -> tuple[int, int] | None:
+    """(distinct, generated) from the output of tlacheck_command, None when it has no result."""
     try:
-        data = json.loads(out[start:])
+        data = json.loads(out[out.find("{\n"):])
     except ValueError:
+        return None
+    return data["distinct_states"], data["states_generated"]
+
+
+def run_tlacheck(e: dict, side: Side) -> None:
+    status, out, wall, rss = _run_wait4(tlacheck_command(e), str(ROOT), TIMEOUT_S)
+    counts = counts_of(out)
+    if counts is None:
         side.failed = f"exit {status}: {out.strip().splitlines()[-1] if out.strip() else 'no output'}"
         return
-    _record(side, wall, rss, (data["distinct_states"], data["states_generated"]))
+    _record(side, wall, rss, counts)
 
 
 def run_tlc(e: dict, side: Side, jar: Path) -> None:
