@@ -352,3 +352,23 @@ def test_comparisons_with_none_are_identity_tests():
     assert "(v0 is NONE)" in source and "(v0 is not NONE)" in source and "== NONE" not in source
     assert result.verdict == Verdict.OK and result.distinct_states == 2
     assert copy.deepcopy(runtime.NONE) is runtime.NONE and pickle.loads(pickle.dumps(runtime.NONE)) is runtime.NONE
+
+
+def test_a_let_of_a_name_is_written_where_it_is_used():
+    """No function call for `p[2] ?? 0` (a `let` of a part of a name)."""
+    model, result = run("""
+        var q: set[(int, int?)] = {(1, none), (2, 3)}
+        var n: int = 0
+        def second(p: (int, int?)) -> int:
+            p[2] ?? 0
+        def down(k: int) -> int:
+            if k <= 0 then 0 else down(k - 1)
+        action Step:
+            require n < 2
+            n = n + 1
+        invariant Seconds: sum(second(p) for p in q) == 3 and down(n) == 0
+    """)
+    source = model.generated.source
+    inv = source[source.index("def inv0"):]
+    assert "lambda" not in inv
+    assert result.verdict == Verdict.DEADLOCK and result.distinct_states == 3

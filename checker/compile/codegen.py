@@ -164,6 +164,7 @@ class _Gen:
         self.deltas: dict[int, str] = {}
         self.positions: dict[int, tuple[str, str]] = {}  # bound local id -> (position name, domain name)
         self.canonical: set[tuple[str, str]] = set()  # (map name, domain name): keys known to be the domain
+        self.substitutes: dict[int, str] = {}  # bound local id -> the code of its value (a `let` of _duplicable)
         # In an action: where its prologue ends, the variables assigned so far in emission order,
         # and the code computed once per call in the prologue (code -> name): the tests "v{slot}'s
         # keys are domain t{n}", the value tuples of maps not assigned yet and, in an action with
@@ -880,11 +881,18 @@ class _Gen:
         if isinstance(e, ir.ConstRef):
             return f"K{e.index}"
         if isinstance(e, ir.LocalRef):
-            return f"l{e.local.id}"
+            return self.substitutes.get(e.local.id) or f"l{e.local.id}"
         if isinstance(e, ir.Prim):
             return self._prim(e)
         if isinstance(e, ir.IfE):
             return f"({self.ex(e.then)} if {self.ex(e.cond)} else {self.ex(e.orelse)})"
+        if isinstance(e, ir.LetE) and _duplicable(e.value):
+            # a name, a literal or a part of one: written where it is used, with no function call
+            self.substitutes[e.local.id] = self.ex(e.value)
+            try:
+                return self.ex(e.body)
+            finally:
+                del self.substitutes[e.local.id]
         if isinstance(e, ir.LetE):
             return f"(lambda l{e.local.id}: {self.ex(e.body)})({self.ex(e.value)})"
         if isinstance(e, ir.CallDef):
@@ -1061,6 +1069,14 @@ def _key_code(t: T.Type, x: str, sort_key) -> str:
 
 def _parts(t: T.TupleT | T.RecordT) -> list[T.Type]:
     return list(t.elements) if isinstance(t, T.TupleT) else [f for _, f in t.fields]
+
+
+def _duplicable(e: ir.Expr) -> bool:
+    """Whether `e` is a name, a literal or a part of one (a field, an item): code that cannot fault,
+    costs less than a call, and may be evaluated where it is used, as often as it is."""
+    if isinstance(e, ir.Prim) and e.op in ("item", "unwrap"):
+        return _duplicable(e.args[0])
+    return isinstance(e, _TRIVIAL)
 
 
 def _is_none(e: ir.Expr) -> bool:
