@@ -137,7 +137,9 @@ class _Gen:
         self.owner = None  # the declaration being generated: Generated.line_owners
         self.wheres: list = []
         self.function_reads = ir.function_reads(spec.functions)  # the one answer to "what does it read?"
-        self.faulting = _faulting_functions(spec.functions, self.function_reads)
+        recursive = _recursive_functions(spec.functions)
+        self.faulting = _faulting_functions(spec.functions, self.function_reads, recursive)
+        self.inlined = _inlined_functions(spec.functions, self.function_reads, recursive)
         self.reads = [sorted(slots) for slots, _ in self.function_reads]  # state slots per function
         self.label = 0
         # Hoisting of constant sub-expressions into `_constants()` (off while generating it).
@@ -895,6 +897,10 @@ class _Gen:
                 del self.substitutes[e.local.id]
         if isinstance(e, ir.LetE):
             return f"(lambda l{e.local.id}: {self.ex(e.body)})({self.ex(e.value)})"
+        if isinstance(e, ir.CallDef) and e.index in self.inlined:
+            inline = self._inline(e)
+            if inline is not None:
+                return inline
         if isinstance(e, ir.CallDef):
             args = [self.ex(a) for a in e.args] + [f"v{s + e.shift}" for s in self.reads[e.index]]
             return f"f{e.index}({', '.join(args)})"
@@ -903,6 +909,22 @@ class _Gen:
         if isinstance(e, ir.Comp):
             return self._comp(e)
         raise AssertionError(e)  # pragma: no cover
+
+    def _inline(self, e: ir.CallDef) -> str | None:
+        """The body of the small `def` that `e` calls (_inlined_functions), with its parameters
+        replaced by the arguments' code, when that computes what the call does: each argument is
+        _duplicable, or cannot fault and is used once at most (the body has no comprehension, so
+        it is then evaluated once at most). Otherwise None (a call)."""
+        f = self.spec.functions[e.index]
+        uses = [sum(isinstance(x, ir.LocalRef) and x.local == p for x in ir.subexpressions(f.body)) for p in f.params]
+        if not all(_duplicable(a) or (n <= 1 and not self._may_fault(a)) for a, n in zip(e.args, uses)):
+            return None
+        saved = self.substitutes
+        self.substitutes = saved | {p.id: self.ex(a) for p, a in zip(f.params, e.args)}
+        try:
+            return self.ex(f.body)
+        finally:
+            self.substitutes = saved
 
     def _member(self, x: str, s: ir.Expr) -> str:
         """Code for `x in s` that builds no set of maps, subsets or range, however nested: `x in
@@ -1133,10 +1155,13 @@ def _static(e: ir.Expr, function_reads) -> bool:
     return not ir.reads_state(e, function_reads) and not _free_locals(e)
 
 
-def _faulting_functions(functions, function_reads) -> frozenset[int]:
-    """The functions whose call may fail: those whose body may fault (through calls too), and
-    every recursive one (E406 when it recurses too deep)."""
-    calls = [{x.index for x in ir.subexpressions(f.body) if isinstance(x, ir.CallDef)} for f in functions]
+def _calls(f: ir.Function) -> set[int]:
+    return {x.index for x in ir.subexpressions(f.body) if isinstance(x, ir.CallDef)}
+
+
+def _recursive_functions(functions) -> frozenset[int]:
+    """The functions that call themselves, directly or through others."""
+    calls = [_calls(f) for f in functions]
     reached = [set(c) for c in calls]
     changed = True
     while changed:  # the transitive closure of the call graph
@@ -1146,7 +1171,48 @@ def _faulting_functions(functions, function_reads) -> frozenset[int]:
             if more:
                 r |= more
                 changed = True
-    faulting = {i for i, r in enumerate(reached) if i in r}
+    return frozenset(i for i, r in enumerate(reached) if i in r)
+
+
+# The most expression nodes a `def` written where it is called may have, those of the defs it calls
+# in turn included: a call costs about as much as evaluating a few nodes, and the code grows.
+INLINE_NODES = 16
+
+
+def _inlined_functions(functions, function_reads, recursive: frozenset[int]) -> frozenset[int]:
+    """The `def`s whose calls are written as their body (CodeGen._inline): not recursive, with
+    parameters, reading no state (their body means the same wherever it is written), with no
+    comprehension nor anything that may build a large collection but in what reads no parameter
+    (computed once: a name), and of INLINE_NODES nodes at most, counting the inlined defs they call."""
+    sizes: dict[int, int | None] = {}
+
+    def nodes(x: ir.Expr) -> int | None:
+        if not isinstance(x, _TRIVIAL) and _static(x, function_reads):
+            return 1  # computed once, with the constants or when first needed: one name
+        if isinstance(x, ir.Comp) or (isinstance(x, ir.Prim) and x.op in _BUILDERS):
+            return None
+        inner = [nodes(c) for c in _children(x)]
+        if None in inner:
+            return None
+        return sum(inner) + ((size(x.index) or 1) if isinstance(x, ir.CallDef) else 1)
+
+    def size(i: int) -> int | None:
+        if i not in sizes:
+            f = functions[i]
+            sizes[i] = None  # not recursive, so never read before it is set below
+            if i in recursive or not f.params or function_reads[i][0]:
+                return None
+            total = nodes(f.body)
+            sizes[i] = total if total is not None and total <= INLINE_NODES else None
+        return sizes[i]
+
+    return frozenset(i for i in range(len(functions)) if size(i) is not None)
+
+
+def _faulting_functions(functions, function_reads, recursive: frozenset[int]) -> frozenset[int]:
+    """The functions whose call may fail: those whose body may fault (through calls too), and
+    every recursive one (E406 when it recurses too deep)."""
+    faulting = set(recursive)
     changed = True
     while changed:  # the others are not recursive: a call faults when the body it runs may
         changed = False
