@@ -305,13 +305,17 @@ def test_sets_are_iterated_in_canonical_order_by_the_typed_sort_keys():
             {{a: x, b: q, c: p, d: m, e: y} for x in A for q in Q for p in P for m in M for y in E}
             | {{a: none, b: [], c: none, d: {0 -> {}}, e: none}})
         var n: int = 0
+        var O: set[(int, bool)?] = {none, (1, true), (0, false), (-1, true)}
         action Pick(r in S):
             n = n + 1
+        action PickOption(o in O):
+            n = n + 1
     """)
-    assert "key=ck" in model.generated.source
+    assert "key=ck" in model.generated.source and "_sorted_option(v2)" in model.generated.source
     state = next(model.init())
     assert len(state[0]) == 3 * 5 * 4 * 5 * 4 + 1
     assert [args[0] for args, _ in model.actions[0](state)] == runtime.canon(state[0])
+    assert [args[0] for args, _ in model.actions[1](state)] == runtime.canon(state[2])
 
 
 def test_a_constant_expression_that_may_fault_is_computed_once_when_first_needed():

@@ -139,3 +139,9 @@ def test_memo_computes_once():
 
     g = R.memo(f)
     assert g() == 42 and g() == 42 and len(calls) == 1
+
+
+def test_a_set_of_options_sorts_as_canon():
+    for s in (frozenset({R.NONE, (1, 2), (0, 5), (1, 0)}), frozenset({(2,), (1, 3)}), frozenset({R.NONE}), frozenset()):
+        assert R.sorted_option(s) == R.canon(s)
+    assert R.sorted_option(frozenset({3, R.NONE, -1})) == [R.NONE, -1, 3] == R.canon(frozenset({3, R.NONE, -1}))

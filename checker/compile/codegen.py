@@ -68,7 +68,7 @@ RUNTIME_NAMES = {
     "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_map_update": "map_update",
-    "_seq_set": "seq_set", "_put": "put", "_canon_key": "canon_key",
+    "_seq_set": "seq_set", "_put": "put", "_canon_key": "canon_key", "_sorted_option": "sorted_option",
     "_NINF": "NINF", "_choose": "choose",
     "_check_bounds": "check_bounds", "_keys_tuple": "keys_tuple", "NONE": "NONE", "Fault": "Fault",
 }
@@ -761,6 +761,8 @@ class _Gen:
         assert isinstance(e.type, T.SetT)
         key = self._sort_key(e.type.element)
         order = "sorted({})" if key is None else f"sorted({{}}, key={key})"
+        if isinstance(e.type.element, T.OptionT) and T.naturally_ordered(e.type.element.inner):
+            order = "_sorted_option({})"  # no key to compute: `none` first, then the others' own order
         if self.hoisting and self._is_constant(e):
             name = self._hoist(lambda: f"_keys_tuple(tuple({order.format(self._ex(e))}))")
             self.domain_names[name] = e.type.element

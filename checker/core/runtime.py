@@ -73,6 +73,17 @@ def canon_key(v):
 NINF = float("-inf")
 
 
+_NONE_ONLY = frozenset((NONE,))
+
+
+def sorted_option(s) -> list:
+    """The elements of a set of `T?`, with T naturally ordered, in canonical order: `none` first
+    (canon_key puts it before every other value), then the others in their own order."""
+    if NONE in s:
+        return [NONE, *sorted(s - _NONE_ONLY)]
+    return sorted(s)
+
+
 def canon(s) -> list:
     """The elements of a set in canonical order (works for every element type)."""
     return sorted(s, key=canon_key)
