@@ -377,3 +377,23 @@ def test_a_let_of_a_name_and_a_small_def_are_written_where_they_are_used():
     inv = source[source.index("def inv0"):]
     assert "f0(" not in inv and "lambda" not in inv and "f1(" in inv
     assert result.verdict == Verdict.DEADLOCK and result.distinct_states == 3
+
+
+def test_a_set_built_as_its_set_lies_reports_the_first_fault_in_canonical_order():
+    """A set comprehension whose condition may fault is built from the set as it lies, and built
+    again in canonical order only when an element faults: the fault reported is still the first
+    in canonical order (key 3, although 65 comes first as the set lies)."""
+    model, result = run("""
+        var m: map[int, int] = {1 -> 10, 2 -> 20}
+        var s: set[int] = {65, 33, 3, 1}
+        invariant Keys: len({x for x in s if m[x] > 0}) >= 0
+    """)
+    assert "_retry_canonical(" in model.generated.source and list(frozenset((65, 33, 3, 1)))[0] == 65
+    assert result.verdict == Verdict.ERROR and result.error.code == "E401"
+    assert result.error.message.startswith("key 3 is not in the domain")
+    _, result = run("""
+        var m: map[int, int] = {1 -> 10, 2 -> 20, 3 -> 0}
+        var s: set[int] = {3, 2, 1}
+        invariant Keys: len({x for x in s if m[x] > 0}) == 2
+    """, check_deadlock=False)
+    assert result.verdict == Verdict.OK

@@ -69,6 +69,7 @@ RUNTIME_NAMES = {
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_map_update": "map_update",
     "_seq_set": "seq_set", "_put": "put", "_canon_key": "canon_key", "_sorted_option": "sorted_option",
+    "_retry_canonical": "retry_canonical",
     "_NINF": "NINF", "_choose": "choose",
     "_check_bounds": "check_bounds", "_keys_tuple": "keys_tuple", "NONE": "NONE", "Fault": "Fault",
 }
@@ -167,6 +168,7 @@ class _Gen:
         self.positions: dict[int, tuple[str, str]] = {}  # bound local id -> (position name, domain name)
         self.canonical: set[tuple[str, str]] = set()  # (map name, domain name): keys known to be the domain
         self.substitutes: dict[int, str] = {}  # bound local id -> the code of its value (a `let` of _duplicable)
+        self.retrying = False  # generating a comprehension computed twice when it faults (_retry_canonical)
         # In an action: where its prologue ends, the variables assigned so far in emission order,
         # and the code computed once per call in the prologue (code -> name): the tests "v{slot}'s
         # keys are domain t{n}", the value tuples of maps not assigned yet and, in an action with
@@ -1013,7 +1015,20 @@ class _Gen:
         # one element (then the canonical order decides which fault is reported). The first
         # generator's set is evaluated once, before any element.
         per_element = [d for _, d in e.generators[1:]] + [x for x in (e.cond, e.key, e.body) if x is not None]
-        canonical = e.kind in ("choose", "seq") or e.kind == "map" or any(map(self._may_fault, per_element))
+        faults = any(map(self._may_fault, per_element))
+        if (faults and e.kind in ("set", "sum") and not self.retrying
+                and not all(self.hoisting and self._is_constant(d) for _, d in e.generators)):
+            # A set or a sum is the same in every order when no element faults: iterate as the
+            # sets lie, and only after a fault again in canonical order, to report the first one.
+            self.retrying = True
+            try:
+                return f"_retry_canonical(lambda: {self._loops(e, False)}, lambda: {self._loops(e, True)})"
+            finally:
+                self.retrying = False
+        return self._loops(e, e.kind in ("choose", "seq", "map") or faults)
+
+    def _loops(self, e: ir.Comp, canonical: bool) -> str:
+        """The comprehension `e`, its sets iterated in canonical order or as they lie."""
         loops = []
         outside = self.comps
         try:

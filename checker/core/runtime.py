@@ -89,6 +89,17 @@ def canon(s) -> list:
     return sorted(s, key=canon_key)
 
 
+def retry_canonical(fast, canonical):
+    """The value of a set or sum comprehension some element of which may fault: `fast()`, which
+    iterates the sets as they lie, or, when it fails, `canonical()`, the same in canonical order,
+    which raises the fault met first in that order. Both evaluate every element, so with no
+    fault they give the same value, and with one the same error as `canonical()` alone."""
+    try:
+        return fast()
+    except EVAL_FAILURES:
+        return canonical()
+
+
 # ---------------------------------------------------------------- maps
 
 # Key tuples of at least this many keys hash faster with their hash computed once (keys_tuple);
