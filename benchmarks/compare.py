@@ -13,7 +13,8 @@ the distinct and generated counts and bytes per state of each side (the counts m
 `--corpus` instead runs the ported models of the corpus (the names of tests/data/tlc_counts/*.json,
 checked as benchmarks/corpus.py checks them, which is as TLC did): whole `python -m checker check`
 processes, start-up included, and prints the user CPU seconds of each (resource.getrusage of the
-children), alternated the same way; every run's counts must be TLC's.
+children), alternated the same way; every run's counts must be TLC's (with `--max-states N`,
+each run stops after N distinct states and the counts must agree between all runs).
 
 Both sides run with this interpreter, whose environment must have the dependencies; each side
 imports its own `checker` (the worktree is the working directory).
@@ -51,26 +52,29 @@ def _measure(tree: Path, model: str) -> dict:
     return json.loads(out)
 
 
-def _user_cpu(tree: Path, e: dict) -> float:
-    """User CPU seconds of one `tlacheck check` of corpus entry `e` in `tree`; its counts must be TLC's."""
+def _user_cpu(tree: Path, e: dict, max_states: int | None) -> tuple[float, tuple | None]:
+    """User CPU seconds of one `tlacheck check` of corpus entry `e` in `tree`, and its counts."""
+    cmd = corpus.tlacheck_command(e, tree) + ([] if max_states is None else ["--max-states", str(max_states)])
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
-    out = subprocess.run(corpus.tlacheck_command(e, tree), cwd=tree, capture_output=True, text=True).stdout
-    user = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
-    counts = corpus.counts_of(out)
-    if counts != (e["distinct"], e["generated"]):
-        raise SystemExit(f"{e['name']} in {tree}: counts {counts}, TLC's {(e['distinct'], e['generated'])}")
-    return user
+    out = subprocess.run(cmd, cwd=tree, capture_output=True, text=True).stdout
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before, corpus.counts_of(out)
 
 
-def _compare_corpus(sides: dict[str, Path], names: list[str] | None, runs: int) -> None:
+def _compare_corpus(sides: dict[str, Path], names: list[str] | None, runs: int, max_states: int | None) -> None:
+    """Every run's counts must be TLC's, or with `max_states` those of the other runs."""
     print("| model | distinct | base min (median) | new min (median) | ratio |")
     print("| --- | --- | --- | --- | --- |")
     for e in corpus.entries(names, 0):
         cpu: dict[str, list[float]] = {"base": [], "new": []}
+        expected = (e["distinct"], e["generated"]) if max_states is None else None
         for _ in range(runs):
             for side, tree in sides.items():
-                cpu[side].append(_user_cpu(tree, e))
-        print(f"| {e['name']} | {e['distinct']:,} | {min(cpu['base']):.2f} ({statistics.median(cpu['base']):.2f}) | "
+                user, counts = _user_cpu(tree, e, max_states)
+                expected = expected or counts
+                if counts != expected:
+                    raise SystemExit(f"{e['name']} in {tree}: counts {counts}, expected {expected}")
+                cpu[side].append(user)
+        print(f"| {e['name']} | {expected[0]:,} | {min(cpu['base']):.2f} ({statistics.median(cpu['base']):.2f}) | "
               f"{min(cpu['new']):.2f} ({statistics.median(cpu['new']):.2f}) | "
               f"{min(cpu['new']) / min(cpu['base']):.2f} |", flush=True)
 
@@ -91,12 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs per side and model (default 3)")
     ap.add_argument("--startup", action="store_true", help="time start-up instead (diehard end to end)")
     ap.add_argument("--corpus", action="store_true", help="the corpus's models instead, user CPU of whole processes")
+    ap.add_argument("--max-states", type=int, help="with --corpus: stop each run after N distinct states")
     args = ap.parse_args(argv)
     names = args.models.split(",") if args.models else None
     with ExitStack() as stack:
         sides = {"base": _worktree(stack, args.base), "new": _worktree(stack, args.new) if args.new else ROOT}
         if args.corpus:
-            _compare_corpus(sides, names, args.runs)
+            _compare_corpus(sides, names, args.runs, args.max_states)
             return 0
         if args.startup:
             times: dict[str, list[float]] = {"base": [], "new": []}
