@@ -33,7 +33,12 @@ assigned before them and cannot fault. In an invariant, constraint or
 reachable check, the same goes for what a comprehension evaluates for each
 element without depending on it (the sorted elements of a sequence scanned
 once per key, say). A set that is not naturally ordered is sorted with a key function
-generated for its element type (`ck{n}`), which orders as runtime.canon_key does.
+generated for its element type (`ck{n}`), which orders as runtime.canon_key does; a set is
+sorted only where the order can be seen (a loop of an action, `choose`, a sequence, a map, and
+a comprehension of which some element may fault: a set or sum one is built from the set as it
+lies first, and again in canonical order only after a fault). An expression that reads no state
+and no bound name but may fault is memoised where it is first evaluated. A `let` of a name and a
+call of a small `def` are written where they are used.
 """
 
 from __future__ import annotations
