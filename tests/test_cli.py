@@ -444,12 +444,16 @@ def test_invariant_property_and_reachable_select_the_checks_made(tmp_path, capsy
 
 
 def test_invariants_alone_are_checked_with_fingerprints_and_several_workers(tmp_path, capsys):
-    """A property forces exact storage and one process; selecting invariants alone does not."""
+    """A property keeps the search in one process (on fingerprints, with the behaviour graph);
+    selecting invariants alone does not."""
     path = write(tmp_path, SELECTABLE)
-    assert main(["check", path, "--invariant", "Bounded", "--quiet"]) == 0
-    assert "fingerprints: 64-bit" in capsys.readouterr().out
-    assert main(["check", path, "--quiet"]) == 12
-    assert "stored exactly" in capsys.readouterr().out
+    assert main(["check", path, "--invariant", "Bounded", "--workers", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "fingerprints: 64-bit" in captured.out and "one process" not in captured.err
+    assert main(["check", path, "--workers", "2"]) == 12
+    captured = capsys.readouterr()
+    assert "fingerprints: 64-bit" in captured.out and "stored exactly" not in captured.out
+    assert "temporal properties are decided on the whole state graph, in one process" in captured.err
 
 
 @pytest.mark.parametrize("flag, name, hint", [

@@ -341,9 +341,9 @@ def explored(text):
     from checker.engine.options import Options
 
     model = model_of(text)
-    explorer = Coordinator(model, Options(), None, 5.0, exact=True)
+    explorer = Coordinator(model, Options(), None, 5.0)
     assert explorer.run().verdict == Verdict.OK
-    return model, (explorer.graph, explorer.states, explorer.parents, explorer.depths)
+    return model, (explorer.graph, explorer.parents, explorer.depths, explorer._state)
 
 
 def test_issue_8_liveness_checker_with_a_preset_stop_event_stops_at_once():

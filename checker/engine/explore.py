@@ -1,7 +1,7 @@
 """The search: `explore(model, options)` explores a Model's state space, level by level, with
 one driver (levels.py): on fingerprints, in this process or, with `options.workers` > 1, in
-several; or on exact storage, in this process, with the state graph when temporal properties
-need it and every violation in collect mode; always with the same Result.
+several; or on exact storage, in this process, with every violation in collect mode; with the
+behaviour graph when temporal properties need it (in this process); always with the same Result.
 This docstring is where the meanings of the search and of its counts are defined.
 
 Guarantees: states are explored level by level, so the first invariant
@@ -32,9 +32,11 @@ state (checker/engine/stores.py), 28 to 44 bytes a state; traces are rebuilt by
 re-executing the actions along the parent links and matching the stored keys
 (checker/engine/traces.py). Two states with the same fingerprint would be
 merged (probability reported as TLC does). `Storage.EXACT` keeps every state
-and cannot collide; temporal properties always use it, as the liveness checker
-needs the states and the graph, and so does collect mode. Both give the same
-counts and traces.
+and cannot collide; collect mode uses it. Both give the same counts and traces.
+Temporal properties add the behaviour graph (liveness.Graph: per state the
+values of the properties' predicates, per transition its successor's number
+and the fairness conditions it takes), on either storage: no state is kept for
+them, and a counterexample's states are found again by running the spec.
 """
 
 from __future__ import annotations
@@ -93,8 +95,8 @@ _UNREDUCED = {"temporal": "temporal properties are decided on the graph of every
 
 
 def _graph_search_cause(model: Model, options: Options) -> str | None:
-    """Why the search stores every state, in one process, and may keep the graph (None: it
-    stores fingerprints, with `options.workers` processes)."""
+    """Why the search runs in one process and stores every state, or records the behaviour graph
+    (None: it stores fingerprints, with `options.workers` processes)."""
     if liveness_properties(model, options):
         return "temporal"
     if options.storage != Storage.FINGERPRINT:
@@ -105,6 +107,6 @@ def _graph_search_cause(model: Model, options: Options) -> str | None:
 
 
 def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
-    exact = _graph_search_cause(model, options) is not None
+    exact = _graph_search_cause(model, options) in ("exact", "collect")
     workers = options.workers if one_process_reason(model, options) is None else 1
     return Coordinator(model, options, progress, progress_every, workers, exact=exact).run()

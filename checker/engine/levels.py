@@ -124,9 +124,9 @@ from checker.compile.model import Model
 from checker.core.result import Result, Verdict
 from checker.core.runtime import EVAL_FAILURES
 from checker.engine.search import Search
-from checker.engine.fingerprints import Fingerprinter, collision_probability
+from checker.engine.fingerprints import Fingerprinter, collision_probability, numbers_of
 from checker.engine.limits import MemoryWatch, limit_reached, resident_mb
-from checker.engine.liveness import Graph
+from checker.engine.liveness import EvaluationFailed, Graph
 from checker.engine.options import Options, Progress
 from checker.engine.pools import ValuePools
 from checker.engine.stores import ExactStore, FingerprintStore
@@ -151,7 +151,7 @@ _WATCH_S = 0.1  # how often the limits are checked while the workers expand
 _HALT_EVERY = 0x3FF  # workers look at the stop flag before each state whose index & this is 0
 _MIN_CPU_S = 0.05  # a step this short says nothing about the workers' speeds
 _LIVE = 4  # shared counters per worker
-_second = itemgetter(1)  # a successor's state, of an (arguments, state) pair
+_first, _second = itemgetter(0), itemgetter(1)  # a successor's arguments and state, of an (arguments, state) pair
 
 
 class WorkerError(RuntimeError):
@@ -294,6 +294,8 @@ class Coordinator(Search):
         self.fps.append(fp)
         if self.exact is not None:
             self.states.append(state)
+        if self.graph is not None:
+            self.graph.values.append(self.graph.plan.bits(state))
         if len(self.witnesses) < len(self.reachables):
             self._check_reachables(i, state)
         return i
@@ -887,13 +889,19 @@ class Coordinator(Search):
         self.expanded = parent + 1
 
     def _finish(self) -> Result:
-        """The search is complete. The graph's transitions hold the successors' ids: they become
-        the successors' numbers (-1: not stored, it failed a constraint), and the ids are freed."""
+        """The search is complete. The graph's transitions hold the successors' keys (ids or
+        fingerprints): they become the successors' numbers (-1: not stored, it failed a
+        constraint), and what told new states is freed first."""
         graph = self.graph
         if graph is not None:
-            number = dict(zip(self.fps, range(len(self.fps))))  # id -> number, of the stored states
-            self.exact.release()
-            graph.succ = array("q", map(number.get, graph.succ, repeat(-1)))
+            if self.exact is not None:
+                number = dict(zip(self.fps, range(len(self.fps)))).get  # id -> number, of the stored states
+                self.exact.release()
+            else:  # the table only told new states: the table of numbers takes its place
+                self.table.close()
+                self.table = self.local.table = None
+                number = numbers_of(self.fps)
+            graph.succ = array("i", map(number, graph.succ, repeat(-1)))
             del number
             depths = self.depths = array("i")
             for p in self.parents:
@@ -1010,29 +1018,14 @@ def _keyed(act, key: Callable[[tuple], int]):
     return nexts
 
 
-def _recorded(act, draw: tuple, ai: int, graph: Graph):
-    """A successor function on exact storage giving each successor's id (`draw`: ExactStore.draw)
-    and recording each transition in `graph` (the successor as its id, made its number after the
-    search: Coordinator._finish); equal arguments of the action are interned once
-    (Graph.args_index)."""
-    setdefault, numbers = draw
-    actions, args_ids, succ, args_index, args = graph.action, graph.args_id, graph.succ, graph.args_index, graph.args
-
+def _with_args(act, key: Callable[[tuple], int], args: list):
+    """A successor function that also leaves the arguments of each successor's action instance
+    in `args` (the behaviour graph's fairness conditions that depend on them: liveness.Fairness)."""
     def nexts(state, raw, memos, entries):
         steps = [*act(state)]
-        if not steps:
-            return steps, steps
+        args[0] = [*map(_first, steps)]
         succs = [*map(_second, steps)]
-        ids = [*map(setdefault, succs, numbers)]
-        actions.extend(repeat(ai, len(steps)))
-        for a, _ in steps:
-            i = args_index.get((ai, a))
-            if i is None:
-                i = args_index[ai, a] = len(args)
-                args.append(a)
-            args_ids.append(i)
-        succ.extend(ids)
-        return succs, ids
+        return succs, [*map(key, succs)]
     return nexts
 
 
@@ -1099,7 +1092,12 @@ class _Worker:
         self.key = exact.id_of() if exact else model.symmetry.key(self.fingerprint) if symmetric else None
         self.id_draw = exact.draw() if exact else None
         self.exact = exact is not None  # the stored states are kept: no pools, no clearing
-        self.graph = graph  # the transitions are recorded there (exact storage, one worker)
+        # The behaviour graph of temporal properties (one worker): the worker records there the atoms
+        # of each state it stores, the successors' keys, and the fairness conditions each state
+        # enables and each transition takes (liveness.Graph)
+        self.graph = graph
+        self.fair = graph.plan.fairness if graph is not None and graph.plan.fairness.count else None
+        self.args: list = [None]  # [the arguments of the last successors of an action in fair.by_args]
         # Collect mode: a check found false is not an event; it is collected (key, kind, unstored,
         # check kind, name) and not evaluated again; so is the first deadlock.
         self.collect = collect
@@ -1127,8 +1125,8 @@ class _Worker:
                          if kind != "invariant" or model.invariant_reads[name] & writes)
             interned = () if self.exact else \
                 tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
-            if self.graph is not None:
-                nexts = _recorded(model.actions[ai], self.id_draw, ai, self.graph)
+            if self.fair is not None and ai in self.fair.by_args:
+                nexts = _with_args(model.actions[ai], self.key or self.fingerprint, self.args)
             elif self.exact:
                 nexts = None  # inline in _expand: the action, then the successors' ids
             elif self.key is not None:
@@ -1246,6 +1244,13 @@ class _Worker:
         # Exact storage without the graph: each successor's id, one C call each (ExactStore.ids)
         setdefault, numbers = self.id_draw if self.id_draw is not None else (None, None)
         memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
+        graph, fair = self.graph, None
+        if graph is not None:  # the behaviour graph (liveness.Graph)
+            gsucc, gvalues, bits = graph.succ, graph.values, graph.plan.bits
+            fair, gtake, genabled = self.fair, graph.take, graph.enabled
+            by_args = fair.by_args if fair is not None else ()
+            held = self.args
+            transitions = []
         frontier, self.frontier = self.frontier, []
         frontier_fps, self.frontier_fps = self.frontier_fps, []
         frontier.reverse()  # expanded from the end: each state is freed once expanded
@@ -1280,6 +1285,10 @@ class _Worker:
                         fps_of = [*map(setdefault, succs, numbers)]
                 except EVAL_FAILURES as first:
                     succs, fps_of, fault = until_fault(act, state, first, key)
+                if graph is not None:
+                    gsucc.extend(fps_of)
+                    if fair is not None:
+                        transitions.append((ai, held[0] if ai in by_args else None, fps_of))
                 for succ, fp in zip(succs, fps_of):
                     k += 1
                     if fp in recent:  # a step to a state seen (or not stored) before is checked too
@@ -1326,6 +1335,8 @@ class _Worker:
                         keys.append(k)
                         acts.append(ai)
                         states.append(succ)
+                        if graph is not None:
+                            gvalues.append(bits(succ))
                         if reach:
                             resolved = False
                             for name, pred in reach:
@@ -1363,6 +1374,17 @@ class _Worker:
             if event is not None:
                 events.append(event)
                 break  # later parents cannot hold an earlier event
+            if fair is not None:
+                mark = len(gtake)
+                try:
+                    genabled.append(fair.masks(state, pfp, transitions, gtake))
+                except EvaluationFailed:  # reported after the search, if nothing is found before
+                    del gtake[mark:]
+                    gtake.extend(repeat(0, k + 1 - base))
+                    genabled.append(0)
+                    if graph.fairness_fault < 0:
+                        graph.fairness_fault = g
+                transitions = []
             if k < base and check_deadlock:
                 if not self.collect:
                     events.append((base, _DEADLOCK, None))

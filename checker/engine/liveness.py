@@ -49,12 +49,14 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
+from itertools import repeat
 from dataclasses import dataclass, field
 from typing import Callable
 
 from checker.core.errors import SpecError
 from checker.core.result import Step, Trace
 from checker.core.runtime import EVAL_FAILURES
+from checker.engine.successors import nth_step
 from checker.ir import nodes as ir
 
 
@@ -96,21 +98,44 @@ class _Watch:
                 raise Stopped(reason)
 
 
+def _bits_array(bits: int):
+    """The smallest array of unsigned ints holding `bits` bits (a list above 64)."""
+    for code in ("B", "H", "I", "Q"):
+        if bits <= 8 * array(code).itemsize:
+            return array(code)
+    return []
+
+
 @dataclass
 class Graph:
-    """The explored transitions, in the order states were expanded (state i's edges are
-    edge_start[i] .. edge_start[i+1]-1). A successor of -1 left the model (it failed a
-    state constraint): it counts for enabledness but is not a transition of the graph."""
+    """The behaviour graph the search records for the liveness checker: per state (by number) what
+    the properties and the fairness conditions need of it, and per transition its successor, so
+    that no state is kept (TLC keeps fingerprints and successor links, not states). State i's
+    transitions are edge_start[i] .. edge_start[i+1]-1, in the order the search computed them:
+    transition e of state i is its successor number e - edge_start[i] (successors.nth_step), which
+    is how a counterexample's states are found again. A successor of -1 left the model (it failed
+    a state constraint): it counts for enabledness but is not a transition of the graph.
 
+    During the search `succ` holds the successors' keys (fingerprints, or ids on exact storage);
+    the driver makes them numbers after it (levels.Coordinator._finish)."""
+
+    plan: "Plan"
     edge_start: array = field(default_factory=lambda: array("q"))
     succ: array = field(default_factory=lambda: array("q"))
-    action: array = field(default_factory=lambda: array("i"))
-    args_id: array = field(default_factory=lambda: array("i"))
-    # The argument tuples, interned per action (equal arguments of two actions may be values of
-    # different types, (False,) and (0,)): args_index maps (action, args) to the index in `args`
-    # that args_id holds (levels._recorded interns them).
-    args: list = field(default_factory=list)
-    args_index: dict = field(default_factory=dict)
+    # Per state, 2 bits per atom of the plan (Plan.bits): its value, and whether it failed to evaluate
+    values: object = None
+    # Per state, the fairness conditions some state-changing step enables there; per transition,
+    # those it takes (a state-changing step of a matching instance). Empty without fairness.
+    enabled: object = None
+    take: object = None
+    # The first state (in number order) where a fairness condition's arguments failed to evaluate
+    fairness_fault: int = -1
+
+    def __post_init__(self):
+        self.values = _bits_array(2 * len(self.plan.atoms))
+        count = self.plan.fairness.count
+        self.enabled = _bits_array(count) if count else array("B")
+        self.take = _bits_array(count) if count else array("B")
 
     def edges(self, s: int) -> range:
         end = self.edge_start[s + 1] if s + 1 < len(self.edge_start) else len(self.succ)
@@ -254,24 +279,30 @@ def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
 
 # ---------------------------------------------------------------- fairness
 
-class _Fairness:
-    """The spec's fairness conditions, instantiated, as bitmasks: bit c of `take[e]` says
-    transition e takes condition c (a state-changing step of a matching instance); bit c of
-    `enabled[s]` says some such step leaves state s (also one that left the model)."""
+class Fairness:
+    """The spec's fairness conditions, instantiated (before the search), as bits: condition c is
+    bit 1 << c. `masks` gives, for a state expanded, the conditions enabled there and those each
+    of its transitions takes. `error`: what evaluating the conditions' bindings raised (reported
+    by the liveness checker after the search, with `span`, as any property's evaluation error)."""
 
-    def __init__(self, model, graph: Graph, states: list, watch: _Watch):
+    def __init__(self, model):
         self.strong: list[bool] = []
+        self.error: BaseException | None = None
+        self.error_span = None
         # action -> {positions -> (mask of conditions matching any arguments there,
         #                          [(bit, values-fn)] for conditions fixing those positions)}
         groups: dict[int, dict[tuple, list]] = {}
-        spans = []  # per condition (bit): its `fair` declaration
+        self.spans = []  # per condition (bit): its `fair` declaration
         for fair, (bindings_fn, arg_fns) in zip(model.spec.fairness, model.fairness):
             try:
                 bindings = list(bindings_fn())
             except EVAL_FAILURES as exc:
-                raise EvaluationFailed(exc, -1, "evaluating a fairness condition", fair.span) from None
+                self.error, self.error_span = exc, fair.span
+                groups.clear()
+                self.strong.clear()
+                break
             for binding in bindings:
-                spans.append(fair.span)
+                self.spans.append(fair.span)
                 bit = 1 << len(self.strong)
                 self.strong.append(fair.strong)
                 for target, fn in zip(fair.targets, arg_fns):
@@ -282,34 +313,43 @@ class _Fairness:
                         f, positions = fn
                         by_positions.setdefault(positions, [0, []])[1].append(
                             (bit, (lambda st, f=f, b=binding: f(st, *b))))
-        plan = {a: [(positions, any_mask, fixed) for positions, (any_mask, fixed) in sorted(g.items())]
-                for a, g in groups.items()}
+        # action -> [(positions, mask for any arguments, [(bit, fn)] fixing them)]
+        self.plan = {a: [(positions, any_mask, fixed) for positions, (any_mask, fixed) in sorted(g.items())]
+                     for a, g in groups.items()}
         self.count = len(self.strong)
-        n = len(states)
-        self.take = array("Q", bytes(8 * len(graph.succ)))
-        self.enabled = [0] * n
-        if not self.count:
-            return
-        succ, action, args_id, args = graph.succ, graph.action, graph.args_id, graph.args
-        for s in range(n):
-            if not s & 7:  # fairness arguments are spec code
-                watch.poll()
-            rng = graph.edges(s)
-            if not rng:
+        # The actions whose conditions depend on the arguments: the search records those
+        self.by_args = frozenset(a for a, entries in self.plan.items() if any(fixed for _, _, fixed in entries))
+
+    def masks(self, state: tuple, key: int, transitions, take) -> int:
+        """Append to `take` the conditions each transition of `state` takes, and return those
+        enabled in `state`. `transitions`: per action, (action, its arguments per successor (None
+        when no condition of it depends on them), the successors' keys); `key`: the state's. A
+        step to the state itself takes nothing. Raises EvaluationFailed (state -1) when a
+        condition's arguments fail to evaluate (the search records where: Fairness.fault)."""
+        en = 0
+        plan = self.plan
+        tables: dict = {}  # (action, positions) -> {argument values: mask}, for this state
+        for a, args, keys in transitions:
+            entries = plan.get(a)
+            if entries is None:
+                take.extend(repeat(0, len(keys)))
                 continue
-            state = states[s]
-            tables: dict = {}  # (action, positions) -> {argument values: mask}, for this state
-            en = 0
-            for e in rng:
-                t = succ[e]
-                if t == s:
-                    continue  # a stuttering step takes no condition
-                a = action[e]
-                entries = plan.get(a)
-                if entries is None:
+            if args is None:  # no fixed arguments: the same mask for every step that changes the state
+                mask = 0
+                for _, any_mask, _ in entries:
+                    mask |= any_mask
+                for k in keys:
+                    if k == key:
+                        take.append(0)
+                    else:
+                        take.append(mask)
+                        en |= mask
+                continue
+            for values, k in zip(args, keys):
+                if k == key:
+                    take.append(0)
                     continue
                 mask = 0
-                values = args[args_id[e]]
                 for positions, any_mask, fixed in entries:
                     mask |= any_mask
                     if fixed:
@@ -318,18 +358,74 @@ class _Fairness:
                             table = {}
                             for bit, fn in fixed:
                                 try:
-                                    key = fn(state)
+                                    v = fn(state)
                                 except EVAL_FAILURES as exc:
-                                    raise EvaluationFailed(exc, s, "evaluating a fairness condition",
-                                                           spans[bit.bit_length() - 1]) from None
-                                table[key] = table.get(key, 0) | bit
+                                    raise EvaluationFailed(exc, -1, "evaluating a fairness condition",
+                                                           self.spans[bit.bit_length() - 1]) from None
+                                table[v] = table.get(v, 0) | bit
                             tables[(a, positions)] = table
                         mask |= table.get(tuple(values[p] for p in positions), 0)
-                if mask:
-                    en |= mask
-                    if t >= 0:
-                        self.take[e] = mask
-            self.enabled[s] = en
+                take.append(mask)
+                en |= mask
+        return en
+
+    def fault(self, model, state: tuple, s: int, graph: Graph) -> "EvaluationFailed":
+        """The evaluation error met in state number `s` (`state`) during the search, found again
+        by the same evaluation of the same transitions."""
+        succ = graph.succ
+        transitions = []
+        e = graph.edge_start[s]
+        for a, act in enumerate(model.actions):
+            args = [x for x, _ in act(state)]
+            transitions.append((a, args, succ[e:e + len(args)]))
+            e += len(args)
+        try:
+            self.masks(state, s, transitions, [])
+        except EvaluationFailed as failed:
+            failed.state = s
+            return failed
+        raise AssertionError("the fairness condition did not fail again")  # pragma: no cover
+
+
+class Plan:
+    """What the liveness checker needs of each state, decided before the search so that the
+    search can record it and keep no state: the atoms (the state predicates of the properties'
+    liveness leaves) and the fairness conditions."""
+
+    def __init__(self, model, names):
+        self.model = model
+        self.atoms: list = []  # predicates on a state; Plan.bits: bit 2i its value, bit 2i+1 it failed
+        self.leaves: dict[str, list[tuple]] = {}  # property -> [(kind, atom p, atom q or -1)]
+        for prop in model.spec.properties:
+            if prop.name not in names:
+                continue
+            out = []
+            for leaf in leaves(model, prop):  # errors: raised before the search by safety_checks
+                if leaf.kind in SAFETY:
+                    continue
+                p = self._atom(leaf.p)
+                q = -1 if leaf.q is None else self._atom(leaf.q)
+                out.append((leaf.kind, p, q))
+            self.leaves[prop.name] = out
+        self.fairness = Fairness(model)
+
+    def _atom(self, pred) -> int:
+        self.atoms.append(pred)
+        return len(self.atoms) - 1
+
+    def bits(self, state: tuple) -> int:
+        """The atoms' values in `state`: bit 2i for atom i true, bit 2i+1 for atom i failing to
+        evaluate (the checker evaluates it again, to report the error, only if it needs it)."""
+        v = 0
+        bit = 1
+        for pred in self.atoms:
+            try:
+                if pred(state):
+                    v |= bit
+            except EVAL_FAILURES:
+                v |= bit << 1
+            bit <<= 2
+        return v
 
 
 # ---------------------------------------------------------------- graph algorithms
@@ -422,11 +518,11 @@ def _bits(mask: int):
         c += 1
 
 
-def _fair_cycles(nodes: set, graph: Graph, adj, fairness: _Fairness, watch: _Watch, must_visit=None):
+def _fair_cycles(nodes: set, graph: Graph, adj, fairness: Fairness, watch: _Watch, must_visit=None):
     """Every fair cycle (as an SCC with its requirements) or fair stuttering state inside `nodes`,
     in a deterministic order. `must_visit(s)`: the cycle must contain such a state."""
-    enabled = fairness.enabled
-    take = fairness.take
+    enabled = graph.enabled
+    take = graph.take
     strong_mask = sum(1 << c for c, strong in enumerate(fairness.strong) if strong)
     for s in sorted(nodes):
         if not s & 0xFFF:
@@ -542,21 +638,32 @@ def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed, watch: _Watch) -> 
 # ---------------------------------------------------------------- checking
 
 class Checker:
-    """Decides the properties of a model on its explored graph. `stop` (called now and then: see
-    the module's docstring) returns a reason to stop, or None; the constructor and `check` then
-    raise Stopped."""
+    """Decides the properties of a model on its behaviour graph. `state_of(i)` gives stored state
+    i again (from its key: traces.py), for a counterexample and to report an evaluation error
+    met during the search. `stop` (called now and then: see the module's docstring) returns a
+    reason to stop, or None; the constructor and `check` then raise Stopped."""
 
-    def __init__(self, model, graph: Graph, states: list, parents: list, depth: list,
+    def __init__(self, model, graph: Graph, parents, depth, state_of: Callable[[int], tuple],
                  stop: Callable[[], str | None] | None = None):
         self.model = model
         self.graph = graph
-        self.states = states
+        self.plan = graph.plan
+        self.state_of = state_of
         self.parents = parents
         self.depth = depth  # BFS depth of each state (initial states: 0)
+        self.n = len(parents)
         self.watch = _Watch(stop)
         self.watch.poll()
-        self.fairness = _Fairness(model, graph, states, self.watch)
-        self.adj = _adjacency(graph, len(states), self.watch)
+        fairness = self.plan.fairness
+        if fairness.error is not None:
+            raise EvaluationFailed(fairness.error, -1, "evaluating a fairness condition", fairness.error_span)
+        if graph.fairness_fault >= 0:
+            s = graph.fairness_fault
+            raise fairness.fault(model, state_of(s), s, graph)
+        self.fairness = fairness
+        if not fairness.count:  # nothing recorded: no condition is enabled or taken anywhere
+            graph.enabled, graph.take = bytes(self.n), bytes(len(graph.succ))
+        self.adj = _adjacency(graph, self.n, self.watch)
         self.initial = [i for i, p in enumerate(parents) if p < 0]
         self.decided: list[str] = []  # properties found to hold or violated so far, by `check`
 
@@ -568,54 +675,56 @@ class Checker:
             if names is not None and prop.name not in names:
                 continue
             try:
-                for leaf in leaves(self.model, prop):
-                    if leaf.kind in SAFETY:
-                        continue
+                for leaf in self.plan.leaves[prop.name]:
                     self.watch.poll()
-                    found = self._check_leaf(prop.name, leaf)
+                    found = self._check_leaf(prop.name, *leaf)
                     if found is not None:
                         out.append(found)
                         break
             except EvaluationFailed as failed:
                 failed.note, failed.span = f"evaluating property {prop.name}", prop.span
                 raise
-            except EVAL_FAILURES as exc:  # the domain of an `all(... for x in S)`
-                raise EvaluationFailed(exc, -1, f"evaluating property {prop.name}", prop.span) from None
             self.decided.append(prop.name)
             if out and stop_at_first:
                 break
         return out
 
-    def _holds(self, pred, s: int) -> bool:
-        if not s & 7:  # a predicate is spec code of any cost: ask often
+    def _holds(self, atom: int, s: int) -> bool:
+        """Whether the atom held in state s, as the search recorded it (Plan.bits); where it
+        failed to evaluate, the error, found again in the state."""
+        if not s & 7:
             self.watch.poll()
-        try:
-            return bool(pred(self.states[s]))
-        except EVAL_FAILURES as exc:
-            raise EvaluationFailed(exc, s) from None
+        bits = self.graph.values[s] >> (2 * atom)
+        if bits & 2:
+            try:
+                self.plan.atoms[atom](self.state_of(s))
+            except EVAL_FAILURES as exc:
+                raise EvaluationFailed(exc, s) from None
+            raise AssertionError("the predicate did not fail again")  # pragma: no cover
+        return bool(bits & 1)
 
-    def _check_leaf(self, name: str, leaf: _Leaf) -> LivenessViolation | None:
-        n = len(self.states)
+    def _check_leaf(self, name: str, kind: str, p: int, q: int) -> LivenessViolation | None:
+        n = self.n
         everything = set(range(n))
-        if leaf.kind == "eventually":
-            allowed = {s for s in range(n) if not self._holds(leaf.p, s)}
+        if kind == "eventually":
+            allowed = {s for s in range(n) if not self._holds(p, s)}
             seeds = [(s, 0) for s in self.initial if s in allowed]
             return self._search(name, allowed, seeds, None,
                                 "a fair behaviour in which the predicate never holds")
-        if leaf.kind == "always_eventually":
-            allowed = {s for s in range(n) if not self._holds(leaf.p, s)}
+        if kind == "always_eventually":
+            allowed = {s for s in range(n) if not self._holds(p, s)}
             return self._search(name, allowed, None, None,
                                 "a fair behaviour in which the predicate eventually never holds again")
-        if leaf.kind == "eventually_always":
-            must = (lambda s: not self._holds(leaf.p, s))
+        if kind == "eventually_always":
+            must = (lambda s: not self._holds(p, s))
             return self._search(name, everything, None, must,
                                 "a fair behaviour in which the predicate is false infinitely often")
-        if leaf.kind == "leads_to":
-            allowed = {s for s in range(n) if not self._holds(leaf.q, s)}
-            seeds = [(s, self.depth[s]) for s in allowed if self._holds(leaf.p, s)]
+        if kind == "leads_to":
+            allowed = {s for s in range(n) if not self._holds(q, s)}
+            seeds = [(s, self.depth[s]) for s in allowed if self._holds(p, s)]
             return self._search(name, allowed, seeds, None,
                                 "the left side holds, then the right side never does", from_tree=True)
-        raise AssertionError(leaf.kind)  # pragma: no cover
+        raise AssertionError(kind)  # pragma: no cover
 
     def _search(self, name, allowed: set, seeds, must, detail, from_tree: bool = False):
         """The fair cycle inside `allowed` with the shortest prefix. `seeds`: (state, distance) where
@@ -696,18 +805,18 @@ class Checker:
             steps += _path_within(self.graph, here, lambda x: x == entry, comp, self.watch)
         return steps
 
-    def _step(self, e: int) -> Step:
-        g = self.graph
-        return Step(g.action[e], g.args[g.args_id[e]], self.states[g.succ[e]])
-
     def _trace(self, prefix, end: int, loop, stutter: bool = False) -> Trace:
+        """The lasso's states found again: from the first state, each transition e of state s is
+        s's successor number e - edge_start[s] (the order the search computed them in)."""
         first = prefix[0][0] if prefix else end
-        steps = [Step(None, (), self.states[first])]
-        steps += [self._step(e) for _, e in prefix]
+        state = self.state_of(first)
+        steps = [Step(None, (), state)]
+        starts = self.graph.edge_start
+        for s, e in list(prefix) + list(loop or ()):
+            step = nth_step(self.model, steps[-1].state, e - starts[s])
+            steps.append(step)
         if loop is None:
             return Trace(tuple(steps), len(steps) - 1 if stutter else None)
-        loop_index = len(steps) - 1
-        cycle = [self._step(e) for _, e in loop]
+        loop_index = len(prefix)
         # the last step returns to the entry state: drop it, the loop index says where it goes
-        steps += cycle[:-1]
-        return Trace(tuple(steps), loop_index, closing=cycle[-1])
+        return Trace(tuple(steps[:-1]), loop_index, closing=steps[-1])

@@ -21,7 +21,7 @@ from checker.core.result import ActionCoverage, Result, Step, Trace, Verdict, Vi
 from checker.core.runtime import EVAL_FAILURES, Fault
 from checker.engine.limits import MemoryWatch, limit_reached
 from checker.engine.liveness import Checker as LivenessChecker
-from checker.engine.liveness import EvaluationFailed, Graph, Stopped, safety_checks
+from checker.engine.liveness import EvaluationFailed, Graph, Plan, Stopped, safety_checks
 from checker.engine.options import (Options, Progress, liveness_properties, select, selected_properties,
                                     step_properties)
 from checker.engine.successors import find_step, nth_step, until_fault
@@ -58,9 +58,9 @@ class Search:
         self.depth = 1
         self.coverage = [ActionCoverage() for _ in model.actions]
         self.start = 0.0
-        # The state graph, for the temporal properties: the driver records every transition it
-        # computes, and gives the liveness checker the stored states and their BFS depths.
-        self.graph = Graph() if options.check_properties and self.properties else None
+        # The behaviour graph, for the temporal properties (made by run(): liveness.Graph): the
+        # driver records in it what the liveness checker needs of every state and transition.
+        self.graph: Graph | None = None
         self.states: list[tuple] = []  # the stored states, by number, when the store keeps them
         self.depths = None  # BFS depth of each stored state (initial: 0), for the liveness checker
         self.reachables = list(select(model.reachables, options.reachables)) if options.check_properties else []
@@ -100,6 +100,8 @@ class Search:
         except EvaluationFailed as failed:
             raise self._fault(failed.error, -1, failed.note, failed.span) from None
         self.initially, self.always = tuple(initially), tuple(always)
+        if self.properties:
+            self.graph = Graph(Plan(self.model, self.properties))
 
     def _protected(self) -> list:
         """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""
@@ -279,7 +281,7 @@ class Search:
         if self.graph is not None and (self.options.collect or not found):
             checker = None
             try:
-                checker = LivenessChecker(self.model, self.graph, self.states, self.parents, self.depths,
+                checker = LivenessChecker(self.model, self.graph, self.parents, self.depths, self._state,
                                           stop=self._liveness_stop())
                 for v in checker.check(self.properties, stop_at_first=not self.options.collect):
                     found.append(Violation("liveness", v.name, v.trace, v.detail))
@@ -313,7 +315,7 @@ class Search:
                 next_reading[0] = now + 0.1
             if self.progress is not None and now >= next_report[0]:
                 next_report[0] = now + self.progress_every
-                self.progress(Progress(len(self.graph.succ), len(self.states), 0, self.depth,
+                self.progress(Progress(len(self.graph.succ), len(self.parents), 0, self.depth,
                                        now - self.start, phase="liveness"))
             return limit_reached(self.options, self.start, now, memory)
 
