@@ -98,6 +98,9 @@ class Entries:
     constants: str  # (): the constants' values, computing the hoisted globals
     steps: tuple[str, ...] = ()  # per step property, (s, t) -> bool: does the step s -> t satisfy it
     derived: tuple[str, ...] = ()  # per derived value, (s) -> its value in state s
+    # per action, (s, fp, M, E): (successors, their fingerprints, the arguments of each), for the
+    # actions a fairness condition with arguments targets (the behaviour graph needs them); else None
+    next_states_with_args: tuple = ()
 
 
 @dataclass
@@ -166,6 +169,7 @@ class _Gen:
         self.constant: dict[int, bool] = {}  # id(expr) -> reads no state, no bound name, cannot fault
         self.keyed = _keyed_locals(spec)  # ids of locals used as map keys
         self.into = None  # while generating an n{i} function: the name of its result list
+        self.args_into = None  # and of a w{i} function's list of arguments
         # And then: (the list of fingerprints, the name of their base, the slots the action may
         # assign that are not maps); self.deltas: map slot -> the name of its hash's change so far.
         self.fps: tuple | None = None
@@ -228,10 +232,13 @@ class _Gen:
             self.emit(0, "")
         init = self._init()
         canonical = self._canonical_keys()
-        actions, next_states = [], []
+        actions, next_states, with_args = [], [], []
+        by_args = {t.action for fair in spec.fairness for t in fair.targets
+                   if t.args is not None and any(x is not None for x in t.args)}
         for i, a in enumerate(spec.actions):
             actions.append(self._action(i, a))
             next_states.append(self._action(i, a, into=self.fresh()))
+            with_args.append(self._action(i, a, into=self.fresh(), args_into=self.fresh()) if i in by_args else None)
         checks = {}
         for prefix, kind, preds in (("inv", "invariant", spec.invariants), ("con", "constraint", spec.constraints),
                                     ("reach", "reachable", spec.reachables)):
@@ -239,7 +246,7 @@ class _Gen:
         steps = tuple(self._predicate(f"step{i}", p, ("step", i), step=True) for i, p in enumerate(spec.steps))
         derived = tuple(self._predicate(f"der{i}", p, ("derived", i)) for i, p in enumerate(spec.derived))
         entries = Entries(init, tuple(actions), tuple(next_states), checks["inv"], checks["con"], checks["reach"],
-                          canonical, _CONSTANTS, steps, derived)
+                          canonical, _CONSTANTS, steps, derived, tuple(with_args))
         predicates: dict = {}
         domains: dict = {}
         for i, prop in enumerate(spec.properties):
@@ -418,7 +425,7 @@ class _Gen:
         return "(" + ", ".join(f"v{i}" for i in range(n)) + ("," if n == 1 else "") + ")"
 
     # ---------------------------------------------------------------- actions
-    def _action(self, index: int, action: ir.Action, into: str | None = None) -> str:
+    def _action(self, index: int, action: ir.Action, into: str | None = None, args_into: str | None = None) -> str:
         """`a{index}(s)`, a generator of (args, next state); or, with `into` (a fresh name for
         the list), `n{index}(s, fp, M)`: the lists of next states in the same order and of their
         fingerprints, for the explorers' hot loop (no generator switch, no argument tuples).
@@ -429,11 +436,14 @@ class _Gen:
         (fingerprints.py, "Speed"), computed inline: two dict lookups per such slot, the
         parent's once per call (`base`, when the first successor is found). A map slot's hash
         is updated entry by entry where the action assigns entries by position (self.deltas:
-        the change so far, None once the map is assigned otherwise, which looks it up whole)."""
+        the change so far, None once the map is assigned otherwise, which looks it up whole).
+        With `args_into` too, `w{index}(s, fp, M, E)` also returns the list of each successor's
+        arguments (the fairness conditions of the behaviour graph: liveness.Fairness)."""
         self.into = into
+        self.args_into = args_into
         self.at, self.owner = action.span, ("action", index)
         assigned = _assigned_slots(action.body)
-        name = f"{'n' if into else 'a'}{index}"
+        name = f"{('w' if args_into else 'n') if into else 'a'}{index}"
         self.emit(0, f"def {name}{'(s, fp, M, E)' if into else '(s)'}:")
         if into:
             maps = [i for i in sorted(assigned) if isinstance(self.spec.variables[i].type, T.MapT)]
@@ -441,6 +451,8 @@ class _Gen:
             self.fps = (self.fresh(), self.fresh(), tuple(i for i in sorted(assigned) if i not in self.deltas))
             self.emit(1, f"{into} = []")
             self.emit(1, f"{self.fps[0]} = []")
+            if args_into:
+                self.emit(1, f"{args_into} = []")
             if self.fps[2]:
                 self.emit(1, f"{self.fps[1]} = None")
             for d in self.deltas.values():
@@ -475,7 +487,7 @@ class _Gen:
         if into:
             self.emit(1, self._return())
         self.emit(0, "")
-        self.into = self.fps = None
+        self.into = self.fps = self.args_into = None
         self.deltas = {}
         self.prologue, self.loops = None, False
         for local, _ in action.params:
@@ -514,6 +526,8 @@ class _Gen:
 
     def _return(self) -> str:
         """How an action function ends: the n form returns its two lists."""
+        if self.args_into:
+            return f"return {self.into}, {self.fps[0]}, {self.args_into}"
         return f"return {self.into}, {self.fps[0]}" if self.into else "return"
 
     def _finish(self, indent: int, args: str) -> None:
@@ -521,6 +535,8 @@ class _Gen:
             self.emit(indent, f"yield {args}, {self._state_tuple()}")
             return
         self.emit(indent, f"{self.into}.append({self._state_tuple()})")
+        if self.args_into:
+            self.emit(indent, f"{self.args_into}.append({args})")
         fps, base, slots = self.fps
         if slots:
             self.emit(indent, f"if {base} is None:")

@@ -103,6 +103,10 @@ class Model:
         self.actions = tuple(namespace[name] for name in entries.actions)
         # The same successors as lists of next states, without arguments (the explorers' hot loop).
         self.next_states = tuple(namespace[name] for name in entries.next_states)
+        # And with each successor's arguments, for the actions a fairness condition with arguments
+        # targets (None for the others): the behaviour graph of temporal properties.
+        self.next_states_with_args = tuple(None if name is None else namespace[name]
+                                           for name in entries.next_states_with_args) or (None,) * len(self.actions)
         # An equal state whose maps share the model's interned key tuples (after unpickling).
         self.canonical_keys = namespace[entries.canonical_keys]
         self.action_info = tuple(

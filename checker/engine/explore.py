@@ -107,6 +107,6 @@ def _graph_search_cause(model: Model, options: Options) -> str | None:
 
 
 def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
-    exact = _graph_search_cause(model, options) in ("exact", "collect")
+    exact = options.storage != Storage.FINGERPRINT or options.collect
     workers = options.workers if one_process_reason(model, options) is None else 1
     return Coordinator(model, options, progress, progress_every, workers, exact=exact).run()

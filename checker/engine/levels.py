@@ -127,7 +127,7 @@ from checker.engine.search import Search
 from checker.engine.fingerprints import Fingerprinter, collision_probability, numbers_of
 from checker.engine.limits import MemoryWatch, limit_reached, resident_mb
 from checker.engine.liveness import EvaluationFailed, Graph
-from checker.engine.options import Options, Progress
+from checker.engine.options import Options, Progress, liveness_properties
 from checker.engine.pools import ValuePools
 from checker.engine.stores import ExactStore, FingerprintStore
 from checker.engine.successors import nth_step, until_fault
@@ -247,8 +247,10 @@ class Coordinator(Search):
         self.exact = ExactStore() if exact else None
         assert not exact or workers == 1, "exact storage runs in one process (explore.py)"
         # The int a state is told by: its id (exact storage), else its fingerprint, or its orbit's
-        # under the declared symmetry (exact storage keeps every state: no reduction)
-        self.symmetric = not exact and options.symmetry and bool(model.symmetry)
+        # under the declared symmetry (exact storage keeps every state, and a behaviour graph for
+        # temporal properties needs them: a lasso through renamed states is no behaviour)
+        self.symmetric = (not exact and options.symmetry and bool(model.symmetry)
+                          and not liveness_properties(model, options))
         self.key = (self.exact.id_of() if exact else
                     model.symmetry.key(self.fingerprint) if self.symmetric else self.fingerprint)
         super().__init__(model, options, progress, progress_every)
@@ -898,8 +900,11 @@ class Coordinator(Search):
                 number = dict(zip(self.fps, range(len(self.fps)))).get  # id -> number, of the stored states
                 self.exact.release()
             else:  # the table only told new states: the table of numbers takes its place
-                self.table.close()
-                self.table = self.local.table = None
+                if self.table is not None:  # (none when no initial state is in the model)
+                    self.table.close()
+                    self.table = None
+                if self.local is not None:
+                    self.local.table = None
                 number = numbers_of(self.fps)
             graph.succ = array("i", map(number, graph.succ, repeat(-1)))
             del number
@@ -1029,6 +1034,15 @@ def _with_args(act, key: Callable[[tuple], int], args: list):
     return nexts
 
 
+def _args_kept(nexts_with_args, args: list):
+    """The generated successor function that also gives the arguments (w{i}), leaving them in
+    `args` as _with_args does."""
+    def nexts(state, raw, memos, entries):
+        succs, fps, args[0] = nexts_with_args(state, raw, memos, entries)
+        return succs, fps
+    return nexts
+
+
 class _Stopped(Exception):
     """The coordinator ended the search in the middle of a step."""
 
@@ -1126,7 +1140,10 @@ class _Worker:
             interned = () if self.exact else \
                 tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
             if self.fair is not None and ai in self.fair.by_args:
-                nexts = _with_args(model.actions[ai], self.key or self.fingerprint, self.args)
+                with_args = model.next_states_with_args[ai]
+                nexts = (_with_args(model.actions[ai], self.key or self.fingerprint, self.args)
+                         if self.key is not None or with_args is None
+                         else _args_kept(with_args, self.args))
             elif self.exact:
                 nexts = None  # inline in _expand: the action, then the successors' ids
             elif self.key is not None:

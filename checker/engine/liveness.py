@@ -49,7 +49,10 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from itertools import repeat
+from bisect import bisect_right
+from itertools import compress, repeat
+from functools import reduce
+from operator import itemgetter, or_
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -279,6 +282,12 @@ def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
 
 # ---------------------------------------------------------------- fairness
 
+def _values_at(positions: tuple) -> Callable[[tuple], object]:
+    """A function giving the values at `positions` of an argument tuple: a tuple of them, or the
+    value itself at one position (Fairness.masks keys its tables alike)."""
+    return itemgetter(*positions) if positions else (lambda values: ())
+
+
 class Fairness:
     """The spec's fairness conditions, instantiated (before the search), as bits: condition c is
     bit 1 << c. `masks` gives, for a state expanded, the conditions enabled there and those each
@@ -314,11 +323,13 @@ class Fairness:
                         by_positions.setdefault(positions, [0, []])[1].append(
                             (bit, (lambda st, f=f, b=binding: f(st, *b))))
         # action -> [(positions, mask for any arguments, [(bit, fn)] fixing them)]
-        self.plan = {a: [(positions, any_mask, fixed) for positions, (any_mask, fixed) in sorted(g.items())]
+        # (with a function giving the values at those positions of an argument tuple, as a tuple)
+        self.plan = {a: [(positions, any_mask, fixed, _values_at(positions))
+                         for positions, (any_mask, fixed) in sorted(g.items())]
                      for a, g in groups.items()}
         self.count = len(self.strong)
         # The actions whose conditions depend on the arguments: the search records those
-        self.by_args = frozenset(a for a, entries in self.plan.items() if any(fixed for _, _, fixed in entries))
+        self.by_args = frozenset(a for a, entries in self.plan.items() if any(fixed for _, _, fixed, _ in entries))
 
     def masks(self, state: tuple, key: int, transitions, take) -> int:
         """Append to `take` the conditions each transition of `state` takes, and return those
@@ -328,45 +339,40 @@ class Fairness:
         condition's arguments fail to evaluate (the search records where: Fairness.fault)."""
         en = 0
         plan = self.plan
-        tables: dict = {}  # (action, positions) -> {argument values: mask}, for this state
         for a, args, keys in transitions:
             entries = plan.get(a)
-            if entries is None:
-                take.extend(repeat(0, len(keys)))
+            n = len(keys)
+            if entries is None or not n:
+                take.extend(repeat(0, n))
                 continue
-            if args is None:  # no fixed arguments: the same mask for every step that changes the state
-                mask = 0
-                for _, any_mask, _ in entries:
-                    mask |= any_mask
-                for k in keys:
-                    if k == key:
-                        take.append(0)
-                    else:
-                        take.append(mask)
-                        en |= mask
+            stutters = [*map(key.__eq__, keys)] if key in keys else None
+            if stutters is not None and all(stutters):
+                take.extend(repeat(0, n))
                 continue
-            for values, k in zip(args, keys):
-                if k == key:
-                    take.append(0)
-                    continue
-                mask = 0
-                for positions, any_mask, fixed in entries:
-                    mask |= any_mask
-                    if fixed:
-                        table = tables.get((a, positions))
-                        if table is None:
-                            table = {}
-                            for bit, fn in fixed:
-                                try:
-                                    v = fn(state)
-                                except EVAL_FAILURES as exc:
-                                    raise EvaluationFailed(exc, -1, "evaluating a fairness condition",
-                                                           self.spans[bit.bit_length() - 1]) from None
-                                table[v] = table.get(v, 0) | bit
-                            tables[(a, positions)] = table
-                        mask |= table.get(tuple(values[p] for p in positions), 0)
-                take.append(mask)
-                en |= mask
+            mask = 0
+            for _, any_mask, _, _ in entries:
+                mask |= any_mask
+            masks = [mask] * n
+            if args is not None:  # per group of conditions fixing the same positions: {their values: mask}
+                for positions, _, fixed, values_at in entries:
+                    if not fixed:
+                        continue
+                    table: dict = {}
+                    for bit, fn in fixed:
+                        try:
+                            v = fn(state)
+                        except EVAL_FAILURES as exc:
+                            raise EvaluationFailed(exc, -1, "evaluating a fairness condition",
+                                                   self.spans[bit.bit_length() - 1]) from None
+                        if len(positions) == 1:
+                            v, = v
+                        table[v] = table.get(v, 0) | bit
+                    masks = [*map(or_, masks, map(table.get, map(values_at, args), repeat(0)))]
+            if stutters is not None:  # a step to the state itself takes nothing
+                for i in compress(range(n), stutters):
+                    masks[i] = 0
+            take.extend(masks)
+            en |= reduce(or_, masks, 0)
         return en
 
     def fault(self, model, state: tuple, s: int, graph: Graph) -> "EvaluationFailed":
@@ -395,6 +401,7 @@ class Plan:
     def __init__(self, model, names):
         self.model = model
         self.atoms: list = []  # predicates on a state; Plan.bits: bit 2i its value, bit 2i+1 it failed
+        self._index: dict[int, int] = {}
         self.leaves: dict[str, list[tuple]] = {}  # property -> [(kind, atom p, atom q or -1)]
         for prop in model.spec.properties:
             if prop.name not in names:
@@ -410,8 +417,14 @@ class Plan:
         self.fairness = Fairness(model)
 
     def _atom(self, pred) -> int:
-        self.atoms.append(pred)
-        return len(self.atoms) - 1
+        """The index of a predicate among the atoms: one each, however many leaves use it (the
+        same compiled predicate with no bound name is one object: `all(... for i in S)` over a
+        body that does not read i)."""
+        i = self._index.get(id(pred))
+        if i is None:
+            i = self._index[id(pred)] = len(self.atoms)
+            self.atoms.append(pred)  # (and keeps it alive, so that its id is not reused)
+        return i
 
     def bits(self, state: tuple) -> int:
         """The atoms' values in `state`: bit 2i for atom i true, bit 2i+1 for atom i failing to
@@ -430,71 +443,87 @@ class Plan:
 
 # ---------------------------------------------------------------- graph algorithms
 
-def _adjacency(graph: Graph, n: int, watch: _Watch) -> list[list[int]]:
-    """Successor lists (stored states only) for every state."""
-    succ = graph.succ
-    out = []
-    for s in range(n):
-        if not s & 0xFFF:
-            watch.poll()
-        out.append([t for t in (succ[e] for e in graph.edges(s)) if t >= 0])
-    return out
+class _Components:
+    """Tarjan's algorithm, iterative, on subgraphs of the behaviour graph given as regions: the
+    states s with region[s] == r form region r. Its tables are arrays of the graph's size, made
+    once and shared by every region searched (a state is visited in this pass when its index is
+    at least the pass's first), so that a graph of millions of states costs some bytes a state,
+    not the hundred of a dict entry."""
 
+    def __init__(self, graph: Graph, region: array, watch: _Watch):
+        n = len(region)
+        self.graph = graph
+        self.region = region
+        self.watch = watch
+        self.index = array("q", [-1]) * n
+        self.low = array("q", [0]) * n
+        self.on_stack = bytearray(n)
+        self.counter = 0
 
-def _sccs(nodes: set, adj: list[list[int]], watch: _Watch) -> list[list[int]]:
-    """Tarjan's algorithm, iterative, on the subgraph induced by `nodes`; deterministic order."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
-    stack: list[int] = []
-    out: list[list[int]] = []
-    counter = 0
-    for root in sorted(nodes):
-        if root in index:
-            continue
-        work = [(root, iter(adj[root]))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            v, it = work[-1]
-            advanced = False
-            for w in it:
-                if w not in nodes:
-                    continue
-                if w not in index:
-                    if not w & 0xFFF:
-                        watch.poll()
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(adj[w])))
-                    advanced = True
-                    break
-                if w in on_stack and index[w] < low[v]:
-                    low[v] = index[w]
-            if advanced:
+    def of(self, r: int, nodes) -> list[array]:
+        """The strongly connected components of region r (its states `nodes`, in increasing
+        order), each as the sorted array of its states; deterministic order."""
+        index, low, on_stack, region = self.index, self.low, self.on_stack, self.region
+        starts, succ, watch = self.graph.edge_start, self.graph.succ, self.watch
+        first = counter = self.counter
+        stack: list[int] = []
+        out: list[array] = []
+        for root in nodes:
+            if index[root] >= first:
                 continue
-            work.pop()
-            if work:
-                u = work[-1][0]
-                if low[v] < low[u]:
-                    low[u] = low[v]
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == v:
+            index[root] = low[root] = counter
+            counter += 1
+            stack.append(root)
+            on_stack[root] = 1
+            work = [root]
+            position = [starts[root]]
+            while work:
+                v = work[-1]
+                e, end = position[-1], starts[v + 1]
+                advanced = False
+                while e < end:
+                    w = succ[e]
+                    e += 1
+                    if w < 0 or region[w] != r:
+                        continue
+                    if index[w] < first:
+                        position[-1] = e
+                        if not counter & 0xFFF:
+                            watch.poll()
+                        index[w] = low[w] = counter
+                        counter += 1
+                        stack.append(w)
+                        on_stack[w] = 1
+                        work.append(w)
+                        position.append(starts[w])
+                        advanced = True
                         break
-                out.append(sorted(comp))
-    return out
+                    if on_stack[w] and index[w] < low[v]:
+                        low[v] = index[w]
+                if advanced:
+                    continue
+                work.pop()
+                position.pop()
+                if work:
+                    u = work[-1]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on_stack[w] = 0
+                        comp.append(w)
+                        if w == v:
+                            break
+                    comp.sort()
+                    out.append(array("i", comp))
+        self.counter = counter
+        return out
 
 
-def _internal_edges(comp: set, graph: Graph, s: int):
+def _internal_edges(comp, graph: Graph, s: int):
+    """The transitions of s to states of `comp` (a set, or anything with `in`)."""
     for e in graph.edges(s):
         t = graph.succ[e]
         if t >= 0 and t in comp:
@@ -518,35 +547,50 @@ def _bits(mask: int):
         c += 1
 
 
-def _fair_cycles(nodes: set, graph: Graph, adj, fairness: Fairness, watch: _Watch, must_visit=None):
-    """Every fair cycle (as an SCC with its requirements) or fair stuttering state inside `nodes`,
-    in a deterministic order. `must_visit(s)`: the cycle must contain such a state."""
+def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Watch, must_visit=None):
+    """Every fair cycle (as an SCC with its requirements) or fair stuttering state among the
+    states s with nodes[s] set, in a deterministic order. `must_visit(s)`: the cycle must
+    contain such a state."""
     enabled = graph.enabled
     take = graph.take
+    starts, succ = graph.edge_start, graph.succ
     strong_mask = sum(1 << c for c, strong in enumerate(fairness.strong) if strong)
-    for s in sorted(nodes):
-        if not s & 0xFFF:
+    members = array("i", compress(range(len(nodes)), nodes))
+    for i, s in enumerate(members):
+        if not i & 0xFFF:
             watch.poll()
         if not enabled[s] and (must_visit is None or must_visit(s)):
             yield _FairCycle([s], [], [], stutter=s)
-    work = [set(nodes)]
+    # Regions are labelled in `region`: 1 the states given, then each component and each
+    # part of one searched again its own label (a label, once searched, is never used again).
+    region = array("i", iter(nodes))  # (a bytearray itself would be read as raw bytes)
+    components = _Components(graph, region, watch)
+    label = 2
+    work = deque([(1, members)])
+    del members
     while work:
-        region = work.pop(0)
-        for comp_list in _sccs(region, adj, watch):
-            comp = set(comp_list)
+        r, states = work.popleft()
+        for comp_list in components.of(r, states):
+            c = label
+            label += 1
+            for s in comp_list:
+                region[s] = c
             taken = 0
             first_taking: dict[int, tuple[int, int]] = {}
             has_edge = False
-            for s in comp_list:
-                if not s & 0xFFF:
+            for i, s in enumerate(comp_list):
+                if not i & 0xFFF:
                     watch.poll()
-                for e, _ in _internal_edges(comp, graph, s):
+                for e in range(starts[s], starts[s + 1]):
+                    t = succ[e]
+                    if t < 0 or region[t] != c:
+                        continue
                     has_edge = True
                     m = take[e] & ~taken
                     if m:
                         taken |= m
-                        for c in _bits(m):
-                            first_taking[c] = (s, e)
+                        for b in _bits(m):
+                            first_taking[b] = (s, e)
             if not has_edge:
                 continue
             en_any = 0
@@ -559,13 +603,17 @@ def _fair_cycles(nodes: set, graph: Graph, adj, fairness: Fairness, watch: _Watc
                 continue  # a weak condition enabled everywhere and never taken: no fair cycle here
             drop_bits = missing & strong_mask
             if drop_bits:
-                rest = {s for s in comp_list if not enabled[s] & drop_bits}
+                rest = array("i", (s for s in comp_list if not enabled[s] & drop_bits))
                 if rest:
-                    work.append(rest)
+                    sub = label
+                    label += 1
+                    for s in rest:
+                        region[s] = sub
+                    work.append((sub, rest))
                 continue
-            required_edges = [first_taking[c] for c in sorted(first_taking)]
-            required_states = [next(s for s in comp_list if not enabled[s] & (1 << c))
-                               for c in _bits(missing)]
+            required_edges = [first_taking[b] for b in sorted(first_taking)]
+            required_states = [next(s for s in comp_list if not enabled[s] & (1 << b))
+                               for b in _bits(missing)]
             if must_visit is not None:
                 target = next((s for s in comp_list if must_visit(s)), None)
                 if target is None:
@@ -602,34 +650,38 @@ def _path_within(graph: Graph, start: int, goal, allowed: set, watch: _Watch) ->
     raise AssertionError("no path inside a strongly connected component")  # pragma: no cover
 
 
-def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed, watch: _Watch) -> tuple[dict, dict]:
-    """Multi-source BFS with seed distances; returns (distance, predecessor (state, edge))."""
+def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed: bytearray, watch: _Watch) -> tuple[array, array]:
+    """Multi-source BFS inside the allowed states, with seed distances: per state its distance
+    (-1: not reached) and the transition it is first reached by (-1: a seed)."""
+    n = len(allowed)
+    starts, succ = graph.edge_start, graph.succ
     seeds = sorted(seeds, key=lambda x: (x[1], x[0]))
-    dist: dict[int, int] = {}
-    prev: dict[int, tuple[int, int]] = {}
+    dist = array("q", [-1]) * n
+    prev = array("q", [-1]) * n
     buckets: dict[int, list[int]] = {}
     for s, d in seeds:
-        if s not in dist or d < dist[s]:
+        if dist[s] < 0 or d < dist[s]:
             dist[s] = d
-            prev[s] = (-1, -1)
             buckets.setdefault(d, []).append(s)
     level = min(buckets) if buckets else 0
+    polled = 0
     while buckets:
         if level not in buckets:
             level = min(buckets)
         frontier = buckets.pop(level)
         for s in frontier:
-            if not s & 0xFFF:
+            polled += 1
+            if not polled & 0xFFF:
                 watch.poll()
             if dist[s] != level:
                 continue
-            for e in graph.edges(s):
-                t = graph.succ[e]
-                if t < 0 or not allowed(t):
+            for e in range(starts[s], starts[s + 1]):
+                t = succ[e]
+                if t < 0 or not allowed[t]:
                     continue
-                if t not in dist or dist[t] > level + 1:
+                if dist[t] < 0 or dist[t] > level + 1:
                     dist[t] = level + 1
-                    prev[t] = (s, e)
+                    prev[t] = e
                     buckets.setdefault(level + 1, []).append(t)
         level += 1
     return dist, prev
@@ -663,7 +715,8 @@ class Checker:
         self.fairness = fairness
         if not fairness.count:  # nothing recorded: no condition is enabled or taken anywhere
             graph.enabled, graph.take = bytes(self.n), bytes(len(graph.succ))
-        self.adj = _adjacency(graph, self.n, self.watch)
+        if len(graph.edge_start) == self.n:  # the end of the last state's transitions
+            graph.edge_start.append(len(graph.succ))
         self.initial = [i for i, p in enumerate(parents) if p < 0]
         self.decided: list[str] = []  # properties found to hold or violated so far, by `check`
 
@@ -705,43 +758,43 @@ class Checker:
 
     def _check_leaf(self, name: str, kind: str, p: int, q: int) -> LivenessViolation | None:
         n = self.n
-        everything = set(range(n))
         if kind == "eventually":
-            allowed = {s for s in range(n) if not self._holds(p, s)}
-            seeds = [(s, 0) for s in self.initial if s in allowed]
+            allowed = bytearray(not self._holds(p, s) for s in range(n))
+            seeds = [(s, 0) for s in self.initial if allowed[s]]
             return self._search(name, allowed, seeds, None,
                                 "a fair behaviour in which the predicate never holds")
         if kind == "always_eventually":
-            allowed = {s for s in range(n) if not self._holds(p, s)}
+            allowed = bytearray(not self._holds(p, s) for s in range(n))
             return self._search(name, allowed, None, None,
                                 "a fair behaviour in which the predicate eventually never holds again")
         if kind == "eventually_always":
             must = (lambda s: not self._holds(p, s))
-            return self._search(name, everything, None, must,
+            return self._search(name, bytearray([1]) * n, None, must,
                                 "a fair behaviour in which the predicate is false infinitely often")
         if kind == "leads_to":
-            allowed = {s for s in range(n) if not self._holds(q, s)}
-            seeds = [(s, self.depth[s]) for s in allowed if self._holds(p, s)]
+            allowed = bytearray(not self._holds(q, s) for s in range(n))
+            seeds = [(s, self.depth[s]) for s in compress(range(n), allowed) if self._holds(p, s)]
             return self._search(name, allowed, seeds, None,
                                 "the left side holds, then the right side never does", from_tree=True)
         raise AssertionError(kind)  # pragma: no cover
 
-    def _search(self, name, allowed: set, seeds, must, detail, from_tree: bool = False):
-        """The fair cycle inside `allowed` with the shortest prefix. `seeds`: (state, distance) where
-        the restricted prefix may start (None: any reachable state, reached by the BFS tree)."""
-        if not allowed:
+    def _search(self, name, allowed: bytearray, seeds, must, detail, from_tree: bool = False):
+        """The fair cycle inside the allowed states (allowed[s] set) with the shortest prefix.
+        `seeds`: (state, distance) where the restricted prefix may start (None: any reachable
+        state, reached by the BFS tree)."""
+        if 1 not in allowed:
             return None
         if seeds is None:
             reach = allowed
-            dist = {s: self.depth[s] for s in allowed}
+            dist = self.depth
             prev = None
         else:
             if not seeds:
                 return None
-            dist, prev = _bfs(self.graph, seeds, lambda t: t in allowed, self.watch)
-            reach = set(dist)
+            dist, prev = _bfs(self.graph, seeds, allowed, self.watch)
+            reach = bytearray(map((-1).__lt__, dist))
         best = None
-        for cycle in _fair_cycles(reach, self.graph, self.adj, self.fairness, self.watch, must):
+        for cycle in _fair_cycles(reach, self.graph, self.fairness, self.watch, must):
             entry = min(cycle.nodes, key=lambda s: (dist[s], s))
             key = (dist[entry], entry)
             if best is None or key < best[0]:
@@ -761,9 +814,11 @@ class Checker:
         """(state, edge) steps from an initial state to `entry`."""
         steps: list[tuple[int, int]] = []
         s = entry
-        if prev is not None:
-            while prev[s][0] >= 0:
-                p, e = prev[s]
+        if prev is not None:  # the transition each state was first reached by (-1: a seed)
+            starts = self.graph.edge_start
+            while prev[s] >= 0:
+                e = prev[s]
+                p = bisect_right(starts, e) - 1  # the state whose transitions include e
                 steps.append((p, e))
                 s = p
             if not from_tree:

@@ -35,7 +35,7 @@ class Options:
     # Keep exploring after an invariant violation (each invariant is reported once, with a
     # shortest trace); the result lists every check that failed. For `tlacheck verify`.
     collect: bool = False
-    storage: Storage = Storage.FINGERPRINT  # EXACT anyway when temporal properties are checked
+    storage: Storage = Storage.FINGERPRINT  # EXACT anyway in collect mode
     # > 1: that many forked workers (checker/engine/levels.py), with the same result. One process
     # anyway for exact storage, temporal and step properties and collect mode.
     workers: int = 1
