@@ -404,3 +404,91 @@ def test_issue_8_explore_reports_undecided_properties_when_stopped_in_the_livene
     _, r = stopped_in_the_liveness_phase(properties=("YZero",))
     assert r.undecided == ("YZero",)
     assert explore(model, Options()).verdict == Verdict.OK
+
+
+# ---------------------------------------------------------------- the behaviour graph (issue 18, item 4)
+
+WITH_PROPERTIES = ["fork_teammate.spec", "notify_race.spec", "classic/dining_philosophers.spec",
+                   "classic/ewd840.spec", "classic/simple_allocator.spec", "corpus/scheduling_allocator.spec"]
+
+
+def _outcome(result):
+    v = result.violation
+    trace = None if v is None else (v.kind, v.name, [(s.action, s.args, s.state) for s in v.trace.steps],
+                                    v.trace.loop_index, None if v.trace.closing is None else
+                                    (v.trace.closing.action, v.trace.closing.args, v.trace.closing.state))
+    return result.verdict, result.distinct_states, result.states_generated, result.depth, trace
+
+
+@pytest.mark.parametrize("name", WITH_PROPERTIES)
+def test_issue_18_properties_decided_on_fingerprints_agree_with_exact_storage(name):
+    """With temporal properties the search stores fingerprints and keeps no state (the behaviour
+    graph holds the predicates' values and the successors' numbers; a lasso's states are found
+    again by running the spec): the verdict, the counts and the counterexample are those of exact
+    storage, which keeps every state and tells them by their ids."""
+    from checker.engine.options import Options, Storage
+
+    model = build_model(read_source(str(SPECS / name)))
+    live = tuple(p.name for p in model.spec.properties if p.has_liveness)
+    assert live, "a spec with a liveness property"
+    for invariants in (None, ()):  # with the invariants, and without them: the liveness checker runs
+        on_fingerprints = explore(model, Options(invariants=invariants))
+        exact = explore(model, Options(invariants=invariants, storage=Storage.EXACT))
+        assert on_fingerprints.fingerprint_collision is not None and exact.fingerprint_collision is None
+        assert _outcome(on_fingerprints) == _outcome(exact)
+    assert on_fingerprints.verdict in (Verdict.OK, Verdict.LIVENESS_VIOLATED, Verdict.DEADLOCK)
+    if on_fingerprints.verdict == Verdict.LIVENESS_VIOLATED:
+        replay_lasso(model, on_fingerprints.violation.trace)
+
+
+def test_issue_18_a_predicate_failing_where_the_check_does_not_need_it_is_no_error():
+    """The search evaluates every predicate of the properties in every state and records a
+    failure as such; the checker reports it only where it reads the value, as a checker that
+    evaluates on demand: here `10 // x > 5` fails where x == 0, where the right side holds."""
+    _, r = check("""
+        var x: 0..3 = 0
+        action A:
+            x = (x + 1) % 4
+        fair weak A
+        property L: (10 // x > 2) leads_to x == 0
+        """)
+    assert r.verdict == Verdict.OK and r.error is None
+    _, r = check("""
+        var x: 0..3 = 0
+        action A:
+            x = (x + 1) % 4
+        fair weak A
+        property L: (10 // x > 2) leads_to x == 3
+        """)
+    assert r.error is not None and r.error.code == "E407"
+    assert r.error.message.endswith("(while evaluating property L)")
+    assert r.violation.trace.steps[-1].state == (0,)  # the initial state: the first in number order
+
+
+def test_issue_18_an_invariant_violated_is_reported_before_a_fairness_error_found_during_the_search():
+    """Fairness conditions are evaluated while the search records the graph, but their errors are
+    reported where the liveness checker used to meet them: after a search that found nothing."""
+    _, r = check("""
+        var x: 0..3 = 0
+        action A(k in 0..3):
+            require k == x
+            x = (x + 1) % 4
+        fair weak A(10 // (x - 2))
+        invariant Small: x < 3
+        property P: always eventually x == 0
+        """)
+    assert r.verdict == Verdict.INVARIANT_VIOLATED and r.violation.name == "Small"
+
+
+def test_issue_18_a_property_on_a_model_without_any_state_holds():
+    """No initial state satisfies the constraint: there is no behaviour, and the empty graph is
+    decided as such (the fuzz campaign's find: the search ended before it had a table)."""
+    _, r = check("""
+        var x: bool in {true}
+        action A:
+            x = x
+        constraint C: not x
+        property P: eventually x
+        fair weak A
+        """)
+    assert (r.verdict, r.distinct_states, r.states_generated) == (Verdict.OK, 0, 1)
