@@ -20,6 +20,11 @@ class Benchmark:
     generated: int = 0
     tlc: dict | None = None  # TwoPhase: {"RM": "{r1, ...}"} for the TLA+ original
     spin: tuple[str, dict] | None = None  # Promela file in peers/ and its -D defines
+    tla: str | None = None  # a TLA+ module in peers/, run by TLC with the .cfg of the same name
+    variant: str = "base"  # the spec's variant that is checked
+    # Only these invariants, no reachable checks or temporal properties (what the peer's cfg checks);
+    # None: every check of the spec.
+    invariants: tuple[str, ...] | None = None
 
 
 def _rms(n: int) -> str:
