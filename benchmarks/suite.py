@@ -51,6 +51,10 @@ BENCHMARKS = [
     # specs/notify_race.spec with three tasks (its base, the race; SameResultString holds).
     Benchmark("notify_race_seed_3", MODELS_DIR / "notify_race_scaled.spec", {"Tasks": "{t1, t2, t3}"}, True,
               143_979, 683_830, tla="notify_race_scaled.tla"),
+    # specs/fork_teammate.spec with a lead and five teammates, its variant Fix1 (both invariants hold).
+    Benchmark("fork_teammate_fix1_5", MODELS_DIR / "fork_teammate_scaled.spec",
+              {"Agent": "{lead, tm1, tm2, tm3, tm4, tm5}"}, True, 644_204, 6_910_553,
+              tla="fork_teammate_scaled.tla", variant="Fix1"),
 ]
 
 
