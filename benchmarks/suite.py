@@ -55,6 +55,11 @@ BENCHMARKS = [
     Benchmark("fork_teammate_fix1_5", MODELS_DIR / "fork_teammate_scaled.spec",
               {"Agent": "{lead, tm1, tm2, tm3, tm4, tm5}"}, True, 644_204, 6_910_553,
               tla="fork_teammate_scaled.tla", variant="Fix1"),
+    # specs/agent_routing.spec itself, five agents (the main session and four slots), its depth 2.
+    Benchmark("agent_routing_5", ROOT / "specs" / "agent_routing.spec",
+              {"AGENT": "{main, a1, a2, a3, a4}"}, True, 184_209, 5_453_346,
+              tla="agent_routing.tla",
+              invariants=("NoBackgroundFromTeammate", "NoTeammateFromTeammate", "NoForkFromFork")),
 ]
 
 
