@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
                              per_state, ratio, note))
             print("  ".join(rows[-1]), flush=True)
         peers: list[PeerRun] = []
-        if not args.no_peers and bench.tlc:
+        if not args.no_peers and (bench.tlc or bench.tla):
             peers.append(run_tlc(bench))
         if not args.no_peers and bench.spin:
             peers.append(run_spin(bench))

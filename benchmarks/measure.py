@@ -80,10 +80,12 @@ class _TreeSampler(threading.Thread):
 
 def measure(name: str, workers: int, storage: str | None) -> dict:
     bench = by_name([name])[0]
-    model = build_model(read_source(str(bench.spec)), dict(bench.overrides))
+    model = build_model(read_source(str(bench.spec)), dict(bench.overrides), bench.variant)
     rss_before = _rss(os.getpid())
     # Every state, as the peers explore them (a model may declare its sets `symmetric`)
     kwargs = {"check_deadlock": bench.check_deadlock, "symmetry": False}
+    if bench.invariants is not None:  # these alone, as the peer checks them (tlacheck check --invariant)
+        kwargs.update(invariants=bench.invariants, properties=(), reachables=())
     if workers != 1:
         kwargs["workers"] = workers
     if storage is not None:

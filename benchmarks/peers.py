@@ -5,7 +5,9 @@ note. Each peer runs in a temporary directory; its peak RSS is that child's
 own (os.wait4).
 
 - TLC: `java -XX:+UseParallelGC -cp tla2tools.jar tlc2.TLC -workers 1` on the
-  TLA+ original (TwoPhase.tla, from ../shared/reference), one worker; the wall
+  TLA+ original (TwoPhase.tla, from ../shared/reference), or on the benchmark's
+  own TLA+ translation in peers/ (its `tla`, with the .cfg of the same name;
+  `-deadlock` where the tlacheck model checks no deadlock), one worker; the wall
   time includes JVM start-up and parsing, as a user sees it.
 - SPIN: `spin -a`, `gcc -O2 -DSAFETY -DNOREDUCE` (no partial-order
   reduction, so every state is visited, as tlacheck does), then
@@ -82,17 +84,26 @@ def run_tlc(bench: Benchmark) -> PeerRun:
     if shutil.which("java") is None or jar is None:
         run.skipped = "java or tla2tools.jar not found (set TLA2TOOLS_JAR)"
         return run
-    if not (TWO_PHASE_DIR / "TwoPhase.tla").exists():
+    if bench.tla is None and not (TWO_PHASE_DIR / "TwoPhase.tla").exists():
         run.skipped = f"{TWO_PHASE_DIR} not found"
         return run
     with tempfile.TemporaryDirectory(prefix="tlacheck-bench-tlc-") as tmp:
-        for f in ("TwoPhase.tla", "TCommit.tla"):
-            shutil.copy(TWO_PHASE_DIR / f, tmp)
-        cfg = (TWO_PHASE_DIR / "TwoPhase.cfg").read_text()
-        cfg = re.sub(r"RM\s*=\s*\{[^}]*\}", "RM = " + bench.tlc["RM"], cfg)
-        Path(tmp, "TwoPhase.cfg").write_text(cfg)
+        if bench.tla is not None:  # the translation in peers/, its cfg as it is
+            module, cfg_name = bench.tla, Path(bench.tla).with_suffix(".cfg").name
+            for f in (module, cfg_name):
+                shutil.copy(PEERS_DIR / f, tmp)
+        else:
+            module, cfg_name = "TwoPhase.tla", "TwoPhase.cfg"
+            for f in ("TwoPhase.tla", "TCommit.tla"):
+                shutil.copy(TWO_PHASE_DIR / f, tmp)
+            cfg = (TWO_PHASE_DIR / "TwoPhase.cfg").read_text()
+            cfg = re.sub(r"RM\s*=\s*\{[^}]*\}", "RM = " + bench.tlc["RM"], cfg)
+            Path(tmp, "TwoPhase.cfg").write_text(cfg)
         cmd = ["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC", "-workers", "1",
-               "-config", "TwoPhase.cfg", "TwoPhase.tla"]
+               "-metadir", str(Path(tmp, "meta")), "-config", cfg_name]
+        if not bench.check_deadlock:
+            cmd.append("-deadlock")
+        cmd.append(module)
         status, out, wall, rss = _run_wait4(cmd, tmp)
     m = re.search(r"([\d,]+) states generated, ([\d,]+) distinct states found", out)
     if not m:

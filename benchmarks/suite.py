@@ -20,6 +20,11 @@ class Benchmark:
     generated: int = 0
     tlc: dict | None = None  # TwoPhase: {"RM": "{r1, ...}"} for the TLA+ original
     spin: tuple[str, dict] | None = None  # Promela file in peers/ and its -D defines
+    tla: str | None = None  # a TLA+ module in peers/, run by TLC with the .cfg of the same name
+    variant: str = "base"  # the spec's variant that is checked
+    # Only these invariants, no reachable checks or temporal properties (what the peer's cfg checks);
+    # None: every check of the spec.
+    invariants: tuple[str, ...] | None = None
 
 
 def _rms(n: int) -> str:
@@ -41,6 +46,20 @@ BENCHMARKS = [
               926_857, 3_305_201, spin=("notify_race.pml", {"T": "4"})),
     Benchmark("mailboxes_3", MODELS_DIR / "mailboxes.spec", {"Clients": "{c1, c2, c3}"}, False,
               662_100, 2_578_234),
+    # The three seed models scaled up (docs/performance.md, "The seed models scaled up"), each beside
+    # its TLA+ translation in peers/: TLC 2.15 finds the same distinct and generated states.
+    # specs/notify_race.spec with three tasks (its base, the race; SameResultString holds).
+    Benchmark("notify_race_seed_3", MODELS_DIR / "notify_race_scaled.spec", {"Tasks": "{t1, t2, t3}"}, True,
+              143_979, 683_830, tla="notify_race_scaled.tla"),
+    # specs/fork_teammate.spec with a lead and five teammates, its variant Fix1 (both invariants hold).
+    Benchmark("fork_teammate_fix1_5", MODELS_DIR / "fork_teammate_scaled.spec",
+              {"Agent": "{lead, tm1, tm2, tm3, tm4, tm5}"}, True, 644_204, 6_910_553,
+              tla="fork_teammate_scaled.tla", variant="Fix1"),
+    # specs/agent_routing.spec itself, five agents (the main session and four slots), its depth 2.
+    Benchmark("agent_routing_5", ROOT / "specs" / "agent_routing.spec",
+              {"AGENT": "{main, a1, a2, a3, a4}"}, True, 184_209, 5_453_346,
+              tla="agent_routing.tla",
+              invariants=("NoBackgroundFromTeammate", "NoTeammateFromTeammate", "NoForkFromFork")),
 ]
 
 

@@ -8,7 +8,12 @@ import pytest
 
 from benchmarks import __main__ as runner
 from benchmarks.measure import measure
-from benchmarks.suite import BENCHMARKS, PEERS_DIR
+from benchmarks.suite import BENCHMARKS, MODELS_DIR, PEERS_DIR, ROOT
+
+from checker.app.cli import read_source
+from checker.compile.model import build_model
+from checker.engine.explore import explore
+from checker.engine.options import Options
 
 
 def test_every_benchmark_names_existing_files():
@@ -16,6 +21,8 @@ def test_every_benchmark_names_existing_files():
         assert bench.spec.exists(), bench.spec
         if bench.spin:
             assert (PEERS_DIR / bench.spin[0]).exists()
+        if bench.tla:
+            assert (PEERS_DIR / bench.tla).exists() and (PEERS_DIR / bench.tla).with_suffix(".cfg").exists()
 
 
 def test_measure_reports_the_expected_counts():
@@ -40,3 +47,22 @@ def test_the_corpus_benchmark_covers_every_port_that_tlc_checks_to_the_end():
     assert {e["name"] for e in corpus.entries(None, 100_000)} < names
     with pytest.raises(SystemExit):
         corpus.entries(["no_such_model"], 0)
+
+
+def _counts(spec, overrides=None, variant="base", invariants=None):
+    model = build_model(read_source(str(spec)), overrides or {}, variant)
+    result = explore(model, Options(invariants=invariants, properties=(), reachables=(), symmetry=False))
+    return result.verdict.value, result.distinct_states, result.states_generated
+
+
+@pytest.mark.parametrize("seed, scaled, overrides, variant, invariants", [
+    ("notify_race.spec", "notify_race_scaled.spec", {"Tasks": "{t1}"}, "base", ("SameResultString",)),
+    ("fork_teammate.spec", "fork_teammate_scaled.spec", {"Agent": "{lead, tm1}"}, "Fix1",
+     ("TeammateSubagentsForeground", "OwnerIsSpawner")),
+])
+def test_a_scaled_seed_model_at_size_one_is_the_seed(seed, scaled, overrides, variant, invariants):
+    """The scaled copies generalise the seed's one task (one teammate): at that size they explore
+    the seed's own state space, state for state in number."""
+    want = _counts(ROOT / "specs" / seed, variant=variant, invariants=invariants)
+    assert want[0] == "ok"
+    assert _counts(MODELS_DIR / scaled, overrides, variant) == want
