@@ -425,7 +425,7 @@ def test_issue_18_properties_decided_on_fingerprints_agree_with_exact_storage(na
     """With temporal properties the search stores fingerprints and keeps no state (the behaviour
     graph holds the predicates' values and the successors' numbers; a lasso's states are found
     again by running the spec): the verdict, the counts and the counterexample are those of exact
-    storage, which keeps every state and tells them by their ids."""
+    storage, which keeps every state and tells them by their ids, with one worker or two."""
     from checker.engine.options import Options, Storage
 
     model = build_model(read_source(str(SPECS / name)))
@@ -436,6 +436,8 @@ def test_issue_18_properties_decided_on_fingerprints_agree_with_exact_storage(na
         exact = explore(model, Options(invariants=invariants, storage=Storage.EXACT))
         assert on_fingerprints.fingerprint_collision is not None and exact.fingerprint_collision is None
         assert _outcome(on_fingerprints) == _outcome(exact)
+        # two forked workers record the graph in parts: the coordinator puts them together
+        assert _outcome(explore(model, Options(invariants=invariants, workers=2))) == _outcome(exact)
     assert on_fingerprints.verdict in (Verdict.OK, Verdict.LIVENESS_VIOLATED, Verdict.DEADLOCK)
     if on_fingerprints.verdict == Verdict.LIVENESS_VIOLATED:
         replay_lasso(model, on_fingerprints.violation.trace)

@@ -68,7 +68,7 @@ def explore(model: Model, options: Options = Options(), progress: ProgressCallba
 def one_process_reason(model: Model, options: Options) -> str | None:
     """Why a search with `options.workers` > 1 runs in one process anyway (None: it does not)."""
     cause = _graph_search_cause(model, options)
-    if cause is not None:
+    if cause is not None and cause != "temporal":
         return _ONE_PROCESS[cause]
     return None if Coordinator.available() else "this platform cannot fork worker processes"
 
@@ -85,8 +85,7 @@ def symmetry_not_applied(model: Model, options: Options) -> str | None:
 
 
 # What makes the search run on exact storage in one process, and how each cause is told.
-_ONE_PROCESS = {"temporal": "temporal properties are decided on the whole state graph, in one process",
-                "exact": "exact storage runs in one process",
+_ONE_PROCESS = {"exact": "exact storage runs in one process",
                 "collect": "collecting every violation runs in one process"}
 _UNREDUCED = {"temporal": "temporal properties are decided on the graph of every state "
                           "(use --property/--invariant to check the rest reduced)",

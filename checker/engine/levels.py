@@ -368,7 +368,8 @@ class Coordinator(Search):
                 mine, theirs = ctx.Pipe()
                 proc = ctx.Process(target=_worker_main,
                                    args=(theirs, self.model, self.table, self.halt, self.options.check_deadlock,
-                                         checks, self.live_counts, w, self.symmetric),
+                                         checks, self.live_counts, w, self.symmetric,
+                                         None if self.graph is None else self.graph.plan),
                                    daemon=True)
                 proc.start()
                 theirs.close()
@@ -714,7 +715,8 @@ class Coordinator(Search):
             reports.append({"keys": keys, "acts": acts, "distinct": distinct, "parents": e["parents"],
                             "counts": e["counts"], "enabled": e["enabled"], "generated": e["generated"],
                             "witnesses": e["witnesses"], "faults": e["faults"], "events": e["events"],
-                            "placed": e["placed"], "collected": e.get("collected", ())})
+                            "placed": e["placed"], "collected": e.get("collected", ()),
+                            "graph": e.get("graph"), "mask": m})
         settled["all_keys"], settled["all_fps"], settled["reports"] = all_keys, all_fps, reports
         return settled
 
@@ -805,12 +807,22 @@ class Coordinator(Search):
         """Add up a whole level: its expansion's counts, the witnesses its checks found, and the
         start of each parent's transitions in the graph (they were recorded in parent order)."""
         if self.graph is not None:
-            a_count, starts, edges = len(self.coverage), self.graph.edge_start, self.edges
+            graph = self.graph
+            a_count, starts, edges = len(self.coverage), graph.edge_start, self.edges
             for r in reports:
                 counts = r["counts"]
                 for p in range(len(r["parents"])):
                     starts.append(edges)
                     edges += sum(counts[p * a_count:(p + 1) * a_count])
+                part = r["graph"]
+                if part is not None:  # a forked worker's: its parents' transitions, its own new states
+                    succ, values, enabled, take, fault = part
+                    graph.succ.extend(succ)
+                    graph.values.extend(values if r["mask"] is None else compress(values, r["mask"]))
+                    graph.enabled.extend(enabled)
+                    graph.take.extend(take)
+                    if fault >= 0 and (graph.fairness_fault < 0 or fault < graph.fairness_fault):
+                        graph.fairness_fault = fault
             self.edges = edges
         for r in reports:
             self.generated += sum(r["generated"])
@@ -1048,7 +1060,7 @@ class _Stopped(Exception):
 
 
 def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
-                 checks: tuple, live: mmap.mmap, w: int, symmetric: bool) -> None:
+                 checks: tuple, live: mmap.mmap, w: int, symmetric: bool, plan) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
@@ -1060,7 +1072,8 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
     try:
         with watchdog:
             _Worker(conn, model, table, halt, check_deadlock, checks,
-                    memoryview(live).cast("q")[_LIVE * w:_LIVE * (w + 1)], None, symmetric).serve()
+                    memoryview(live).cast("q")[_LIVE * w:_LIVE * (w + 1)], None, symmetric,
+                    graph=None if plan is None else Graph(plan)).serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
     except MemoryError:  # outside the spec's code (there it is an event): the worker's own tables
@@ -1161,7 +1174,12 @@ class _Worker:
                 self.first, self.frontier = msg[1:]
                 self.frontier_fps = list(map(self.fingerprint, self.frontier))
             elif op == "step":
-                conn.send(("stepped",) + self._step(*msg[1:]))
+                stepped = self._step(*msg[1:])
+                if self.graph is not None:  # its part of the behaviour graph goes with its expansion
+                    g = self.graph
+                    stepped[0]["graph"] = (g.succ, g.values, g.enabled, g.take, g.fairness_fault)
+                    self.graph = Graph(g.plan)
+                conn.send(("stepped",) + stepped)
             elif op == "lookup":
                 conn.send(("looked up",) + self._lookup(msg[1]))
             else:
