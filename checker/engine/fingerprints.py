@@ -355,22 +355,48 @@ class FingerprintSet:
         return self.table.itemsize * len(self.table)
 
 
-def numbers_of(fps: array) -> Callable[[int, int], int]:
-    """For the distinct fingerprints `fps` (a state's number is its position), a function giving
-    the number of a fingerprint, or `default` when it is not there: the behaviour graph's
-    successors become numbers after the search (levels.Coordinator._finish). An open-addressing
-    table of the numbers, probing `fps` itself, at most half full: 8 to 16 bytes per state,
-    instead of the ~100 of a dict."""
-    slots = 1 << max(4, (2 * len(fps)).bit_length())
-    mask = slots - 1
-    table = array("i", [-1]) * slots if len(fps) < 1 << 31 else array("q", [-1]) * slots
-    for i, fp in enumerate(fps):
-        h = fp & mask
-        while table[h] >= 0:
-            h = (h + 1) & mask
-        table[h] = i
+class NumberTable:
+    """The number of each stored state's fingerprint (its position in `fps`, the store's array of
+    distinct fingerprints, which grows as the search stores states): the behaviour graph's
+    successors become numbers level by level (levels.Coordinator._add_level). An open-addressing
+    table of the numbers alone, probing `fps` itself, at most half full: 8 to 16 bytes per state,
+    instead of the ~100 of a dict. Works for any distinct ints (the ids of exact storage too)."""
 
-    def number(fp: int, default: int = -1) -> int:
+    def __init__(self, fps: array):
+        self.fps = fps
+        self.count = 0
+        self._make(1 << 16)
+
+    def _make(self, slots: int) -> None:
+        self.mask = slots - 1
+        self.table = array("i", [-1]) * slots if slots < 1 << 31 else array("q", [-1]) * slots
+        count, self.count = self.count, 0
+        self._insert(count)
+
+    def _insert(self, end: int) -> None:
+        fps, table, mask = self.fps, self.table, self.mask
+        for i in range(self.count, end):
+            h = fps[i] & mask
+            while table[h] >= 0:
+                h = (h + 1) & mask
+            table[h] = i
+        self.count = end
+
+    def extend(self) -> None:
+        """Take in the states stored since the last call."""
+        end = len(self.fps)
+        if 2 * end > self.mask + 1:
+            slots = self.mask + 1
+            while 2 * end > slots:
+                slots <<= 2
+            self.count = end
+            self._make(slots)
+        else:
+            self._insert(end)
+
+    def number(self, fp: int, default: int = -1) -> int:
+        """The number of the state with this fingerprint, or `default`."""
+        fps, table, mask = self.fps, self.table, self.mask
         h = fp & mask
         i = table[h]
         while i >= 0:
@@ -379,5 +405,3 @@ def numbers_of(fps: array) -> Callable[[int, int], int]:
             h = (h + 1) & mask
             i = table[h]
         return default
-
-    return number

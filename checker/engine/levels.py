@@ -124,7 +124,7 @@ from checker.compile.model import Model
 from checker.core.result import Result, Verdict
 from checker.core.runtime import EVAL_FAILURES
 from checker.engine.search import Search
-from checker.engine.fingerprints import Fingerprinter, collision_probability, numbers_of
+from checker.engine.fingerprints import Fingerprinter, NumberTable, collision_probability
 from checker.engine.limits import MemoryWatch, limit_reached, resident_mb
 from checker.engine.liveness import EvaluationFailed, Graph
 from checker.engine.options import Options, Progress, liveness_properties
@@ -343,6 +343,8 @@ class Coordinator(Search):
     def _run(self) -> Result:
         initial, initial_fps = self._initial_states()
         self.distinct = self.seen.count
+        # The number of each stored state's key, for the behaviour graph's successors
+        self.numbers = NumberTable(self.fps) if self.graph is not None else None
         if not initial:
             return self._finish()
         self.table = _Table(_slots_for(self.seen.count), shared=self.workers > 1)
@@ -357,7 +359,7 @@ class Coordinator(Search):
                 # It reads the watchdog's verdict as its stop flag; its counters are its own.
                 self.local = _Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
                                      checks, [0] * _LIVE, self._tick, self.symmetric,
-                                     exact=self.exact, graph=self.graph,
+                                     exact=self.exact, plan=None if self.graph is None else self.graph.plan,
                                      collect=self.options.collect)
                 self.local.frontier, self.local.frontier_fps = initial, initial_fps
                 if self.exact is not None:
@@ -808,6 +810,9 @@ class Coordinator(Search):
         start of each parent's transitions in the graph (they were recorded in parent order)."""
         if self.graph is not None:
             graph = self.graph
+            numbers = self.numbers
+            numbers.extend()  # the level's new states are linked: their successors are numbered now
+            number = numbers.number
             a_count, starts, edges = len(self.coverage), graph.edge_start, self.edges
             for r in reports:
                 counts = r["counts"]
@@ -815,9 +820,9 @@ class Coordinator(Search):
                     starts.append(edges)
                     edges += sum(counts[p * a_count:(p + 1) * a_count])
                 part = r["graph"]
-                if part is not None:  # a forked worker's: its parents' transitions, its own new states
+                if part is not None:  # a worker's: its parents' transitions, its own new states
                     succ, values, enabled, take, fault = part
-                    graph.succ.extend(succ)
+                    graph.succ.extend(map(number, succ, repeat(-1)))  # keys -> numbers (-1: not stored)
                     graph.values.extend(values if r["mask"] is None else compress(values, r["mask"]))
                     graph.enabled.extend(enabled)
                     graph.take.extend(take)
@@ -907,19 +912,15 @@ class Coordinator(Search):
         fingerprints): they become the successors' numbers (-1: not stored, it failed a
         constraint), and what told new states is freed first."""
         graph = self.graph
-        if graph is not None:
+        if graph is not None:  # what told new states and numbered them is not needed any more
+            self.numbers = None
             if self.exact is not None:
-                number = dict(zip(self.fps, range(len(self.fps)))).get  # id -> number, of the stored states
                 self.exact.release()
-            else:  # the table only told new states: the table of numbers takes its place
-                if self.table is not None:  # (none when no initial state is in the model)
-                    self.table.close()
-                    self.table = None
-                if self.local is not None:
-                    self.local.table = None
-                number = numbers_of(self.fps)
-            graph.succ = array("i", map(number, graph.succ, repeat(-1)))
-            del number
+            if self.table is not None:  # (none when no initial state is in the model)
+                self.table.close()
+                self.table = None
+            if self.local is not None:
+                self.local.table = None
             depths = self.depths = array("i")
             for p in self.parents:
                 depths.append(0 if p < 0 else depths[p] + 1)
@@ -1073,7 +1074,7 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
         with watchdog:
             _Worker(conn, model, table, halt, check_deadlock, checks,
                     memoryview(live).cast("q")[_LIVE * w:_LIVE * (w + 1)], None, symmetric,
-                    graph=None if plan is None else Graph(plan)).serve()
+                    plan=plan).serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
     except MemoryError:  # outside the spec's code (there it is an event): the worker's own tables
@@ -1095,7 +1096,7 @@ class _Worker:
 
     def __init__(self, conn, model: Model, table: _Table, halt, check_deadlock: bool,
                  checks: tuple, live, tick: Callable[[int, int, int], None] | None = None, symmetric: bool = False,
-                 exact: ExactStore | None = None, graph: Graph | None = None, collect: bool = False):
+                 exact: ExactStore | None = None, plan=None, collect: bool = False):
         self.conn = conn
         self.live = live  # its shared counters: step, expanded, candidates, generated in this expansion
         self.tick = tick
@@ -1122,8 +1123,9 @@ class _Worker:
         # The behaviour graph of temporal properties (one worker): the worker records there the atoms
         # of each state it stores, the successors' keys, and the fairness conditions each state
         # enables and each transition takes (liveness.Graph)
-        self.graph = graph
-        self.fair = graph.plan.fairness if graph is not None and graph.plan.fairness.count else None
+        # this level's part of the behaviour graph (shipped with the expansion): successors as keys
+        self.graph = None if plan is None else Graph(plan, succ=array("q"))
+        self.fair = plan.fairness if plan is not None and plan.fairness.count else None
         self.args: list = [None]  # [the arguments of the last successors of an action in fair.by_args]
         # Collect mode: a check found false is not an event; it is collected (key, kind, unstored,
         # check kind, name) and not evaluated again; so is the first deadlock.
@@ -1174,12 +1176,7 @@ class _Worker:
                 self.first, self.frontier = msg[1:]
                 self.frontier_fps = list(map(self.fingerprint, self.frontier))
             elif op == "step":
-                stepped = self._step(*msg[1:])
-                if self.graph is not None:  # its part of the behaviour graph goes with its expansion
-                    g = self.graph
-                    stepped[0]["graph"] = (g.succ, g.values, g.enabled, g.take, g.fairness_fault)
-                    self.graph = Graph(g.plan)
-                conn.send(("stepped",) + stepped)
+                conn.send(("stepped",) + self._step(*msg[1:]))
             elif op == "lookup":
                 conn.send(("looked up",) + self._lookup(msg[1]))
             else:
@@ -1438,9 +1435,13 @@ class _Worker:
         self.fps = fps
         self.states = states
         collected, self.collected = self.collected, []
+        part = None
+        if graph is not None:  # its part of the behaviour graph goes with its expansion
+            part = (graph.succ, graph.values, graph.enabled, graph.take, graph.fairness_fault)
+            self.graph = Graph(graph.plan, succ=array("q"))
         return {"fps": fps, "keys": keys, "acts": acts, "parents": parents, "counts": counts,
                 "enabled": enabled, "generated": generated, "witnesses": witnesses, "faults": faults,
-                "events": events, "placed": placed, "collected": collected}
+                "events": events, "placed": placed, "collected": collected, "graph": part}
 
     def _fails(self, checks: tuple, state: tuple, event: tuple, placed: dict) -> bool:
         """Whether one of `checks` (name, predicate, kind) is false or fails to evaluate in `state`;

@@ -119,12 +119,13 @@ class Graph:
     is how a counterexample's states are found again. A successor of -1 left the model (it failed
     a state constraint): it counts for enabledness but is not a transition of the graph.
 
-    During the search `succ` holds the successors' keys (fingerprints, or ids on exact storage);
-    the driver makes them numbers after it (levels.Coordinator._finish)."""
+    A worker records its part of a level with the successors' keys (fingerprints, or ids on exact
+    storage, in an array("q")); the driver appends it with the keys made numbers once the level's
+    new states are numbered (levels.Coordinator._add_level)."""
 
     plan: "Plan"
     edge_start: array = field(default_factory=lambda: array("q"))
-    succ: array = field(default_factory=lambda: array("q"))
+    succ: array = field(default_factory=lambda: array("i"))
     # Per state, 2 bits per atom of the plan (Plan.bits): its value, and whether it failed to evaluate
     values: object = None
     # Per state, the fairness conditions some state-changing step enables there; per transition,
@@ -195,21 +196,33 @@ def _state_formula(model, f: ir.Formula, env: dict):
 SAFETY = ("initially", "always")  # the leaf kinds the explorer checks during the search
 
 
-def safety_checks(model, names) -> tuple[list[tuple[str, object]], list[tuple[str, object]]]:
-    """The safety leaves of the named properties, instantiated: (initially, always), each a list
-    of (property name, predicate on a state). Raises SpecError E114 for an unsupported formula
-    and EvaluationFailed (state -1) when a quantifier's domain fails to evaluate."""
-    initially: list = []
-    always: list = []
+def instantiate(model, names) -> dict[str, list[_Leaf]]:
+    """The named properties' leaves, instantiated once (for the search's safety checks and the
+    behaviour graph's Plan). Raises SpecError E114 for an unsupported formula and
+    EvaluationFailed (state -1) when a quantifier's domain fails to evaluate."""
+    out = {}
     for prop in model.spec.properties:
         if prop.name not in names:
             continue
         try:
-            for leaf in leaves(model, prop):
-                if leaf.kind in SAFETY:
-                    (initially if leaf.kind == "initially" else always).append((prop.name, leaf.p))
+            out[prop.name] = leaves(model, prop)
         except EVAL_FAILURES as exc:  # the domain of an `all(... for x in S)`
             raise EvaluationFailed(exc, -1, f"evaluating property {prop.name}", prop.span) from None
+    return out
+
+
+def safety_checks(model, names, instantiated: dict | None = None) -> tuple[list[tuple[str, object]], list[tuple[str, object]]]:
+    """The safety leaves of the named properties, instantiated: (initially, always), each a list
+    of (property name, predicate on a state); `instantiated`: their leaves (default: instantiate,
+    whose errors it raises)."""
+    if instantiated is None:
+        instantiated = instantiate(model, names)
+    initially: list = []
+    always: list = []
+    for name, found in instantiated.items():
+        for leaf in found:
+            if leaf.kind in SAFETY:
+                (initially if leaf.kind == "initially" else always).append((name, leaf.p))
     return initially, always
 
 
@@ -398,16 +411,17 @@ class Plan:
     search can record it and keep no state: the atoms (the state predicates of the properties'
     liveness leaves) and the fairness conditions."""
 
-    def __init__(self, model, names):
+    def __init__(self, model, instantiated: dict[str, list]):
+        """`instantiated`: the leaves of the properties to decide, by name (instantiate)."""
         self.model = model
         self.atoms: list = []  # predicates on a state; Plan.bits: bit 2i its value, bit 2i+1 it failed
         self._index: dict[int, int] = {}
         self.leaves: dict[str, list[tuple]] = {}  # property -> [(kind, atom p, atom q or -1)]
         for prop in model.spec.properties:
-            if prop.name not in names:
+            if prop.name not in instantiated:
                 continue
             out = []
-            for leaf in leaves(model, prop):  # errors: raised before the search by safety_checks
+            for leaf in instantiated[prop.name]:
                 if leaf.kind in SAFETY:
                     continue
                 p = self._atom(leaf.p)

@@ -21,7 +21,7 @@ from checker.core.result import ActionCoverage, Result, Step, Trace, Verdict, Vi
 from checker.core.runtime import EVAL_FAILURES, Fault
 from checker.engine.limits import MemoryWatch, limit_reached
 from checker.engine.liveness import Checker as LivenessChecker
-from checker.engine.liveness import EvaluationFailed, Graph, Plan, Stopped, safety_checks
+from checker.engine.liveness import EvaluationFailed, Graph, Plan, Stopped, instantiate, safety_checks
 from checker.engine.options import (Options, Progress, liveness_properties, select, selected_properties,
                                     step_properties)
 from checker.engine.successors import find_step, nth_step, until_fault
@@ -96,12 +96,13 @@ class Search:
         if not self.options.check_properties:
             return
         try:
-            initially, always = safety_checks(self.model, selected_properties(self.model, self.options))
+            instantiated = instantiate(self.model, selected_properties(self.model, self.options))
         except EvaluationFailed as failed:
             raise self._fault(failed.error, -1, failed.note, failed.span) from None
+        initially, always = safety_checks(self.model, instantiated, instantiated)
         self.initially, self.always = tuple(initially), tuple(always)
         if self.properties:
-            self.graph = Graph(Plan(self.model, self.properties))
+            self.graph = Graph(Plan(self.model, {name: instantiated[name] for name in self.properties}))
 
     def _protected(self) -> list:
         """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""
