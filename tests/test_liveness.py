@@ -494,3 +494,17 @@ def test_issue_18_a_property_on_a_model_without_any_state_holds():
         fair weak A
         """)
     assert (r.verdict, r.distinct_states, r.states_generated) == (Verdict.OK, 0, 1)
+
+
+def test_issue_18_components_are_sorted_alike_small_and_large():
+    """A component's states in increasing order, however many (a large one is read back from a
+    bytearray of marks instead of sorted as a list)."""
+    import random
+    from array import array
+
+    from checker.engine.liveness import _sorted
+
+    rng = random.Random(18)
+    for size in (0, 1, 5, (1 << 14) - 1, 1 << 14, 50_000):
+        states = array("i", rng.sample(range(120_000), size))
+        assert list(_sorted(states, 120_000)) == sorted(states)

@@ -480,7 +480,9 @@ class _Components:
         index, low, on_stack, region = self.index, self.low, self.on_stack, self.region
         starts, succ, watch = self.graph.edge_start, self.graph.succ, self.watch
         first = counter = self.counter
-        stack: list[int] = []
+        # The stacks as arrays: in one large component they hold every state (a list would take
+        # 36 bytes an entry, with the int objects)
+        stack = array("i")
         out: list[array] = []
         for root in nodes:
             if index[root] >= first:
@@ -489,8 +491,8 @@ class _Components:
             counter += 1
             stack.append(root)
             on_stack[root] = 1
-            work = [root]
-            position = [starts[root]]
+            work = array("i", [root])
+            position = array("q", [starts[root]])
             while work:
                 v = work[-1]
                 e, end = position[-1], starts[v + 1]
@@ -523,17 +525,27 @@ class _Components:
                     if low[v] < low[u]:
                         low[u] = low[v]
                 if low[v] == index[v]:
-                    comp = []
+                    comp = array("i")
                     while True:
                         w = stack.pop()
                         on_stack[w] = 0
                         comp.append(w)
                         if w == v:
                             break
-                    comp.sort()
-                    out.append(array("i", comp))
+                    out.append(_sorted(comp, len(region)))
         self.counter = counter
         return out
+
+
+def _sorted(states: array, n: int) -> array:
+    """The states (distinct numbers below n) in increasing order: a large set is marked in a
+    bytearray of n bytes and read back in order, instead of sorting a list of int objects."""
+    if len(states) < 1 << 14:
+        return array("i", sorted(states))
+    marks = bytearray(n)
+    for s in states:
+        marks[s] = 1
+    return array("i", compress(range(n), marks))
 
 
 def _internal_edges(comp, graph: Graph, s: int):
