@@ -132,6 +132,29 @@ def test_a_wrong_count_is_a_disagreement():
     assert any("generated" in d for d in o.diffs), o.diffs
 
 
+def test_a_wrong_answer_on_the_behaviour_graph_of_two_workers_is_a_disagreement(monkeypatch):
+    """With temporal properties, fingerprint storage and two workers must answer as exact storage."""
+    from tests.oracle import compare
+
+    spec = GeneratedSpec(0, textwrap.dedent("""
+        var x: 0..3 = 0
+        action A:
+            x = (x + 1) % 4
+        fair weak A
+        property P: always eventually x == 0
+        """).lstrip(), False, frozenset())
+    assert check_spec(spec).status == "agree"
+    real = compare.run_tlacheck
+
+    def wrong(*args, **kwargs):
+        answer = real(*args, **kwargs)
+        return dataclasses.replace(answer, verdict="liveness_violated") if kwargs.get("tool") == "workers2+properties" else answer
+
+    monkeypatch.setattr(compare, "run_tlacheck", wrong)
+    o = check_spec(spec)
+    assert o.status == "disagree" and any("workers2+properties" in d for d in o.diffs), o.diffs
+
+
 def test_a_wrong_verdict_is_a_disagreement():
     g = generate(3)
     o = check_spec(g, inject=lambda a: dataclasses.replace(a, verdict="ok" if a.verdict != "ok" else "deadlock"))

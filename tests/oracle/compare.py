@@ -9,6 +9,8 @@
   generated, depth, trace length and the violated invariant (for an evaluation error: the
   verdict), and after a complete search which reachable checks hold (a stored state satisfies
   it; else the verdict is unreachable) and the trace length of each one's first witness.
+  With the temporal properties too (when the spec has some), exact storage, fingerprint storage
+  and `workers=2` must give the same answer: each records the behaviour graph its own way.
 - a representation check (tests/values_check.py): every state a breadth-first walk of the
   compiled successor functions reaches uses the run-time representation of its types, and
   every successor's incrementally updated fingerprint is its fingerprint computed afresh
@@ -181,6 +183,13 @@ def check_spec(g: GeneratedSpec, tlc: bool = False, inject=None) -> Outcome:
         d = diff(exact, other)
         if d is not None:
             out.diffs.append(d)
+    if model.spec.properties:  # the behaviour graph of each store and of two workers
+        mine = run_tlacheck(model, dl, properties=None, reachables=(), tool="exact+properties")
+        for storage, workers, tool in ((Storage.FINGERPRINT, 1, "fingerprint+properties"),
+                                       (Storage.FINGERPRINT, 2, "workers2+properties")):
+            d = diff(mine, run_tlacheck(model, dl, storage, workers, properties=None, reachables=(), tool=tool))
+            if d is not None:
+                out.diffs.append(d)
     out.diffs += [f"representation: {p}" for p in state_problems(model, LIMIT)]
     if tlc:
         own = len(out.diffs)
