@@ -187,7 +187,6 @@ def test_issue_8_render_does_not_write_an_image_through_a_planted_symlink(tmp_pa
 
 
 @pytest.mark.parametrize("args, reason", [
-    (["specs/fork_teammate.spec", "--variant", "Fix1"], "temporal properties are decided on the whole state graph"),
     (["specs/classic/two_phase.spec", "--storage", "exact"], "exact storage runs in one process"),
 ])
 def test_workers_that_cannot_be_used_are_reported(args, reason, capsys):
@@ -201,6 +200,20 @@ def test_workers_that_cannot_be_used_are_reported(args, reason, capsys):
     assert any(reason in w["message"] for w in json.loads(captured.out)["warnings"])
     main(["check", *args, "--json", "--quiet"])
     assert not any("--workers" in w["message"] for w in json.loads(capsys.readouterr().out)["warnings"])
+
+
+def test_workers_run_with_temporal_properties(capsys):
+    """The workers record the behaviour graph in parts: the run is the one-process run."""
+    args = [str(ROOT / "specs/fork_teammate.spec"), "--variant", "Fix1", "--property", "DispatchReachesTeammate",
+            "--json", "--quiet"]
+    code = main(["check", *args])
+    one = json.loads(capsys.readouterr().out)
+    assert main(["check", *args, "--workers", "2"]) == code
+    two = json.loads(capsys.readouterr().out)
+    assert "DispatchReachesTeammate" not in two.get("undecided_properties", [])
+    assert not any("--workers" in w["message"] for w in two["warnings"])
+    assert [two[k] for k in ("verdict", "distinct_states", "states_generated", "depth")] == \
+        [one[k] for k in ("verdict", "distinct_states", "states_generated", "depth")]
 
 
 def test_workers_auto_is_one_per_core(capsys, monkeypatch):
