@@ -501,6 +501,20 @@ def test_issue_15_deadlock_allowed_is_honoured_and_the_command_line_overrides_it
     assert (code, data["verdict"], data["deadlock_checked"]) == (0, "ok", False)
 
 
+def test_issue_15_the_text_report_says_when_deadlocks_were_not_checked_and_why(tmp_path, capsys):
+    plain = write(tmp_path, STOPS, "plain.spec")
+    allowed = write(tmp_path, "deadlock: allowed\n" + STOPS, "allowed.spec")
+    said = {}
+    for name, args in {"plain": [plain], "allowed": [allowed], "forced": [allowed, "--deadlock"],
+                       "off": [plain, "--no-deadlock"]}.items():
+        main(["check", *args, "--quiet"])
+        said[name] = [line.strip() for line in capsys.readouterr().out.splitlines() if "deadlock" in line]
+    assert said["plain"] == ["Error: deadlock reached (a state with no successor)."]
+    assert said["forced"] == said["plain"]
+    assert said["allowed"] == ["deadlocks were not checked (the spec says `deadlock: allowed`)"]
+    assert said["off"] == ["deadlocks were not checked (--no-deadlock)"]
+
+
 def test_issue_15_deadlock_and_no_deadlock_exclude_each_other(tmp_path, capsys):
     path = write(tmp_path, STOPS)
     assert main(["check", path, "--deadlock", "--no-deadlock"]) == 2

@@ -229,6 +229,13 @@ def _checks_deadlock(args, model) -> bool:
     return args.deadlock if args.deadlock is not None else not model.deadlock_allowed
 
 
+def _unchecked_deadlock(args, model) -> str | None:
+    """Why the run does not report deadlocks (None: it does), for the text report."""
+    if _checks_deadlock(args, model):
+        return None
+    return "--no-deadlock" if args.deadlock is False else "the spec says `deadlock: allowed`"
+
+
 def _add_limits(p, time_help: str) -> None:
     p.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help=time_help)
     p.add_argument("--progress-every", type=_positive_float, metavar="SECONDS", default=5.0,
@@ -634,8 +641,9 @@ def _check(args, sources: dict[str, Source]) -> int:
         data["warnings"] += run_warnings
         data["undecided_properties"] = list(result.undecided)
 
-    return _conclude(args, model, result, source, sources, lambda: format_result(model, result, args.file,
-                                                                                 args.full_states), more_json)
+    return _conclude(args, model, result, source, sources,
+                     lambda: format_result(model, result, args.file, args.full_states, _unchecked_deadlock(args, model)),
+                     more_json)
 
 
 def _conclude(args, model, result, source: Source, sources: dict[str, Source], text_report, more_json) -> int:

@@ -154,8 +154,10 @@ def _headline(result: Result) -> str:
     return _HEADLINES[result.verdict]
 
 
-def format_result(model: Model, result: Result, spec_path: str, full: bool = False) -> str:
-    """The whole text report for `tlacheck check`."""
+def format_result(model: Model, result: Result, spec_path: str, full: bool = False,
+                  unchecked_deadlock: str | None = None) -> str:
+    """The whole text report for `tlacheck check`. `unchecked_deadlock`: why deadlocks were not
+    checked (None: they were), said in the summary."""
     out = [f"tlacheck {__version__}: checking {spec_path} (spec {model.name})", ""]
     out.append(_headline(result))
     if result.verdict == Verdict.INCOMPLETE:
@@ -190,11 +192,11 @@ def format_result(model: Model, result: Result, spec_path: str, full: bool = Fal
         out.append("")
         out.append(format_trace(model, trace, full).rstrip())
     out.append("")
-    out.append(format_summary(model, result))
+    out.append(format_summary(model, result, unchecked_deadlock))
     return "\n".join(out).rstrip() + "\n"
 
 
-def format_summary(model: Model, result: Result) -> str:
+def format_summary(model: Model, result: Result, unchecked_deadlock: str | None = None) -> str:
     rate = result.states_generated / result.elapsed_s if result.elapsed_s > 0 else 0.0
     rows = [
         ("states generated", _n(result.states_generated)),
@@ -210,6 +212,8 @@ def format_summary(model: Model, result: Result) -> str:
     else:
         out.append(f"  fingerprints: 64-bit; probability of a collision (optimistic, as TLC computes it): "
                    f"{result.fingerprint_collision:.1e}")
+    if unchecked_deadlock is not None:
+        out.append(f"  deadlocks were not checked ({unchecked_deadlock})")
     out += _coverage(model, result, {"enabled": lambda c, _: c.enabled, "generated": lambda c, _: c.generated,
                                      "distinct": lambda c, _: c.distinct})
     return "\n".join(out)
