@@ -86,6 +86,14 @@ def test_temporal_properties_are_checked_on_every_state():
     model = model_of(MUTEX + "property Served: always eventually holder == none\n")
     assert "temporal properties" in symmetry_not_applied(model, Options())
     assert symmetry_not_applied(model, Options(properties=())) is None
+    # and the search does explore every state (the behaviour graph is on fingerprints, not orbits)
+    every = explore(model, Options(check_deadlock=False, symmetry=False, properties=()))
+    for workers in (1, 2):
+        r = explore(model, Options(check_deadlock=False, workers=workers))
+        assert r.fingerprint_collision is not None
+        assert (r.distinct_states, r.states_generated) == (every.distinct_states, every.states_generated)
+    reduced = explore(model, Options(check_deadlock=False, properties=()))
+    assert reduced.distinct_states < every.distinct_states
 
 
 @pytest.mark.parametrize("text, message", [
