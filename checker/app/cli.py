@@ -627,7 +627,7 @@ def _check(args, sources: dict[str, Source]) -> int:
         run_warnings.append(_run_warning(message))
         if not args.quiet:
             print(f"tlacheck: warning: {message}", file=sys.stderr, flush=True)
-    single = one_process_reason(model, options) if options.workers > 1 else None
+    single = one_process_reason(options) if options.workers > 1 else None
     if single is not None:
         message = f"--workers {options.workers} has no effect on this run: {single}"
         run_warnings.append(_run_warning(message))

@@ -46,7 +46,7 @@ import gc
 from checker.compile.model import Model
 from checker.core.result import Result
 from checker.engine.levels import Coordinator
-from checker.engine.options import Options, ProgressCallback, Storage, liveness_properties
+from checker.engine.options import Options, ProgressCallback, Storage, unreduced_cause
 
 
 def explore(model: Model, options: Options = Options(), progress: ProgressCallback | None = None,
@@ -65,11 +65,12 @@ def explore(model: Model, options: Options = Options(), progress: ProgressCallba
             gc.enable()
 
 
-def one_process_reason(model: Model, options: Options) -> str | None:
+def one_process_reason(options: Options) -> str | None:
     """Why a search with `options.workers` > 1 runs in one process anyway (None: it does not)."""
-    cause = _graph_search_cause(model, options)
-    if cause is not None and cause != "temporal":
-        return _ONE_PROCESS[cause]
+    if options.storage != Storage.FINGERPRINT:
+        return "exact storage runs in one process"
+    if options.collect:
+        return "collecting every violation runs in one process"
     return None if Coordinator.available() else "this platform cannot fork worker processes"
 
 
@@ -80,32 +81,18 @@ def symmetry_not_applied(model: Model, options: Options) -> str | None:
     of the spec's behaviours), and so does an exact store."""
     if not model.symmetry or not options.symmetry:
         return None
-    cause = _graph_search_cause(model, options)
+    cause = unreduced_cause(model, options)
     return None if cause is None else _UNREDUCED[cause]
 
 
-# What makes the search run on exact storage in one process, and how each cause is told.
-_ONE_PROCESS = {"exact": "exact storage runs in one process",
-                "collect": "collecting every violation runs in one process"}
+# How each cause of an unreduced search (options.unreduced_cause) is told.
 _UNREDUCED = {"temporal": "temporal properties are decided on the graph of every state "
                           "(use --property/--invariant to check the rest reduced)",
               "exact": "exact storage keeps every state",
               "collect": "collecting every violation explores every state"}
 
 
-def _graph_search_cause(model: Model, options: Options) -> str | None:
-    """Why the search runs in one process and stores every state, or records the behaviour graph
-    (None: it stores fingerprints, with `options.workers` processes)."""
-    if liveness_properties(model, options):
-        return "temporal"
-    if options.storage != Storage.FINGERPRINT:
-        return "exact"
-    if options.collect:
-        return "collect"
-    return None
-
-
 def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
     exact = options.storage != Storage.FINGERPRINT or options.collect
-    workers = options.workers if one_process_reason(model, options) is None else 1
+    workers = options.workers if one_process_reason(options) is None else 1
     return Coordinator(model, options, progress, progress_every, workers, exact=exact).run()

@@ -11,14 +11,17 @@ distinct and generated counts, depth, coverage, witnesses, evaluation errors and
 the same shortest counterexample (the meanings: explore.py's docstring). Traces
 are rebuilt from the stored keys (traces.py), as for every store.
 
-Exact storage (`exact`: `--storage exact`, temporal properties, collect mode)
-runs with one worker in this process. The table then stays empty: each state
-seen gets an id in the store's dict of states (ExactStore), and the worker tells
-new states by the set of ids it has seen, so no two states can be merged. With
-temporal properties the worker records every transition it computes in the
-state graph (`_recorded`: the successor's id, made its number after the search),
-and the coordinator the start of each state's transitions (`_add_level`); the
-liveness checker then reads the graph, the stored states and their depths. In
+Exact storage (`exact`: `--storage exact`, collect mode) runs with one worker
+in this process. The table then stays empty: each state seen gets an id in the
+store's dict of states (ExactStore), and the worker tells new states by the set
+of ids it has seen, so no two states can be merged. With temporal properties
+(either storage, any number of workers) each worker records its part of the
+behaviour graph (liveness.Graph) while it expands a level: the atoms of the
+states it stores, the fairness conditions of the states it expands, each
+transition's successor key and the conditions it takes; it ships that part with
+its expansion, and the coordinator appends the parts in worker order, the keys
+made numbers (`_add_level`); the liveness checker reads the graph and the
+states' depths after the search. In
 collect mode (`tlacheck verify`) a check found false is not an event: the worker
 collects it and does not evaluate it again, and the coordinator rebuilds each
 such violation from its key (`_collected`), as it does an event.
@@ -86,9 +89,8 @@ With one worker, there is nothing to look up, hand over or wait for: the
 worker expands the level when the coordinator calls it, and the level's
 fingerprints go into the table (a private one) after it.
 
-Limits: temporal properties (the liveness checker needs the whole graph),
-collect mode (`tlacheck verify`) and exact storage run with one worker in this
-process. Workers are forked, so the compiled model is inherited rather
+Limits: collect mode (`tlacheck verify`) and exact storage run with one worker
+in this process. Workers are forked, so the compiled model is inherited rather
 than pickled; where "fork" is unavailable the search runs with one worker. The
 `--time-limit`, `--memory-limit` (this process and its workers) and a stop
 request (Ctrl-C) are checked between levels and, while the workers expand,
@@ -127,7 +129,7 @@ from checker.engine.search import Search
 from checker.engine.fingerprints import Fingerprinter, NumberTable, collision_probability
 from checker.engine.limits import MemoryWatch, limit_reached, resident_mb
 from checker.engine.liveness import EvaluationFailed, Graph
-from checker.engine.options import Options, Progress, liveness_properties
+from checker.engine.options import Options, Progress, unreduced_cause
 from checker.engine.pools import ValuePools
 from checker.engine.stores import ExactStore, FingerprintStore
 from checker.engine.successors import nth_step, until_fault
@@ -247,10 +249,9 @@ class Coordinator(Search):
         self.exact = ExactStore() if exact else None
         assert not exact or workers == 1, "exact storage runs in one process (explore.py)"
         # The int a state is told by: its id (exact storage), else its fingerprint, or its orbit's
-        # under the declared symmetry (exact storage keeps every state, and a behaviour graph for
-        # temporal properties needs them: a lasso through renamed states is no behaviour)
-        self.symmetric = (not exact and options.symmetry and bool(model.symmetry)
-                          and not liveness_properties(model, options))
+        # under the declared symmetry, unless the search must keep every state (unreduced_cause)
+        self.symmetric = (options.symmetry and bool(model.symmetry) and not exact
+                          and unreduced_cause(model, options) is None)
         self.key = (self.exact.id_of() if exact else
                     model.symmetry.key(self.fingerprint) if self.symmetric else self.fingerprint)
         super().__init__(model, options, progress, progress_every)
@@ -908,11 +909,10 @@ class Coordinator(Search):
         self.expanded = parent + 1
 
     def _finish(self) -> Result:
-        """The search is complete. The graph's transitions hold the successors' keys (ids or
-        fingerprints): they become the successors' numbers (-1: not stored, it failed a
-        constraint), and what told new states is freed first."""
+        """The search is complete. With the behaviour graph, what told new states and numbered
+        them is freed before the liveness checker runs, and the states' depths are computed."""
         graph = self.graph
-        if graph is not None:  # what told new states and numbered them is not needed any more
+        if graph is not None:
             self.numbers = None
             if self.exact is not None:
                 self.exact.release()
@@ -1120,10 +1120,9 @@ class _Worker:
         self.key = exact.id_of() if exact else model.symmetry.key(self.fingerprint) if symmetric else None
         self.id_draw = exact.draw() if exact else None
         self.exact = exact is not None  # the stored states are kept: no pools, no clearing
-        # The behaviour graph of temporal properties (one worker): the worker records there the atoms
-        # of each state it stores, the successors' keys, and the fairness conditions each state
-        # enables and each transition takes (liveness.Graph)
-        # this level's part of the behaviour graph (shipped with the expansion): successors as keys
+        # This level's part of the behaviour graph of temporal properties (liveness.Graph), shipped
+        # with the expansion: the atoms of each state it stores, the successors' keys, the fairness
+        # conditions each state enables and each transition takes
         self.graph = None if plan is None else Graph(plan, succ=array("q"))
         self.fair = plan.fairness if plan is not None and plan.fairness.count else None
         self.args: list = [None]  # [the arguments of the last successors of an action in fair.by_args]

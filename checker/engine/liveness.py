@@ -1,8 +1,9 @@
-"""Temporal properties on the explored state graph: fair SCCs and lasso counterexamples.
+"""Temporal properties on the behaviour graph: fair SCCs and lasso counterexamples.
 
-The explorer records every transition (successor index, action, arguments)
-when a spec has properties; this module then decides each property on that
-graph, the way TLC does: a property is violated exactly when some behaviour
+Before the search, `Plan` says what the properties need of each state (the
+values of their state predicates, the atoms) and `Fairness` of each transition;
+the search records them in a `Graph` that keeps no state (levels.py), and this
+module then decides each property on that graph, the way TLC does: a property is violated exactly when some behaviour
 that satisfies the fairness conditions violates it, and such a behaviour can
 be taken to be a lasso (a prefix, then a cycle repeated forever, or a state
 in which the system stutters forever).
@@ -41,7 +42,7 @@ inside the SCC through one state or transition per fairness requirement.
 
 Stopping: the analysis asks its `stop` callable (an interrupt, --time-limit,
 --memory-limit) every few thousand states or edges of each pass over the graph
-and before each evaluation of a spec predicate, and ends with `Stopped` when
+and every few reads of an atom's recorded values, and ends with `Stopped` when
 told to; the properties not decided by then stay undecided.
 """
 

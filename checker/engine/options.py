@@ -120,6 +120,19 @@ def liveness_properties(model: Model, options: Options) -> tuple[str, ...]:
     return tuple(p.name for p in model.spec.properties if p.name in chosen and p.has_liveness)
 
 
+def unreduced_cause(model: Model, options: Options) -> str | None:
+    """Why the search stores every state rather than one per orbit of the symmetric sets (None: it
+    may reduce): "temporal" (the behaviour graph of the temporal properties needs them: a lasso
+    through renamed states is no behaviour), "exact" (exact storage), "collect" (collect mode)."""
+    if liveness_properties(model, options):
+        return "temporal"
+    if options.storage != Storage.FINGERPRINT:
+        return "exact"
+    if options.collect:
+        return "collect"
+    return None
+
+
 def step_properties(model: Model, options: Options) -> tuple:
     """The selected step properties, (name, (s, t) -> bool): checked on every step the search
     computes (Options.properties selects them too)."""
