@@ -2,16 +2,19 @@
 [--min-distinct N] [--markdown]`.
 
 Every model with TLC's counts in tests/data/tlc_counts (the fifteen classic ports and the broad
-corpus), or those named. Each run is a whole process, start-up included, one worker:
+corpus) and the three seed models scaled up (benchmarks/suite.py, those with a TLA+ translation
+in benchmarks/peers/), or those named. Each run is a whole process, start-up included, one worker:
 
-- tlacheck: `python -m checker check SPEC --json --quiet [--no-deadlock] [--no-symmetry]`;
+- tlacheck: `python -m checker check SPEC --json --quiet --deadlock|--no-deadlock [--no-symmetry]
+  [--variant V] [--invariant I ...]`;
 - TLC 2.15: `java -XX:+UseParallelGC -cp tla2tools.jar tlc2.TLC -workers 1 [-deadlock]
   -config CFG MODULE` on the TLA+ original, a copy of ../shared/reference/tlaplus-examples/FOLDER
   (with its SYMMETRY line removed where the pinned counts are those without symmetry, its
   VIEW section where they are those without the VIEW (the counts file's `cfg_used` says so), its
   CHECK_DEADLOCK line removed, which TLC 2.15 rejects, for the flag `-deadlock`, and stub
   TLAPS / FiniteSetTheorems modules where it extends them: they hold only proofs, and the
-  stubs define the names proofs cite as TRUE).
+  stubs define the names proofs cite as TRUE); for a seed model, its translation in
+  benchmarks/peers/ with the .cfg of the same name, as it is.
 
 The runs alternate (tlacheck, TLC, tlacheck, TLC, ...) so that load that comes and goes hits
 both; the table gives each tool's fastest wall time, the ratio TLC / tlacheck (above 1:
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.peers import _run_wait4, tla2tools_jar
-from benchmarks.suite import ROOT
+from benchmarks.suite import BENCHMARKS, PEERS_DIR, ROOT
 
 COUNTS = ROOT / "tests" / "data" / "tlc_counts"
 REFERENCE = ROOT.parent / "shared" / "reference" / "tlaplus-examples"
@@ -64,9 +67,19 @@ class Side:
         return min(self.walls)
 
 
+def seed_entries() -> list[dict]:
+    """The seed models scaled up, as counts entries: their counts are TLC's on the translation in
+    benchmarks/peers/ (asserted by `python -m benchmarks` and here, run by run)."""
+    return [{"name": b.name, "spec": str(b.spec.relative_to(ROOT)), "overrides": dict(b.overrides),
+             "check_deadlock": b.check_deadlock, "distinct": b.distinct, "generated": b.generated,
+             "variant": b.variant, "only_invariants": b.invariants, "module": b.tla,
+             "cfg": Path(b.tla).with_suffix(".cfg").name, "peers": True}
+            for b in BENCHMARKS if b.tla is not None]
+
+
 def entries(names: list[str] | None, min_distinct: int) -> list[dict]:
     found = [json.loads(p.read_text()) | {"name": p.stem} for p in sorted(COUNTS.glob("*.json"))]
-    found = [e for e in found if e.get("expected", "success") == "success"]
+    found = [e for e in found if e.get("expected", "success") == "success"] + seed_entries()
     if names:
         unknown = set(names) - {e["name"] for e in found}
         if unknown:
@@ -78,13 +91,17 @@ def entries(names: list[str] | None, min_distinct: int) -> list[dict]:
 
 def tlacheck_command(e: dict, root: Path = ROOT) -> list[str]:
     """`tlacheck check` of the port of counts entry `e` in the tree `root`, as TLC checks it."""
-    cmd = [sys.executable, "-m", "checker", "check", str(root / "specs" / e["port"]), "--json", "--quiet"]
+    spec = root / e["spec"] if "spec" in e else root / "specs" / e["port"]
+    cmd = [sys.executable, "-m", "checker", "check", str(spec), "--json", "--quiet"]
     for name, value in (e.get("overrides") or {}).items():
         cmd += ["-D", f"{name}={value}"]
-    if not e["check_deadlock"]:
-        cmd.append("--no-deadlock")
+    cmd.append("--deadlock" if e["check_deadlock"] else "--no-deadlock")
     if "with_symmetry" in e:  # TLC runs without the cfg's SYMMETRY line: both explore every state
         cmd.append("--no-symmetry")
+    if e.get("variant", "base") != "base":
+        cmd += ["--variant", e["variant"]]
+    for name in e.get("only_invariants") or ():  # these alone, as the peer's cfg checks them
+        cmd += ["--invariant", name]
     return cmd
 
 
@@ -107,12 +124,15 @@ def run_tlacheck(e: dict, side: Side) -> None:
 
 
 def run_tlc(e: dict, side: Side, jar: Path) -> None:
-    folder = REFERENCE / e["folder"]
     with tempfile.TemporaryDirectory(prefix="tlacheck-corpus-tlc-") as tmp:
         d = Path(tmp)
-        for f in folder.iterdir():
-            if f.suffix in (".tla", ".cfg"):
-                shutil.copy(f, d)
+        if e.get("peers"):  # a seed model's translation, its cfg as it is
+            for f in (e["module"], e["cfg"]):
+                shutil.copy(PEERS_DIR / f, d)
+        else:
+            for f in (REFERENCE / e["folder"]).iterdir():
+                if f.suffix in (".tla", ".cfg"):
+                    shutil.copy(f, d)
         module_text = (d / e["module"]).read_text()
         for stub, names in STUBS.items():
             if not (d / f"{stub}.tla").exists() and re.search(rf"\b{stub}\b", module_text + _extended(d)):

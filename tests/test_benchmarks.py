@@ -43,10 +43,27 @@ def test_the_corpus_benchmark_covers_every_port_that_tlc_checks_to_the_end():
     names = {e["name"] for e in corpus.entries(None, 0)}
     pinned = {p.stem for p in corpus.COUNTS.glob("*.json")}
     failures = {"diehard", "missionaries"}  # TLC finds their violation: no counts to compare
-    assert names == pinned - failures
+    seeds = {b.name for b in BENCHMARKS if b.tla is not None}
+    assert len(seeds) == 3 and names == (pinned - failures) | seeds
     assert {e["name"] for e in corpus.entries(None, 100_000)} < names
     with pytest.raises(SystemExit):
         corpus.entries(["no_such_model"], 0)
+
+
+def test_the_corpus_runs_a_seed_model_as_its_benchmark_does():
+    """Its variant and the invariants its TLA+ translation checks, its spec outside specs/."""
+    from benchmarks import corpus
+
+    routing, fork = (corpus.entries([n], 0)[0] for n in ("agent_routing_5", "fork_teammate_fix1_5"))
+    cmd = corpus.tlacheck_command(routing)
+    assert cmd[4] == str(ROOT / "specs" / "agent_routing.spec") and "--deadlock" in cmd
+    assert [cmd[i + 1] for i, a in enumerate(cmd) if a == "--invariant"] == [
+        "NoBackgroundFromTeammate", "NoTeammateFromTeammate", "NoForkFromFork"]
+    cmd = corpus.tlacheck_command(fork)
+    assert cmd[cmd.index("--variant") + 1] == "Fix1" and "--invariant" not in cmd
+    assert (PEERS_DIR / fork["module"]).is_file() and (PEERS_DIR / fork["cfg"]).is_file()
+    # a counts file's `invariants` (what TLC's cfg lists) selects nothing: every check is made
+    assert "--invariant" not in corpus.tlacheck_command(corpus.entries(["alternating_bit"], 0)[0])
 
 
 def _counts(spec, overrides=None, variant="base", invariants=None):
