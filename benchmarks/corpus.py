@@ -96,7 +96,9 @@ def tlacheck_command(e: dict, root: Path = ROOT) -> list[str]:
     for name, value in (e.get("overrides") or {}).items():
         cmd += ["-D", f"{name}={value}"]
     cmd.append("--deadlock" if e["check_deadlock"] else "--no-deadlock")
-    if "with_symmetry" in e:  # TLC runs without the cfg's SYMMETRY line: both explore every state
+    if "with_symmetry" in e or e.get("peers"):
+        # TLC runs without the cfg's SYMMETRY line (the seed models' translations have none):
+        # both explore every state
         cmd.append("--no-symmetry")
     if e.get("variant", "base") != "base":
         cmd += ["--variant", e["variant"]]

@@ -61,6 +61,7 @@ def test_the_corpus_runs_a_seed_model_as_its_benchmark_does():
         "NoBackgroundFromTeammate", "NoTeammateFromTeammate", "NoForkFromFork"]
     cmd = corpus.tlacheck_command(fork)
     assert cmd[cmd.index("--variant") + 1] == "Fix1" and "--invariant" not in cmd
+    assert "--no-symmetry" in cmd  # its translation has no SYMMETRY: every state, as TLC
     assert (PEERS_DIR / fork["module"]).is_file() and (PEERS_DIR / fork["cfg"]).is_file()
     # a counts file's `invariants` (what TLC's cfg lists) selects nothing: every check is made
     assert "--invariant" not in corpus.tlacheck_command(corpus.entries(["alternating_bit"], 0)[0])
