@@ -263,6 +263,7 @@ CLASSIC = [
     ("dining_philosophers.spec", True, ["NobodyStarves"]),
     ("simple_allocator.spec", True, ["ClientsWillReturn", "ClientsWillObtain", "InfOftenSatisfied"]),
     ("ewd840.spec", False, ["Liveness"]),
+    ("coffee_can.spec", True, ["EventuallyTerminates", "TerminationHypothesis"]),
 ]
 
 
@@ -285,6 +286,7 @@ def without_fairness(text: str, keep=lambda line: False) -> str:
     ("simple_allocator.spec", True, "fair weak Return", "ClientsWillReturn"),
     ("simple_allocator.spec", True, "fair strong Allocate", "ClientsWillObtain"),
     ("ewd840.spec", False, "fair weak", "Liveness"),
+    ("coffee_can.spec", True, "fair weak", "EventuallyTerminates"),
 ])
 def test_removing_fairness_yields_a_replayable_lasso(tmp_path, port, deadlock, drop, expect):
     from checker.engine.options import Options
@@ -409,7 +411,8 @@ def test_issue_8_explore_reports_undecided_properties_when_stopped_in_the_livene
 # ---------------------------------------------------------------- the behaviour graph (issue 18, item 4)
 
 WITH_PROPERTIES = ["fork_teammate.spec", "notify_race.spec", "classic/dining_philosophers.spec",
-                   "classic/ewd840.spec", "classic/simple_allocator.spec", "corpus/scheduling_allocator.spec"]
+                   "classic/ewd840.spec", "classic/simple_allocator.spec", "corpus/scheduling_allocator.spec",
+                   "classic/coffee_can.spec"]
 
 
 def _outcome(result):

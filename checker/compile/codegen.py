@@ -70,7 +70,7 @@ _FAULTING = {
 
 RUNTIME_NAMES = {
     "_int_range": "int_range", "_range_domain": "range_domain", "_mul": "mul", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
-    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_set_min": "set_min",
+    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_enabled": "enabled", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_map_update": "map_update",
     "_seq_set": "seq_set", "_put": "put", "_canon_key": "canon_key", "_sorted_option": "sorted_option",
@@ -993,6 +993,8 @@ class _Gen:
             lo, hi = (self.ex(a) for a in e.args[1].args)
             test = f"({lo} <= {self.ex(e.args[0])} <= {hi})"
             return test if e.op == "in" else f"(not {test})"
+        if e.op == "enabled":  # the action's successors from the state `s`, until the first
+            return f"_enabled(a{e.info[0]}, s)"
         args = [self.ex(a) for a in e.args]
         if e.op == "range":
             return f"_int_range({args[0]}, {args[1]}, {self.where(e.span, e.op, None)})"
@@ -1275,6 +1277,8 @@ def _may_fault(e: ir.Expr, function_reads, faulting: frozenset[int]) -> bool:
         return True
     if isinstance(e, ir.CallDef) and e.index in faulting:
         return True
+    if isinstance(e, ir.Prim) and e.op == "enabled":  # the action's statements may fault
+        return True
     if isinstance(e, ir.Comp) and e.kind in ("map", "choose"):
         return True
     if isinstance(e, ir.Build) and e.kind == "map":
@@ -1293,7 +1297,7 @@ def _lazy_set(e: ir.Expr) -> bool:
 
 def _cheap(e: ir.Expr) -> bool:
     """Whether `e` has no comprehension, call or operation that may build a large collection."""
-    if isinstance(e, (ir.Comp, ir.CallDef)) or (isinstance(e, ir.Prim) and e.op in _BUILDERS):
+    if isinstance(e, (ir.Comp, ir.CallDef)) or (isinstance(e, ir.Prim) and (e.op in _BUILDERS or e.op == "enabled")):
         return False
     return all(_cheap(c) for c in _children(e))
 

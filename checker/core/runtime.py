@@ -361,3 +361,11 @@ def _within(v, bound, where: int, nested: bool) -> None:
                 _within(x, part, where, True)
     elif v is not NONE:
         _within(v, bound[1], where, nested)
+
+
+def enabled(action, state) -> bool:
+    """`enabled(A)`: whether `action` (a generated `a{i}`, yielding (arguments, successor) in
+    canonical order) has a step from `state`; its statements run until the first step is found."""
+    for _ in action(state):
+        return True
+    return False

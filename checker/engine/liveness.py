@@ -54,7 +54,7 @@ from bisect import bisect_right
 from itertools import compress, repeat
 from functools import reduce
 from operator import itemgetter, or_
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from checker.core.errors import SpecError
@@ -155,6 +155,9 @@ class _Leaf:
     p: object  # predicate: callable(state) -> bool
     q: object = None
     label: str = ""
+    # `P implies eventually Q` (and `if P then ... else ...`): only the behaviours whose initial
+    # state satisfies this predicate must satisfy the leaf (None: every behaviour)
+    init: object = None
 
 
 @dataclass(frozen=True)
@@ -238,7 +241,25 @@ def _unsupported(f: ir.Formula) -> SpecError:
     return SpecError.single(
         "E114", "this temporal formula is not supported", f.span,
         "use a conjunction of: always P, eventually P, always eventually P, eventually always P, "
-        "P leads_to Q, always (P implies eventually Q)")
+        "P leads_to Q, always (P implies eventually Q), P implies eventually Q")
+
+
+def _guarded(model, f: ir.TBinary, env: dict, out: list, label: str) -> None:
+    """`P implies F`, P a state predicate: F's leaves, for the behaviours whose initial state
+    satisfies P. Only `eventually Q` leaves take such a condition (their counterexample starts at
+    an initial state, which the condition selects); others are E114."""
+    g = _state_formula(model, f.left, env)
+    start = len(out)
+    _expand(model, f.right, env, out, label)
+    for i in range(start, len(out)):
+        leaf = out[i]
+        if leaf.kind != "eventually":
+            raise SpecError.single(
+                "E114", "this temporal formula is not supported under a condition on the initial state",
+                f.span, "after a condition on the initial state only `eventually Q` is supported: "
+                "`P implies eventually Q`, `if P then eventually Q else eventually R`")
+        inner = leaf.init
+        out[i] = replace(leaf, init=g if inner is None else (lambda s, a=inner: g(s) and a(s)))
 
 
 def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
@@ -256,6 +277,9 @@ def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
     state = _state_formula(model, f, env)
     if state is not None:  # a plain state predicate: true of the initial states
         out.append(_Leaf("initially", state, label=label))
+        return
+    if isinstance(f, ir.TBinary) and f.op == "implies" and _state_formula(model, f.left, env) is not None:
+        _guarded(model, f, env, out, label)
         return
     if isinstance(f, ir.TBinary) and f.op == "leads_to":
         p = _state_formula(model, f.left, env)
@@ -417,7 +441,8 @@ class Plan:
         self.model = model
         self.atoms: list = []  # predicates on a state; Plan.bits: bit 2i its value, bit 2i+1 it failed
         self._index: dict[int, int] = {}
-        self.leaves: dict[str, list[tuple]] = {}  # property -> [(kind, atom p, atom q or -1)]
+        # property -> [(kind, atom p, atom q or -1, atom of the initial condition or -1)]
+        self.leaves: dict[str, list[tuple]] = {}
         for prop in model.spec.properties:
             if prop.name not in instantiated:
                 continue
@@ -427,7 +452,8 @@ class Plan:
                     continue
                 p = self._atom(leaf.p)
                 q = -1 if leaf.q is None else self._atom(leaf.q)
-                out.append((leaf.kind, p, q))
+                g = -1 if leaf.init is None else self._atom(leaf.init)
+                out.append((leaf.kind, p, q, g))
             self.leaves[prop.name] = out
         self.fairness = Fairness(model)
 
@@ -783,11 +809,11 @@ class Checker:
             raise AssertionError("the predicate did not fail again")  # pragma: no cover
         return bool(bits & 1)
 
-    def _check_leaf(self, name: str, kind: str, p: int, q: int) -> LivenessViolation | None:
+    def _check_leaf(self, name: str, kind: str, p: int, q: int, g: int) -> LivenessViolation | None:
         n = self.n
-        if kind == "eventually":
+        if kind == "eventually":  # (from the initial states that satisfy the condition g, if any)
             allowed = bytearray(not self._holds(p, s) for s in range(n))
-            seeds = [(s, 0) for s in self.initial if allowed[s]]
+            seeds = [(s, 0) for s in self.initial if allowed[s] and (g < 0 or self._holds(g, s))]
             return self._search(name, allowed, seeds, None,
                                 "a fair behaviour in which the predicate never holds")
         if kind == "always_eventually":

@@ -43,6 +43,8 @@ OP_ARITY = {
     "mul": 2, "div": 2, "mod": 2, "concat": 2, "append": 2, "lookup": 2, "at": 2, "maps": 2,
     "range": 2, "check_bounds": 2,
     "subseq": 3,
+    # `enabled(A)`: whether action A has a step from the state; info: (A's index, the slots it reads)
+    "enabled": 0,
 }
 
 # The operators, as enums whose members' names are their values: an Op is equal to its string
@@ -553,6 +555,8 @@ def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[s
         elif isinstance(x, CallDef):
             slots.update(s + x.shift for s in function_reads[x.index][0])
             consts.update(function_reads[x.index][1])
+        elif isinstance(x, Prim) and x.op == "enabled":
+            slots.update(x.info[1])
         for c in children(x):
             walk(c)
 

@@ -27,7 +27,7 @@ from checker.lang.parser import parse_expression
 BUILTINS = {
     "len": 1, "head": 1, "tail": 1, "append": 2, "subseq": 3, "elems": 1, "domain": 1,
     "powerset": 1, "bigunion": 1, "min": 1, "max": 1, "maps": 2,
-    "all": None, "any": None, "sum": None, "choose": None,
+    "all": None, "any": None, "sum": None, "choose": None, "enabled": 1,
 }
 
 
@@ -128,6 +128,7 @@ class _Checker:
         self.in_def = False
         self.no_state = False  # inside a theorem: state variables cannot be read
         self.in_step = False  # checking a step property: x' is the next state's x
+        self.enabled_ok = False  # checking an invariant or a temporal property: enabled(A) allowed
         self.action_index: dict[str, int] = {}
         self.action_params: list = []
         # ir.function_reads of the checked functions (None until every def body is checked), and
@@ -245,13 +246,15 @@ class _Checker:
     def _recover(self, errors: list[Diagnostic], check, *args):
         """`check(*args)`, or None after adding its error to `errors` and putting the checker back
         as it was before (scopes, inference tables, the flags a declaration sets)."""
-        saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step)
+        saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
+                 self.enabled_ok)
         try:
             return check(*args)
         except SpecError as exc:
             errors.extend(exc.diagnostics)
             del self.scopes[saved[0]:]
-            self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step = saved[1:]
+            (self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
+             self.enabled_ok) = saved[1:]
             self.inferring = 0
             self.inferred.clear()
             self.binders.clear()
@@ -654,7 +657,11 @@ class _Checker:
         if isinstance(body, S.Temporal) and body.op == "always" and _has_prime(body.left) \
                 and not _has_temporal(body.left):
             return self._check_step(d, body.left)
-        return ir.Property(d.name, self._formula(d.body), d.name_span)
+        self.enabled_ok = True
+        try:
+            return ir.Property(d.name, self._formula(d.body), d.name_span)
+        finally:
+            self.enabled_ok = False
 
     def _formula(self, e: S.Expr) -> ir.Formula:
         """A temporal formula: state predicates combined with always, eventually, leads_to,
@@ -667,6 +674,13 @@ class _Checker:
             return ir.TUnary(e.span, e.op, self._formula(e.left))
         if isinstance(e, S.Not):
             return ir.TUnary(e.span, "not", self._formula(e.operand))
+        if isinstance(e, S.IfExpr) and not _has_temporal(e.cond):
+            # `if P then F else G` (TLA+ IF P THEN F ELSE G, P of the initial state):
+            # (P implies F) and (not P implies G)
+            cond = ir.TPred(e.cond.span, self._bool(e.cond, "the condition of `if`"))
+            return ir.TBinary(e.span, "and", ir.TBinary(e.span, "implies", cond, self._formula(e.then)),
+                              ir.TBinary(e.span, "implies", ir.TUnary(e.cond.span, "not", cond),
+                                         self._formula(e.orelse)))
         if isinstance(e, S.BinOp) and e.op in ("and", "or", "implies"):
             return ir.TBinary(e.span, e.op, self._formula(e.left), self._formula(e.right))
         if isinstance(e, S.Call) and e.name in ("all", "any") and e.comprehension is not None:
@@ -789,7 +803,11 @@ class _Checker:
     def _check_predicate(self, d, kind: str, body: S.Expr | None = None) -> ir.Predicate:
         """The declaration's boolean (`body`, when given, instead of its whole body)."""
         body = d.body if body is None else body
-        expr = self.infer(body, T.BOOL)
+        self.enabled_ok = kind == "invariant"
+        try:
+            expr = self.infer(body, T.BOOL)
+        finally:
+            self.enabled_ok = False
         if expr.type != T.BOOL:
             raise _err("E105", f"{kind} `{d.name}` must be a boolean, not {expr.type}", body.span)
         return ir.Predicate(d.name, expr, d.name_span)
@@ -1496,6 +1514,26 @@ class _Checker:
         if isinstance(a.type, T.SetT):
             return ir.Prim(T.INT, e.span, "card", (a,))
         raise _err("E102", f"`len` needs a sequence or a set, not {a.type}", a.span)
+
+    def _b_enabled(self, e, expected):
+        """`enabled(A)`: whether action A can take a step from the state, with some arguments
+        (TLA+ `ENABLED A`, `ENABLED \\E p \\in S : A(p)` for an action with parameters)."""
+        if not self.enabled_ok or self.in_def:
+            raise _err("E128", "`enabled(...)` can be used only in an invariant or a temporal property", e.span,
+                       "write it in the `invariant` or `property` itself, not in a `def` or an action")
+        a = e.args[0]
+        if isinstance(a, S.Call) and a.name in self.action_index:
+            raise _err("E128", f"`enabled({a.name}(...))` with arguments is not supported yet", a.span,
+                       f"`enabled({a.name})` asks whether `{a.name}` can step with some arguments; for given "
+                       "ones, write the action's guard as a `def` and use it")
+        if not (isinstance(a, S.Name) and a.name in self.action_index):
+            hint = suggest(a.name, list(self.action_index)) if isinstance(a, S.Name) else None
+            raise _err("E128", "`enabled(...)` takes the name of an action", a.span,
+                       f"did you mean `{hint}`?" if hint else
+                       f"actions: {', '.join(self.action_index)}" if self.action_index else None)
+        slots = frozenset(range(len(self.vars)))
+        self.reads.update(slots)
+        return ir.Prim(T.BOOL, e.span, "enabled", (), info=(self.action_index[a.name], slots))
 
     def _b_head(self, e, expected):
         s = self._seq_arg(e)

@@ -1,0 +1,134 @@
+"""`enabled(A)` (TLA+ ENABLED A) and temporal formulas conditioned on the initial state
+(`P implies eventually Q`, `if P then F else G`): hand-worked answers, TLC's verdicts, and the
+CoffeeCan port's properties, which TLC checks on CoffeeCan100Beans.cfg."""
+
+import textwrap
+
+import pytest
+
+from checker.core.errors import SpecError
+from checker.core.result import Verdict
+from checker.engine.explore import explore
+from checker.engine.options import Options, Storage
+from tests.conftest import SPECS, model_of
+from tests.test_liveness import replay_lasso
+
+# The TLA+ form, checked with TLC 2.15 (-workers 1, SPECIFICATION Spec, one PROPERTY each):
+#   Init == x \in {0, 1, 2}    Up == x >= 1 /\ x < 5 /\ x' = x + 1    Stay == UNCHANGED x
+#   Spec == Init /\ [][Up \/ Stay]_x /\ WF_x(Up)
+#   OddGrows == x = 1 => <>(x = 5)                         no error
+#   Branch == IF x = 0 THEN <>(x = 0) ELSE <>(x = 5)       no error
+#   Wrong == IF x = 0 THEN <>(x = 5) ELSE <>(x = 5)        violated
+#   Stops == <>(~ENABLED Up)                               no error
+#   UpAgain == []<>(ENABLED Up)                            violated
+# each with 13 states generated, 6 distinct.
+SPEC = textwrap.dedent("""
+    var x: int in {0, 1, 2}
+    action Up:
+        require x >= 1
+        require x < 5
+        x = x + 1
+    action Stay:
+        skip
+    fair weak Up
+""").lstrip("\n")
+
+TLC_SAYS = [
+    ("x == 1 implies eventually x == 5", True),
+    ("if x == 0 then eventually x == 0 else eventually x == 5", True),
+    ("if x == 0 then eventually x == 5 else eventually x == 5", False),
+    ("eventually not enabled(Up)", True),
+    ("always eventually enabled(Up)", False),
+]
+
+
+@pytest.mark.parametrize("formula, holds", TLC_SAYS)
+@pytest.mark.parametrize("storage, workers", [(Storage.FINGERPRINT, 1), (Storage.EXACT, 1), (Storage.FINGERPRINT, 2)])
+def test_verdicts_are_tlcs(formula, holds, storage, workers):
+    model = model_of(SPEC + f"property P: {formula}\n")
+    r = explore(model, Options(storage=storage, workers=workers))
+    assert (r.states_generated, r.distinct_states) == (13, 6)
+    assert r.verdict == (Verdict.OK if holds else Verdict.LIVENESS_VIOLATED), r.violation
+    if not holds:
+        replay_lasso(model, r.violation.trace)
+
+
+def test_a_condition_selects_the_initial_states_a_counterexample_starts_from():
+    """`x == 2 implies eventually x == 0` is false only for behaviours from x = 2: the lasso
+    starts there, although x = 1 (also never reaching 0) is the first initial state."""
+    model = model_of(SPEC + "property P: x == 2 implies eventually x == 0\n")
+    r = explore(model, Options())
+    assert r.verdict == Verdict.LIVENESS_VIOLATED
+    assert r.violation.trace.steps[0].state == (2,)
+    replay_lasso(model, r.violation.trace)
+
+
+def test_enabled_in_an_invariant_is_the_actions_guard():
+    r = explore(model_of(SPEC + "invariant I: enabled(Up) == (x >= 1 and x < 5)\n"
+                                "invariant J: enabled(Stay)\n"), Options())
+    assert r.verdict == Verdict.OK
+    r = explore(model_of(SPEC + "invariant I: enabled(Up)\n"), Options())
+    assert r.verdict == Verdict.INVARIANT_VIOLATED and r.violation.trace.steps[-1].state == (0,)
+
+
+def test_enabled_of_an_action_with_parameters_is_enabled_with_some_argument():
+    """TLA+ ENABLED \\E k \\in S : A(k): Set steps from x < 3 with k = 3 - x only."""
+    spec = """
+        var x: int = 0
+        action Set(k in 1..3):
+            require x + k == 3
+            x = x + k
+        invariant SetWhileBelow: enabled(Set) == (x < 3)
+        """
+    r = explore(model_of(spec), Options(check_deadlock=False))
+    assert r.verdict == Verdict.OK and r.distinct_states == 2  # x = 0, then 3
+    r = explore(model_of(spec.replace("(x < 3)", "(x > 0)")), Options(check_deadlock=False))
+    assert r.verdict == Verdict.INVARIANT_VIOLATED and r.violation.trace.steps[-1].state == (0,)
+
+
+@pytest.mark.parametrize("text, code, message", [
+    ("def f() -> bool:\n    enabled(Up)\ninvariant I: f()", "E128", "only in an invariant or a temporal property"),
+    ("action Down:\n    require enabled(Up)\n    x = 0", "E128", "only in an invariant or a temporal property"),
+    ("invariant I: enabled(Upp)", "E128", "takes the name of an action"),
+    ("invariant I: enabled(Up(1))", "E128", "with arguments is not supported"),
+    ("property P: always (x' >= x or enabled(Up))", "E128", "only in an invariant or a temporal property"),
+    ("property P: x == 1 implies always x < 9", "E114", "under a condition on the initial state"),
+])
+def test_misuse_is_an_error_at_its_place(text, code, message):
+    with pytest.raises(SpecError) as info:  # E114 when the search starts, E128 when the spec is read
+        explore(model_of(SPEC + text + "\n"), Options())
+    d = info.value.diagnostics[0]
+    assert d.code == code and message in d.message and d.span.line > SPEC.count("\n")
+
+
+# ---------------------------------------------------------------- CoffeeCan (TLC: all four hold)
+
+COFFEE = (SPECS / "classic" / "coffee_can.spec").read_text()
+
+
+def test_coffee_can_checks_every_property_of_its_cfg():
+    model = model_of(COFFEE, name="coffee_can.spec")
+    names = {p.name for p in model.spec.properties} | {name for name, _ in model.steps}
+    assert names == {"EventuallyTerminates", "TerminationHypothesis", "MonotonicDecrease", "LoopInvariant"}
+    r = explore(model, Options())
+    assert r.verdict == Verdict.OK and (r.distinct_states, r.states_generated) == (5150, 20002)
+    assert not r.undecided
+
+
+@pytest.mark.parametrize("old, new, broken, start", [
+    # TLC on CoffeeCan.tla with ELSE <>(can.black = 1 /\ can.white = 0): violated; from an odd
+    # number of white beans the last bean is white
+    ("else eventually (can.black == 0 and can.white == 1)", "else eventually (can.black == 1 and can.white == 0)",
+     "TerminationHypothesis", lambda can: can["white"] % 2 == 1),
+    # TLC with <>(~ENABLED Termination): violated; a can of one bean stays so
+    ("eventually enabled(Termination)", "eventually not enabled(Termination)", "EventuallyTerminates",
+     lambda can: can["black"] + can["white"] == 1),
+])
+def test_coffee_can_mutations_break_its_temporal_properties(old, new, broken, start):
+    assert old in COFFEE
+    model = model_of(COFFEE.replace(old, new), name="coffee_can.spec")
+    r = explore(model, Options())
+    assert r.verdict == Verdict.LIVENESS_VIOLATED and r.violation.name == broken
+    first = r.violation.trace.steps[0].state[0]
+    assert start(dict(zip(("black", "white"), first)))
+    replay_lasso(model, r.violation.trace)
