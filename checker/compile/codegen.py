@@ -473,9 +473,10 @@ class _Gen:
                 # must read the unchanged state, not that combination's next state.
                 self._reset(indent, assigned)
             self.at = domain.span
-            self.emit(indent, f"for {self._binder(local, domain)}:")
+            filtered = self._filtered_binder(local, domain, guards[k])
+            self.emit(indent, f"for {filtered or self._binder(local, domain)}:")
             indent += 1
-            for cond in guards[k]:
+            for cond in () if filtered else guards[k]:
                 self.at = cond.span
                 self.emit(indent, f"if not {self.ex(cond)}:")
                 self.emit(indent + 1, "continue")
@@ -821,6 +822,32 @@ class _Gen:
             self.positions[local.id] = (pos, d)
             return f"{pos}, l{local.id} in enumerate({d})"
         return f"l{local.id} in {d}"
+
+    def _filtered_binder(self, local: ir.Local, domain: ir.Expr, conds: list) -> str | None:
+        """`l3 in sorted([l3 for l3 in D if G], key=...)`: a parameter's guards (`conds`, which
+        _hoist_guards placed right after its loop: they cannot fault and read no variable the
+        action assigns) applied before its set is put in canonical order, which then sorts only
+        what passes them, in the same order (MultiPaxos's HandleAccept sorted every message to
+        keep the accepts). Only for a set sorted per state (not a hoisted or lifted one, a range,
+        a set of options, or a map key iterated by position); None otherwise."""
+        if not conds or local.id in self.keyed or not isinstance(domain.type, T.SetT):
+            return None
+        element = domain.type.element
+        if isinstance(element, T.OptionT) and T.naturally_ordered(element.inner):
+            return None
+        if self.hoisting and (self._is_constant(domain) or self._lazy_constant(domain)):
+            return None
+        if (isinstance(domain, ir.Prim) and domain.op == "range") or self._liftable(domain):
+            return None
+        key = self._sort_key(element)
+        name = f"l{local.id}"
+        tests = []
+        for cond in conds:
+            self.at = cond.span
+            tests.append(self.ex(cond))
+        self.at = domain.span
+        listed = f"[{name} for {name} in {self.ex(domain)} if {' and '.join(tests)}]"
+        return f"{name} in sorted({listed}{'' if key is None else f', key={key}'})"
 
     def _position(self, key: ir.Expr, current: str) -> tuple[str, str] | None:
         """(position name, domain name) when map `current[key]` can be read by position."""
