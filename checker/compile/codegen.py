@@ -473,8 +473,8 @@ class _Gen:
                 # must read the unchanged state, not that combination's next state.
                 self._reset(indent, assigned)
             self.at = domain.span
-            filtered = self._filtered_binder(local, domain, guards[k])
-            self.emit(indent, f"for {filtered or self._binder(local, domain)}:")
+            binder, filtered = self._binder(local, domain, guards[k])
+            self.emit(indent, f"for {binder}:")
             indent += 1
             for cond in () if filtered else guards[k]:
                 self.at = cond.span
@@ -646,7 +646,7 @@ class _Gen:
         evaluated in the state the `with` began in, not after the previous choice's statements."""
         saved, restore = self._save_restore(list(st.body) + rest, indent)
         for local, domain in st.binders:
-            self.emit(indent, f"for {self._binder(local, domain)}:")
+            self.emit(indent, f"for {self._binder(local, domain)[0]}:")
             indent += 1
             for line in restore:
                 self.emit(indent, line)
@@ -782,23 +782,34 @@ class _Gen:
 
     def domain(self, e: ir.Expr) -> str:
         """A set expression, iterated in canonical order (a hoisted tuple when it is constant)."""
+        code, elements = self._domain_parts(e)
+        return code if elements is None else code.format(elements)
+
+    def _domain_parts(self, e: ir.Expr) -> tuple[str, str | None]:
+        """domain(e) as (code, None) for a set in order already or computed once (hoisted,
+        memoised, lifted, a range), or as (`sorted({}, key=...)`, the set's code) for a set put
+        in canonical order where it is iterated, whose elements may then be filtered first
+        (_binder)."""
         assert isinstance(e.type, T.SetT)
         key = self._sort_key(e.type.element)
         order = "sorted({})" if key is None else f"sorted({{}}, key={key})"
-        if isinstance(e.type.element, T.OptionT) and T.naturally_ordered(e.type.element.inner):
+        option = isinstance(e.type.element, T.OptionT) and T.naturally_ordered(e.type.element.inner)
+        if option:
             order = "_sorted_option({})"  # no key to compute: `none` first, then the others' own order
         if self.hoisting and self._is_constant(e):
             name = self._hoist(lambda: f"_keys_tuple(tuple({order.format(self._ex(e))}))")
             self.domain_names[name] = e.type.element
-            return name
+            return name, None
         if self.hoisting and self._lazy_constant(e):
-            return self._hoist(lambda: f"_memo(lambda: tuple({order.format(self._ex(e))}))") + "()"
+            return self._hoist(lambda: f"_memo(lambda: tuple({order.format(self._ex(e))}))") + "()", None
         if isinstance(e, ir.Prim) and e.op == "range":  # in order already, and not built
             lo, hi = (self.ex(a) for a in e.args)
-            return f"_range_domain({lo}, {hi}, {self.where(e.span, e.op, None)})"
+            return f"_range_domain({lo}, {hi}, {self.where(e.span, e.op, None)})", None
         if self._liftable(e):  # mailboxes_3's `elems(inbox)`, sorted once per check, not per client
-            return self._lifted(lambda: order.format(self._ex(e)))
-        return order.format(self.ex(e))
+            return self._lifted(lambda: order.format(self._ex(e))), None
+        if option:  # (_sorted_option takes the set itself)
+            return order.format(self.ex(e)), None
+        return order, self.ex(e)
 
     def _sort_key(self, t: T.Type) -> str | None:
         """The name of a generated function from the values of type `t` to keys that order them
@@ -814,40 +825,30 @@ class _Gen:
             self.sort_key_lines.append(f"def {name}({x}): return {_key_code(t, x, self._sort_key)}")
         return name
 
-    def _binder(self, local: ir.Local, domain: ir.Expr) -> str:
-        """`l3 in D`, or `t7, l3 in enumerate(D)` for a map key ranging over a hoisted domain."""
-        d = self.domain(domain)
+    def _binder(self, local: ir.Local, domain: ir.Expr, conds: list = ()) -> tuple[str, bool]:
+        """`l3 in D`, or `t7, l3 in enumerate(D)` for a map key ranging over a hoisted domain;
+        and whether `conds` are in it: `l3 in sorted([l3 for l3 in D if G], key=...)` where D is
+        put in canonical order per state, which then sorts only what passes G, in the same order
+        (MultiPaxos's HandleAccept sorted every message to keep the accepts). `conds`: a
+        parameter's guards, which _hoist_guards placed right after its loop (they cannot fault
+        and read no variable the action assigns); where they are not in the binder, the loop
+        tests them."""
+        code, elements = self._domain_parts(domain)
+        name = f"l{local.id}"
+        if elements is not None and conds:
+            tests = []
+            for cond in conds:
+                self.at = cond.span
+                tests.append(self.ex(cond))
+            self.at = domain.span
+            listed = f"[{name} for {name} in {elements} if {' and '.join(tests)}]"
+            return f"{name} in {code.format(listed)}", True
+        d = code if elements is None else code.format(elements)
         if local.id in self.keyed and d in self.domain_names:
             pos = self.fresh()
             self.positions[local.id] = (pos, d)
-            return f"{pos}, l{local.id} in enumerate({d})"
-        return f"l{local.id} in {d}"
-
-    def _filtered_binder(self, local: ir.Local, domain: ir.Expr, conds: list) -> str | None:
-        """`l3 in sorted([l3 for l3 in D if G], key=...)`: a parameter's guards (`conds`, which
-        _hoist_guards placed right after its loop: they cannot fault and read no variable the
-        action assigns) applied before its set is put in canonical order, which then sorts only
-        what passes them, in the same order (MultiPaxos's HandleAccept sorted every message to
-        keep the accepts). Only for a set sorted per state (not a hoisted or lifted one, a range,
-        a set of options, or a map key iterated by position); None otherwise."""
-        if not conds or local.id in self.keyed or not isinstance(domain.type, T.SetT):
-            return None
-        element = domain.type.element
-        if isinstance(element, T.OptionT) and T.naturally_ordered(element.inner):
-            return None
-        if self.hoisting and (self._is_constant(domain) or self._lazy_constant(domain)):
-            return None
-        if (isinstance(domain, ir.Prim) and domain.op == "range") or self._liftable(domain):
-            return None
-        key = self._sort_key(element)
-        name = f"l{local.id}"
-        tests = []
-        for cond in conds:
-            self.at = cond.span
-            tests.append(self.ex(cond))
-        self.at = domain.span
-        listed = f"[{name} for {name} in {self.ex(domain)} if {' and '.join(tests)}]"
-        return f"{name} in sorted({listed}{'' if key is None else f', key={key}'})"
+            return f"{pos}, {name} in enumerate({d})", False
+        return f"{name} in {d}", False
 
     def _position(self, key: ir.Expr, current: str) -> tuple[str, str] | None:
         """(position name, domain name) when map `current[key]` can be read by position."""
@@ -1085,7 +1086,7 @@ class _Gen:
             for n, (local, dom) in enumerate(e.generators):
                 self.comps = outside + (n > 0)  # a later generator's set: once per earlier element
                 if canonical or (local.id in self.keyed and self.hoisting and self._is_constant(dom)):
-                    loops.append(f"for {self._binder(local, dom)}")
+                    loops.append(f"for {self._binder(local, dom)[0]}")
                 else:
                     loops.append(f"for l{local.id} in {self.ex(dom)}")
             self.comps = outside + 1

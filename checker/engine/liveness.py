@@ -244,11 +244,10 @@ def _unsupported(f: ir.Formula) -> SpecError:
         "P leads_to Q, always (P implies eventually Q), P implies eventually Q")
 
 
-def _guarded(model, f: ir.TBinary, env: dict, out: list, label: str) -> None:
-    """`P implies F`, P a state predicate: F's leaves, for the behaviours whose initial state
-    satisfies P. Only `eventually Q` leaves take such a condition (their counterexample starts at
-    an initial state, which the condition selects); others are E114."""
-    g = _state_formula(model, f.left, env)
+def _guarded(model, f: ir.TBinary, g, env: dict, out: list, label: str) -> None:
+    """`P implies F`, P a state predicate (`g`, instantiated): F's leaves, for the behaviours
+    whose initial state satisfies P. Only `eventually Q` leaves take such a condition (their
+    counterexample starts at an initial state, which the condition selects); others are E114."""
     start = len(out)
     _expand(model, f.right, env, out, label)
     for i in range(start, len(out)):
@@ -278,9 +277,11 @@ def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
     if state is not None:  # a plain state predicate: true of the initial states
         out.append(_Leaf("initially", state, label=label))
         return
-    if isinstance(f, ir.TBinary) and f.op == "implies" and _state_formula(model, f.left, env) is not None:
-        _guarded(model, f, env, out, label)
-        return
+    if isinstance(f, ir.TBinary) and f.op == "implies":
+        g = _state_formula(model, f.left, env)
+        if g is not None:
+            _guarded(model, f, g, env, out, label)
+            return
     if isinstance(f, ir.TBinary) and f.op == "leads_to":
         p = _state_formula(model, f.left, env)
         q = _state_formula(model, f.right, env)
