@@ -60,7 +60,7 @@ def test_a_scalar_is_changed_whole(t, old, new, text):
 def test_only_the_variables_that_changed_in_declaration_order():
     found = changes((1, 2, 3), (1, 5, 4), ("a", "b", "c"), (T.INT,) * 3)
     assert [(c.variable, c.path, c.whole) for c in found] == [("b", "b", True), ("c", "c", True)]
-    assert diff.changed_variables(found) == ["b", "c"]
+    assert [diff.row_changed(n, n, found) for n in ("a", "b", "c")] == [False, True, True]
 
 
 # ---------------------------------------------------------------- maps

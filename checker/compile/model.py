@@ -48,6 +48,19 @@ class ActionInfo:
     actor: str | None = None  # `by Runner`: who takes the step (a swimlane in diagrams)
     sends_to: str | None = None  # `by Runner -> Parent`: who the step sends something to (a label)
     sends_computed: bool = False  # `-> EXPR`: Model.send_targets computes whom, per step
+    process: str | None = None  # a step of this `process` (its label is the action's name)
+    indexed: bool = False  # of a process over a set: the action's one parameter is the instance
+
+    @property
+    def shown(self) -> str:
+        """The action's name for people: a process step's with its process (`Waiter: wait`)."""
+        return f"{self.process}: {self.name}" if self.process else self.name
+
+    def who(self, args_shown) -> str | None:
+        """A process step's instance, as written in expressions: `Waiter[t1]`, `Runner`."""
+        if self.process is None:
+            return None
+        return f"{self.process}[{args_shown[0]}]" if self.indexed else self.process
 
 
 _RECURSION_HINT = ("a recursive `def` must reach its base case within about 900 nested calls (Python's "
@@ -109,9 +122,20 @@ class Model:
                                            for name in entries.next_states_with_args) or (None,) * len(self.actions)
         # An equal state whose maps share the model's interned key tuples (after unpickling).
         self.canonical_keys = namespace[entries.canonical_keys]
+        steps = {step: p for p in spec.processes for step in p.steps}
+        # The variables of each process over a set, by the slot of the first (state_rows)
+        self._process_slots: dict[int, tuple[str, tuple[int, ...]]] = {}
+        for p in spec.processes:
+            if p.indexed:
+                slots = tuple(self.var_names.index(v) for v in (p.pc,) + tuple(v for _, v in p.locals))
+                self._process_slots[slots[0]] = (p.name, slots)
+        self._process_vars = {self.var_names[i] for _, slots in self._process_slots.values() for i in slots}
+        # The variables of every process (its program counter and locals): variable -> process
+        self.process_variables = {v: p.name for p in spec.processes for v in (p.pc,) + tuple(v for _, v in p.locals)}
         self.action_info = tuple(
             ActionInfo(a.name, tuple(l.name for l, _ in a.params), tuple(l.type for l, _ in a.params), a.span,
-                       a.actor, a.sends_to, a.sends_expr is not None)
+                       a.actor, a.sends_to, a.sends_expr is not None,
+                       steps[a.name].name if a.name in steps else None, a.name in steps and steps[a.name].indexed)
             for a in spec.actions)
         self.invariants = tuple((p.name, namespace[n]) for p, n in zip(spec.invariants, entries.invariants))
         # `derived NAME: EXPR`: (name, type, function of a state), shown along traces (derived_values)
@@ -141,6 +165,46 @@ class Model:
     # ---------------------------------------------------------------- display
     def format_state(self, state) -> dict[str, str]:
         return {n: format_value(v, t) for n, v, t in zip(self.var_names, state, self.var_types)}
+
+    def state_rows(self, state) -> list[tuple[int, str, str]]:
+        """(variable slot, label, value text) of every variable, in declaration order; the
+        variables of a process over a set (maps from its instances) one row per instance and
+        variable, instance by instance: `Waiter[t1].pc`, `Waiter[t1].got`, `Waiter[t2].pc`..."""
+        rows: list[tuple[int, str, str]] = []
+        slot = 0
+        groups = self._process_slots
+        while slot < len(self.var_names):
+            group = groups.get(slot)
+            if group is None:
+                rows.append((slot, self.var_names[slot], format_value(state[slot], self.var_types[slot])))
+                slot += 1
+                continue
+            process, slots = group
+            keys = state[slots[0]][0]
+            key_type = self.var_types[slots[0]].key
+            for k, key in enumerate(keys):
+                who = f"{process}[{format_value(key, key_type)}]"
+                for i in slots:
+                    field = self.var_names[i].split(".", 1)[1]
+                    rows.append((i, f"{who}.{field}", format_value(state[i][1][k], self.var_types[i].value)))
+            slot = slots[-1] + 1
+        return rows
+
+    def change_path(self, variable: str, path: str) -> str:
+        """A change's path as written in expressions: `Waiter.pc[t1]` is `Waiter[t1].pc` (the
+        variables of a process over a set), any other path as it is."""
+        if variable not in self._process_vars or not path.startswith(variable + "["):
+            return path
+        depth, i = 0, len(variable)
+        for i in range(len(variable), len(path)):  # the key's closing bracket
+            if path[i] == "[":
+                depth += 1
+            elif path[i] == "]":
+                depth -= 1
+                if depth == 0:
+                    break
+        process, field = variable.split(".", 1)
+        return f"{process}{path[len(variable):i + 1]}.{field}{path[i + 1:]}"
 
     def state_json(self, state) -> dict:
         return {n: to_json(v, t) for n, v, t in zip(self.var_names, state, self.var_types)}
@@ -189,6 +253,8 @@ class Model:
 
     def step_label(self, action: int, args) -> str:
         info = self.action_info[action]
+        if info.process is not None:
+            return f"{info.who(self.format_args(action, args))}: {info.name}"
         if not info.param_names:
             return info.name
         shown = ", ".join(f"{n}={v}" for n, v in zip(info.param_names, self.format_args(action, args)))

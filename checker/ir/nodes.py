@@ -435,6 +435,19 @@ class Predicate:
 
 
 @dataclass(frozen=True)
+class Process:
+    """A `process` declaration, after desugaring (lang/processes.py): which variables and actions
+    it became, so that traces, swimlanes and coverage can show it by name."""
+
+    name: str
+    span: Span
+    indexed: bool  # `process P(self in S)`: its program counter and locals are maps from S's members
+    pc: str  # the variable of its program counter (`P.pc`, an enum of its labels and `Done`)
+    locals: tuple[tuple[str, str], ...]  # (the local's name, its variable: `P.x`)
+    steps: tuple[str, ...]  # its labels, in order: the names of its actions
+
+
+@dataclass(frozen=True)
 class Spec:
     name: str
     file: str
@@ -462,6 +475,8 @@ class Spec:
     # `init: P`: the initial states are those of the variables' initial values that satisfy P (a
     # variable declared without a value is a choice among every value of its type: `choice`)
     initially: Predicate | None = None
+    # `process` declarations, and the variables and actions they became
+    processes: tuple[Process, ...] = ()
 
 
 # ---------------------------------------------------------------- analyses shared by later stages

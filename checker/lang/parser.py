@@ -32,7 +32,8 @@ _TOKEN_NAMES = {
     "EQUAL": "`=`", "DOT": "`.`", "COMP_OP": "a comparison", "PLUS": "`+`", "STAR": "`*`", "PERCENT": "`%`", "SLASH": "`/`",
     "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`",
     "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
-    "DEADLOCK_KW": "`deadlock`", "INIT_KW": "`init`",
+    "DEADLOCK_KW": "`deadlock`", "INIT_KW": "`init`", "PROCESS_KW": "`process`", "AWAIT_KW": "`await`",
+    "GOTO_KW": "`goto`", "WHILE_KW": "`while`",
 }
 
 # Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
@@ -42,7 +43,13 @@ _TOKEN_NAMES = {
 _SOFT_KEYWORDS = {
     "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
     "before": ("COLON",), "after": ("COLON",), "deadlock": ("COLON",), "init": ("COLON",),
+    "process": ("NAME",), "goto": ("NAME",),
 }
+# Soft keywords that begin a statement with an expression (`await queue != []`, `while x < 3:`):
+# keywords unless the next token makes the name a variable's (`await = 1`, `while[k] = 2`, a field)
+# or ends the line. They are also keywords right after a label's `:` (`wait: await ready`).
+_STATEMENT_KEYWORDS = {"await", "while"}
+_NOT_AFTER_STATEMENT_KEYWORD = {"EQUAL", "LSQB", "DOT", "_NL", "COLON", "COMMA", "RPAR"}
 
 # The words of `deadlock: WORD`, and what each says: is a deadlock allowed?
 _DEADLOCK_WORDS = {"allowed": True, "forbidden": False}
@@ -175,11 +182,21 @@ def _soft_keywords(stream):
     ahead: list[Token] = []
     depth = 0
     line_start = True
+    line_start_name = after_label = False
     while True:
         tok = ahead.pop(0) if ahead else next(stream, None)
         if tok is None:
             return
         follow = _SOFT_KEYWORDS.get(tok.value) if tok.type == "NAME" and line_start and depth == 0 else None
+        if tok.type == "NAME" and (line_start or after_label) and depth == 0 and tok.value in _STATEMENT_KEYWORDS:
+            if not ahead:
+                nxt = next(stream, None)
+                if nxt is not None:
+                    ahead.append(nxt)
+            if ahead and ahead[0].type not in _NOT_AFTER_STATEMENT_KEYWORD:
+                tok = Token.new_borrow_pos(tok.value.upper() + "_KW", tok.value, tok)
+        elif after_label and tok.type == "NAME" and tok.value in ("goto",):
+            follow = _SOFT_KEYWORDS.get(tok.value)
         if follow:
             while len(ahead) < len(follow):
                 nxt = next(stream, None)
@@ -192,7 +209,11 @@ def _soft_keywords(stream):
             depth += 1
         elif tok.type in _SpecIndenter.CLOSE_PAREN_types:
             depth = max(0, depth - 1)
-        line_start = tok.type in ("_NL", "REPLACE")  # `replace type ...`, `replace block ...`
+        # `wait: await ready`: a statement may follow a label's colon on its line
+        after_label = tok.type == "COLON" and line_start_name and depth == 0
+        line_start_name = line_start and tok.type == "NAME"
+        # `replace type ...`, `replace block ...`, `fair process ...`, `fair strong process ...`
+        line_start = tok.type in ("_NL", "REPLACE", "FAIR", "WEAK", "STRONG")
         yield tok
 
 
@@ -515,6 +536,19 @@ class _Builder(Transformer):
         actor = c[2] or (None, None, None)
         return S.ActionDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1] or (), c[3], actor[0], actor[1], actor[2])
 
+    def process_decl(self, meta, c):
+        fair, kw, name, domain, *items = c
+        self_name, self_span, dom = (None, None, None) if domain is None else domain
+        local = tuple(x for x in items if isinstance(x, S.VarDecl))
+        body = tuple(x for x in items if not isinstance(x, S.VarDecl))
+        return S.ProcessDecl(self.sp(meta), str(name), self.ts(name), self_name, self_span, dom, local, body, fair)
+
+    def process_fair(self, meta, c):
+        return c[0] or "weak"
+
+    def process_set(self, meta, c):
+        return (str(c[0]), self.ts(c[0]), c[1])
+
     def actor(self, meta, c):
         return (str(c[0]), c[1], self.ts(c[0]))
 
@@ -725,6 +759,18 @@ class _Builder(Transformer):
 
     def let_stmt(self, meta, c):
         return S.Let(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def await_stmt(self, meta, c):
+        return S.Require(self.sp(meta), c[1])
+
+    def goto_stmt(self, meta, c):
+        return S.Goto(self.sp(meta), str(c[1]), self.ts(c[1]))
+
+    def labelled_stmt(self, meta, c):
+        return S.Labelled(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])
+
+    def while_stmt(self, meta, c):
+        return S.While(self.ts(c[0]), c[1], c[2])  # at the keyword: where messages point
 
     def skip_stmt(self, meta, c):
         return S.Skip(self.sp(meta))

@@ -79,6 +79,13 @@ class TupleType(TypeExpr):
 
 
 @dataclass(frozen=True)
+class ElementType(TypeExpr):
+    """The type of the members of a constant set (a process's instances: processes.py)."""
+
+    set: "Expr"
+
+
+@dataclass(frozen=True)
 class OptionType(TypeExpr):
     inner: TypeExpr
 
@@ -313,6 +320,31 @@ class BlockCall(Stmt):
 
 
 @dataclass(frozen=True)
+class Labelled(Stmt):
+    """`L:` and its block, in a process: an atomic step begins at L (processes.py)."""
+
+    label: str
+    label_span: Span
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    """`while COND:` in a process; its first statement is a label's (processes.py)."""
+
+    cond: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class Goto(Stmt):
+    """`goto L` in a process: the step ends, and the next one of this process begins at L."""
+
+    label: str
+    label_span: Span
+
+
+@dataclass(frozen=True)
 class Scoped(Stmt):
     """Statements in a scope of their own: the `let` names they bind are not seen after them (the
     parts of an action that a variant extends: variants.py)."""
@@ -369,6 +401,19 @@ class BlockDecl(Decl):
 
     params: tuple[tuple[str, Span, TypeExpr], ...]
     body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class ProcessDecl(Decl):
+    """`process NAME(self in S):` (or `process NAME:`, one instance): local variables, then
+    statements with labels; `processes.desugar` turns it into an enum, variables and actions."""
+
+    self_name: str | None  # None: a single process
+    self_span: Span | None
+    domain: "Expr | None"
+    locals: tuple["VarDecl", ...]
+    body: tuple[Stmt, ...]
+    fair: str | None = None  # `fair process` ("weak"), `fair strong process` ("strong")
 
 
 @dataclass(frozen=True)

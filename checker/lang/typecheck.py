@@ -20,6 +20,7 @@ from checker.ir import nodes as ir
 from checker.ir.symmetry import breaks as symmetry_breaks
 from checker.lang import syntax as S
 from checker.lang.aliases import resolve as resolve_aliases
+from checker.lang.processes import desugar as desugar_processes
 from checker.lang.parser import parse_expression
 
 
@@ -88,7 +89,9 @@ class _Item:
 
 def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None) -> ir.Spec:
     """Resolve and typecheck a parsed spec. `overrides` maps constant names to `-D` value texts."""
-    return _Checker(resolve_aliases(tree), source, dict(overrides or {})).run()
+    tree, processes = desugar_processes(tree)
+    spec = _Checker(resolve_aliases(tree), source, dict(overrides or {})).run()
+    return dataclasses.replace(spec, processes=processes) if processes else spec
 
 
 def _UNCHECKED(t: T.Type, span: Span) -> ir.Expr:
@@ -437,6 +440,13 @@ class _Checker:
             bounds = tuple(b for _, (_, b) in fields)
             return (T.RecordT(tuple((n, ft) for n, (ft, _) in fields)),
                     ir.PartsBound(bounds) if any(bounds) else None)
+        if isinstance(t, S.ElementType):
+            members = self.infer(t.set)
+            if not isinstance(members.type, T.SetT) or _has_local(members):
+                raise _err("E129", f"a process runs once per member of a constant set, not over {members.type}",
+                           t.set.span, "write `process P(self in S):` with S a constant set (`Procs`, `1..N`)")
+            self.type_bounds.append((members, t.set.span, "the set a process runs over"))
+            return members.type.element, None
         if isinstance(t, S.OptionType):
             inner, ib = self._declared(t.inner)
             if isinstance(inner, T.OptionT):

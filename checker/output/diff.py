@@ -113,6 +113,22 @@ def changes(old: tuple, new: tuple, names, types) -> list[Change]:
     return out
 
 
+def step_changes(model, old: tuple, new: tuple) -> list[Change]:
+    """`changes` of a model's step, each path as written in expressions: `Waiter[t1].pc` for an
+    instance of a process over a set (Model.change_path), every other path as it is."""
+    return [dataclasses.replace(c, path=model.change_path(c.variable, c.path))
+            for c in changes(old, new, model.var_names, model.var_types)]
+
+
+def row_changed(label: str, variable: str, found) -> bool:
+    """Whether the changes `found` touch the state row `label` of `variable` (Model.state_rows:
+    the variable itself, or one instance's variable of a process, `Waiter[t1].pc`)."""
+    if label == variable:
+        return any(c.variable == variable for c in found)
+    return any(c.path == label or c.path.startswith((label + "[", label + ".")) for c in found
+               if c.variable == variable)
+
+
 @dataclass(frozen=True)
 class TextChange(Change):
     """A derived value that could not be computed on one side of a step: changed whole, each side
@@ -153,11 +169,6 @@ def marked_derived_changes(model, before: tuple, after: tuple) -> list[Change]:
         return []
     return [dataclasses.replace(c, path=DERIVED_MARK + c.path)
             for c in derived_changes(model.derived_values(before), model.derived_values(after))]
-
-
-def changed_variables(found: list[Change]) -> list[str]:
-    """The variables `found` touches, in their order."""
-    return list(dict.fromkeys(c.variable for c in found))
 
 
 def _diff(variable: str, path: str, a, b, t: T.Type, depth: int, out: list[Change]) -> None:

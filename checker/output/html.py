@@ -276,8 +276,7 @@ def _changes(model, trace: Trace, i: int) -> list[diff.Change]:
     if i == 0:
         return []
     before, after = trace.steps[i - 1].state, trace.steps[i].state
-    return (diff.changes(before, after, model.var_names, model.var_types)
-            + diff.marked_derived_changes(model, before, after))
+    return diff.step_changes(model, before, after) + diff.marked_derived_changes(model, before, after)
 
 
 def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[str]],
@@ -290,8 +289,7 @@ def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[s
     for i, step in enumerate(trace.steps):
         if i == 0:
             label = "initial state"
-            shown = model.format_state(step.state)
-            body = "".join(f"<li>{_e(name)} = {_e(shown[name])}</li>" for name in model.var_names)
+            body = "".join(f"<li>{_e(label)} = {_e(text)}</li>" for _, label, text in model.state_rows(step.state))
             body += "".join(f'<li class="derived">~ {_e(d.name)} = {_e(d.text)}</li>'
                             for d in model.derived_values(step.state))
         else:
@@ -333,12 +331,11 @@ def _state_panel(model, trace: Trace) -> str:
     out = ['<div class="state-panel"><div class="pane-title">The whole state at the cursor '
            '<span class="legend"><span class="changed">changed by the step</span></span></div>']
     for i, step in enumerate(trace.steps):
-        shown = model.format_state(step.state)
         found = _changes(model, trace, i)
-        changed = set(diff.changed_variables(found))
-        items = "".join(f'<dt{" class=changed" if name in changed else ""}>{_e(name)}</dt>'
-                        f'<dd{" class=changed" if name in changed else ""}>{_e(shown[name])}</dd>'
-                        for name in model.var_names)
+        items = ""
+        for slot, label, text in model.state_rows(step.state):
+            mark = " class=changed" if diff.row_changed(label, model.var_names[slot], found) else ""
+            items += f"<dt{mark}>{_e(label)}</dt><dd{mark}>{_e(text)}</dd>"
         moved = {c.variable for c in found if c.path.startswith(diff.DERIVED_MARK)}
         items += "".join(f'<dt class="derived{" changed" if d.name in moved else ""}">~ {_e(d.name)}</dt>'
                          f'<dd class="derived{" changed" if d.name in moved else ""}">{_e(d.text)}</dd>'

@@ -188,7 +188,7 @@ def step_label(model, step, number: int, multiline: bool = True) -> str:
 def _step_changes(model, before, after) -> list[diff.Change]:
     if before is None:
         return []
-    return diff.changes(before, after, model.var_names, model.var_types)
+    return diff.step_changes(model, before, after)
 
 
 def _change_row(c: diff.Change, width: int, with_path: bool) -> str:
@@ -379,8 +379,8 @@ def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[tuple[
             return None
         info = infos[step.action]
         if who in info.param_names:
-            k = info.param_names.index(who)
-            return model.format_args(step.action, step.args)[k]
+            shown = model.format_args(step.action, step.args)
+            return info.who(shown) if info.indexed else shown[info.param_names.index(who)]
         return who
 
     actors: list[str | None] = [None]
@@ -398,6 +398,9 @@ def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[tuple[
             else:
                 label = resolve(info.sends_to, step)
                 targets.append((label,) if label else ())
+            if info.process is not None:  # a process step that writes another one's locals sends to it
+                targets[-1] += tuple(w for w in _written_processes(model, before.state, step.state)
+                                     if w != actors[-1] and w not in targets[-1])
         elif use_derived:
             actors.append(derived[info.name])
             targets.append(())
@@ -417,6 +420,25 @@ def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[tuple[
     if not columns:
         columns.append(model.name)
     return columns, actors, targets
+
+
+def _written_processes(model, before, after) -> list[str]:
+    """The process instances whose local variables a step changed (`Task[t1]`, `Runner`), in the
+    order of the changes."""
+    out: list[str] = []
+    for c in diff.step_changes(model, before, after):
+        process = model.process_variables.get(c.variable)
+        if process is None:
+            continue
+        if c.path.startswith(process + "["):
+            who = c.path.split("]", 1)[0] + "]"
+        elif c.path.startswith(process + "."):
+            who = process
+        else:  # every instance's map changed whole
+            continue
+        if who not in out:
+            out.append(who)
+    return out
 
 
 @dataclass(frozen=True)
@@ -489,14 +511,14 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
     columns, actors, targets = lanes(model, trace)
     waits = waiting(model, trace, columns[0])  # a lasso: who waits forever, by column
     columns = columns + [c for c in waits if c not in columns]
-    initial = model.format_state(trace.steps[0].state) if trace.steps else {}
+    initial = model.state_rows(trace.steps[0].state) if trace.steps else []
     loop_note = None
     if trace.loop_index is not None:
         loop_note = (f"Lasso: after step {len(trace.steps) - 1} the behaviour goes back to state "
                      f"{trace.loop_index + 1} (dashed blue edge) and repeats forever." if trace.closing is not None
                      else "Lasso: the behaviour stays in the last state forever (it stutters).")
     g = _new_graph(f"{model.name}_swimlanes", _title_lines(headline, loop_note) + _wrapped(
-        "Initial state: ", [f"{n} = {_abbrev(initial[n], 2 * view.max_width)[0]}" for n in model.var_names]))
+        "Initial state: ", [f"{label} = {_abbrev(text, 2 * view.max_width)[0]}" for _, label, text in initial]))
     g.attr(nodesep="0.35", ranksep="0.25", newrank="true")
     col_id = {c: f"c{k}" for k, c in enumerate(columns)}
     rows = len(trace.steps)  # row r (1..rows-1) is step r; one more row for the verdict

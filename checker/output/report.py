@@ -35,10 +35,11 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
     `full`: every variable, as TLC prints them, the entries that changed under each changed one.
     Values longer than a line wrap after a comma (diff.wrap)."""
     lines = []
-    per_step = [None] + [diff.changes(a.state, b.state, model.var_names, model.var_types)
-                         for a, b in zip(trace.steps, trace.steps[1:])]
+    per_step = [None] + [diff.step_changes(model, a.state, b.state) for a, b in zip(trace.steps, trace.steps[1:])]
     derived = [model.derived_values(step.state) for step in trace.steps]
-    width = max([len(n) for n in model.var_names] + [len(d.name) for d in (derived[0] if derived else ())] + [0])
+    first_rows = model.state_rows(trace.steps[0].state) if trace.steps else []
+    width = max([len(n) for n in model.var_names] + [len(label) for _, label, _ in first_rows]
+                + [len(d.name) for d in (derived[0] if derived else ())] + [0])
     width = max([width] + [len(c.path) for found in per_step[1:] for c in found if len(c.path) <= _PATH_COLUMN])
     for i, (step, found) in enumerate(zip(trace.steps, per_step), start=1):
         if step.action is None:
@@ -52,7 +53,10 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
         for c in found or ():
             by_variable.setdefault(c.variable, []).append(c)
         unchanged = 0
-        for name in model.var_names:
+        if found is None and not full:  # the first state: every variable, a process's by instance
+            for _, label, text in model.state_rows(step.state):
+                _value_lines(lines, " ", label, width, "=", text)
+        for name in model.var_names if found is not None or full else ():
             mine = by_variable.get(name)
             if mine is not None and not full:
                 for c in mine:
@@ -225,11 +229,11 @@ def _coverage(model: Model, result: Result, columns: dict) -> list[str]:
     never enabled (when nothing was found)."""
     if not model.action_info:
         return []
-    width = max(len("action"), *(len(a.name) for a in model.action_info))
+    width = max(len("action"), *(len(a.shown) for a in model.action_info))
     out = ["", "Coverage:", f"  {'action':<{width}}" + "".join(f"  {h:>10}" for h in columns)]
     for ai, (info, cov) in enumerate(zip(model.action_info, result.coverage)):
-        out.append(f"  {info.name:<{width}}" + "".join(f"  {_n(count(cov, ai)):>10}" for count in columns.values()))
-    never = [info.name for info, cov in zip(model.action_info, result.coverage) if cov.enabled == 0]
+        out.append(f"  {info.shown:<{width}}" + "".join(f"  {_n(count(cov, ai)):>10}" for count in columns.values()))
+    never = [info.shown for info, cov in zip(model.action_info, result.coverage) if cov.enabled == 0]
     if never and result.verdict in (Verdict.OK,):
         out.append(f"  never enabled: {', '.join(never)}")
     return out
