@@ -48,3 +48,31 @@ def test_coverage_credits_each_new_state_to_the_action_that_found_it_first_as_tl
     result = explore(model)
     assert [(c.distinct, c.generated) for c in result.coverage] == [
         (13, 96), (1, 1), (14, 64), (26, 156), (74, 156), (7, 24), (152, 648)]
+
+
+# SyncTerminationDetection.cfg checks TypeOK, TDCorrect, Quiescence and Liveness: all hold (TLC's
+# verdict, tests/test_corpus.py and tests/test_liveness.py); each is broken by a mutation.
+SYNC_MUTATIONS = {
+    # DetectTermination without its guard: termination is detected while a node is active
+    "TDCorrect": ("action DetectTermination:\n    require terminated()\n", "action DetectTermination:\n"),
+    # a node wakes another without being active itself: a terminated ring comes back to life
+    "Quiescence": ("action Wakeup(i in Node, j in Node):\n    require active[i]\n",
+                   "action Wakeup(i in Node, j in Node):\n"),
+    # the nodes' map gains a node N
+    "TypeOK": ("    active[i] = false\n", "    active[i] = false\n    active = {n -> n < N and active[n] for n in 0..N}\n"),
+}
+
+
+@pytest.mark.parametrize("check", sorted(SYNC_MUTATIONS))
+def test_sync_termination_detection_checks_hold_and_a_mutation_breaks_each(check):
+    from checker.core.source import Source
+
+    path = SPECS / "classic" / "sync_termination_detection.spec"
+    text = path.read_text()
+    assert explore(build_model(read_source(str(path)))).verdict.name == "OK"
+    old, new = SYNC_MUTATIONS[check]
+    assert old in text
+    model = build_model(Source(str(path), text.replace(old, new, 1)))
+    result = explore(model, Options(invariants=(check,), properties=(check,)) if check != "TypeOK"
+                     else Options(invariants=(check,), properties=()))
+    assert result.verdict.name == "INVARIANT_VIOLATED" and result.violation.name == check

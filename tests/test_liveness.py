@@ -264,6 +264,7 @@ CLASSIC = [
     ("simple_allocator.spec", True, ["ClientsWillReturn", "ClientsWillObtain", "InfOftenSatisfied"]),
     ("ewd840.spec", False, ["Liveness"]),
     ("coffee_can.spec", True, ["EventuallyTerminates", "TerminationHypothesis"]),
+    ("sync_termination_detection.spec", True, ["Liveness"]),
 ]
 
 
@@ -287,6 +288,7 @@ def without_fairness(text: str, keep=lambda line: False) -> str:
     ("simple_allocator.spec", True, "fair strong Allocate", "ClientsWillObtain"),
     ("ewd840.spec", False, "fair weak", "Liveness"),
     ("coffee_can.spec", True, "fair weak", "EventuallyTerminates"),
+    ("sync_termination_detection.spec", True, "fair weak", "Liveness"),
 ])
 def test_removing_fairness_yields_a_replayable_lasso(tmp_path, port, deadlock, drop, expect):
     from checker.engine.options import Options
@@ -294,7 +296,7 @@ def test_removing_fairness_yields_a_replayable_lasso(tmp_path, port, deadlock, d
 
     text = (SPECS / "classic" / port).read_text()
     text = "\n".join(line for line in text.splitlines() if not line.startswith(drop)) + "\n"
-    model = build_model(Source(port, text))
+    model = build_model(Source(str(SPECS / "classic" / port), text))  # its own path: `refines` files are beside it
     r = explore(model, Options(check_deadlock=deadlock))
     assert r.verdict == Verdict.LIVENESS_VIOLATED
     assert r.violation.name == expect

@@ -159,3 +159,28 @@ def test_issue_15_the_pytest_plugin_honours_deadlock_allowed(pytester):
     result = pytester.runpytest("-q")
     result.assert_outcomes(passed=9, failed=1)  # forbidden.spec's `expect base holds`: the deadlock
     assert "FAILED forbidden.spec::base holds all checks" in result.stdout.str()
+
+
+@pytest.mark.parametrize("flag, base_all, strict_all", [
+    (None, "holds", "violates"),  # each variant as its `deadlock:` says
+    (False, "holds", "holds"),  # --no-deadlock: a deadlock fails no expectation on all checks
+    (True, "violates", "violates"),  # --deadlock: it fails them even under `deadlock: allowed`
+])
+def test_verify_deadlock_flags_override_the_spec(tmp_path, flag, base_all, strict_all):
+    path = tmp_path / "stopping.spec"
+    path.write_text(STOPPING)
+    rows = {(r.variant, r.check): r.got for r in verify_source(read_source(str(path)), deadlock=flag)}
+    assert (rows[("base", "all checks")], rows[("Strict", "all checks")]) == (base_all, strict_all)
+    # `expect V deadlocks` asks whether there is one, whatever the flags say
+    assert rows[("base", "deadlock")] == rows[("Strict", "deadlock")] == "violates"
+
+
+def test_verify_deadlock_flags_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "stopping.spec"
+    path.write_text(STOPPING)
+    assert main(["verify", str(path)]) == 0
+    assert main(["verify", "--no-deadlock", str(path)]) == 10  # `expect Strict violates` now fails
+    assert main(["verify", "--deadlock", str(path)]) == 10  # `expect base holds` now fails
+    capsys.readouterr()
+    assert main(["verify", "--deadlock", "--no-deadlock", str(path)]) == 2  # a usage error
+    assert "not allowed with argument" in capsys.readouterr().err

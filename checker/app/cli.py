@@ -22,6 +22,7 @@ from checker.compile.model import build_model
 from checker.core.errors import Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
 from checker.core.result import Verdict
 from checker.core.source import Source
+from checker.core.files import read_source  # noqa: F401  (tests and the pytest plugin import it from here)
 from checker.engine.explore import explore, one_process_reason, symmetry_not_applied
 from checker.engine.options import Options, Progress, Storage
 from checker.output.artefacts import run_json
@@ -161,6 +162,10 @@ def _build_parser() -> argparse.ArgumentParser:
     verify.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
                         help="override a constant in every spec (repeatable)")
     verify.add_argument("--json", action="store_true", help="print the rows as JSON")
+    _add_deadlock_options(verify, "an expectation on all checks (`expect V holds`) fails on a deadlock, even where "
+                                  "the spec declares `deadlock: allowed`",
+                          "a deadlock fails no expectation but `expect V deadlocks` (as the spec's "
+                          "`deadlock: allowed` does; TLC's -deadlock)")
     verify.add_argument("--simulate", action="store_true",
                         help="decide the expectations by simulation (a violation found is real; `holds` is then "
                              "no proof; reachable checks and liveness are not decided)")
@@ -395,33 +400,6 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def read_source(path: str) -> Source:
-    """Read a spec file. Unreadable files are usage errors; bytes that are not UTF-8 are spec errors."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a spec file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        before = data[:exc.start]
-        line = before.count(b"\n") + 1
-        column = exc.start - (before.rfind(b"\n") + 1) + 1
-        src = Source(path, "")
-        raise SpecError.single("E006", f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x})",
-                               src.span(line, column), "save the file as UTF-8") from None
-    if "\x00" in text:
-        line = text[:text.index("\x00")].count("\n") + 1
-        raise SpecError.single("E006", "the file contains a NUL character", Source(path, text).span(line, 1),
-                               "spec files are plain text")
-    return Source(path, text.lstrip("\ufeff"))
-
-
 def parse_defines(defines: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in defines:
@@ -564,7 +542,7 @@ def _selection(args, model) -> tuple:
     storage, and `--property P` checks P alone). An unknown name is a usage error."""
     flags = (("--invariant", args.invariant, "invariant", "invariants", [n for n, _ in model.invariants]),
              ("--property", args.property, "property", "properties",
-              [p.name for p in model.spec.properties] + [p.name for p in model.spec.steps]),
+              [p.name for p in model.spec.properties] + [n for n, _ in model.steps]),
              ("--reachable", args.reachable, "reachable check", "reachable checks", [n for n, _ in model.reachables]))
     if not any(given for _, given, _, _, _ in flags):
         return None, None, None
@@ -750,7 +728,7 @@ def _verify(args, sources: dict[str, Source]) -> int:
     for path in args.files:
         source = read_source(path)
         sources[source.name] = source
-        rows += verify_source(source, dict(overrides), simulation)
+        rows += verify_source(source, dict(overrides), simulation, args.deadlock)
     if args.json:
         out = []
         for r in rows:

@@ -78,8 +78,11 @@ class _Run:
     seconds: float
 
 
-def verify_source(source: Source, overrides: dict | None = None, simulation: SimOptions | None = None) -> list[Row]:
-    """Decide every expectation of one spec file (by simulation, with `simulation`)."""
+def verify_source(source: Source, overrides: dict | None = None, simulation: SimOptions | None = None,
+                  deadlock: bool | None = None) -> list[Row]:
+    """Decide every expectation of one spec file (by simulation, with `simulation`). `deadlock`:
+    whether a deadlock fails an expectation on all checks (True: `--deadlock`, False:
+    `--no-deadlock`; None: as each variant's `deadlock:` declaration says)."""
     tree = parse(source)
     expects = expectations(tree)
     runs: dict[str, _Run] = {}
@@ -87,7 +90,7 @@ def verify_source(source: Source, overrides: dict | None = None, simulation: Sim
     for e in expects:
         if e.name not in runs:
             runs[e.name] = _explore(source, overrides, e.name, simulation)
-        rows.append(_row(source, e, runs[e.name], simulation))
+        rows.append(_row(source, e, runs[e.name], simulation, deadlock))
     _replay_base_counterexamples(source, overrides, rows, runs, simulation)
     return rows
 
@@ -147,14 +150,16 @@ def _checks(model: Model) -> dict[str, str]:
     spec = model.spec
     out = {}
     for kind, items in (("invariant", spec.invariants), ("property", spec.properties), ("step", spec.steps),
-                        ("reachable", spec.reachables), ("theorem", spec.theorems)):
+                        ("reachable", spec.reachables), ("theorem", spec.theorems),
+                        ("refinement", spec.refinements)):
         for item in items:
             out[item.name] = kind
     return out
 
 
-def _row(source: Source, e: S.ExpectDecl, run: _Run, simulation: SimOptions | None = None) -> Row:
-    row = _decided(source, e, run)
+def _row(source: Source, e: S.ExpectDecl, run: _Run, simulation: SimOptions | None = None,
+         deadlock: bool | None = None) -> Row:
+    row = _decided(source, e, run, deadlock)
     if simulation is None:
         return row
     # simulation: a violation found is real, nothing found is not a proof, and some checks it
@@ -175,17 +180,19 @@ def _row(source: Source, e: S.ExpectDecl, run: _Run, simulation: SimOptions | No
     return row
 
 
-def _decided(source: Source, e: S.ExpectDecl, run: _Run) -> Row:
+def _decided(source: Source, e: S.ExpectDecl, run: _Run, deadlock: bool | None = None) -> Row:
     model, result = run.model, run.result
+    deadlock_fails = deadlock if deadlock is not None else not model.deadlock_allowed
     base = dict(file=source.name, spec=model.name, variant=e.name, expected=e.outcome,
                 states=result.distinct_states, seconds=run.seconds, model=model, span=e.span)
     if e.outcome == "deadlocks" or e.check is None:
         # `deadlocks` asks whether the variant has a deadlock, whatever the spec allows; every check
-        # includes deadlock unless the spec declares `deadlock: allowed`
+        # includes deadlock unless the spec declares `deadlock: allowed` (or --no-deadlock says so,
+        # and --deadlock includes it anyway)
         if e.outcome == "deadlocks":
             failures = [v for v in result.violations if v.kind == "deadlock"]
         else:
-            failures = [v for v in result.violations if v.kind != "deadlock" or not model.deadlock_allowed]
+            failures = [v for v in result.violations if v.kind != "deadlock" or deadlock_fails]
         evidence = failures[0] if failures else None
         got = "violates" if failures else "holds"
         check = "deadlock" if e.outcome == "deadlocks" else "all checks"
@@ -196,7 +203,7 @@ def _decided(source: Source, e: S.ExpectDecl, run: _Run) -> Row:
         hint = suggest(e.check, checks)
         raise SpecError.single("E100", f"variant `{e.name}` has no check named `{e.check}`", e.check_span,
                                f"did you mean `{hint}`?" if hint else
-                               "name an invariant, property, reachable check or theorem")
+                               "name an invariant, property, reachable check, theorem or refinement")
     kind = checks[e.check]
     if kind == "theorem":
         return _theorem_row(model, e, base)

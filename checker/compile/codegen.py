@@ -98,6 +98,8 @@ class Entries:
     constants: str  # (): the constants' values, computing the hoisted globals
     steps: tuple[str, ...] = ()  # per step property, (s, t) -> bool: does the step s -> t satisfy it
     derived: tuple[str, ...] = ()  # per derived value, (s) -> its value in state s
+    # per refinement, ((s) -> the abstract state s maps to, (s) -> the abstract constants' values)
+    refinements: tuple[tuple[str, str], ...] = ()
     # per action, (s, fp, M, E): (successors, their fingerprints, the arguments of each), for the
     # actions a fairness condition with arguments targets (the behaviour graph needs them); else None
     next_states_with_args: tuple = ()
@@ -245,8 +247,12 @@ class _Gen:
             checks[prefix] = tuple(self._predicate(f"{prefix}{i}", p, (kind, i)) for i, p in enumerate(preds))
         steps = tuple(self._predicate(f"step{i}", p, ("step", i), step=True) for i, p in enumerate(spec.steps))
         derived = tuple(self._predicate(f"der{i}", p, ("derived", i)) for i, p in enumerate(spec.derived))
+        refinements = tuple((self._predicate(f"ref{i}", r.state, ("refinement", i)),
+                             self._predicate(f"refc{i}", r.constants_expr, ("refinement", i)))
+                            for i, r in enumerate(spec.refinements))
         entries = Entries(init, tuple(actions), tuple(next_states), checks["inv"], checks["con"], checks["reach"],
-                          canonical, _CONSTANTS, steps, derived, tuple(with_args))
+                          canonical, _CONSTANTS, steps, derived, next_states_with_args=tuple(with_args),
+                          refinements=refinements)
         predicates: dict = {}
         domains: dict = {}
         for i, prop in enumerate(spec.properties):
@@ -1187,7 +1193,8 @@ def _keyed_locals(spec: ir.Spec) -> set[int]:
             if isinstance(st, ir.AssignS):
                 out.update(s.index.local.id for s in st.steps if s.kind == "map" and isinstance(s.index, ir.LocalRef))
     exprs += [f.body for f in spec.functions] + [p.expr for p in (*spec.invariants, *spec.constraints, *spec.reachables,
-                                                                  *spec.steps, *spec.derived)]
+                                                                  *spec.steps, *spec.derived,
+                                                                  *(r.state for r in spec.refinements))]
     for e in exprs:
         for x in ir.subexpressions(e):
             if isinstance(x, ir.Prim) and x.op == "lookup" and isinstance(x.args[1], ir.LocalRef):

@@ -8,10 +8,11 @@ and errors. A Model is immutable once built; explorers only call it.
 
 from __future__ import annotations
 
+import os
 import traceback
 from dataclasses import dataclass
 
-from checker.compile import codegen
+from checker.compile import codegen, refinement
 from checker.compile.symmetry import Symmetry
 from checker.core import runtime
 from checker.core import types as T
@@ -161,6 +162,17 @@ class Model:
         # `deadlock: allowed`: the spec says a state without successors is not an error; the
         # command line turns that into Options(check_deadlock=False) unless told otherwise.
         self.deadlock_allowed = spec.deadlock_allowed
+        # `refines NAME "FILE"` (compile/refinement.py Check), attached by build_model: each is
+        # checked on the initial states (refinement_initial) and on every step (in `steps`)
+        self.refinements: tuple = ()
+        self.refinement_initial: tuple = ()
+
+    def attach_refinements(self, checks) -> None:
+        """Check the refinements `checks` too: their initial condition on the initial states,
+        their steps with the step properties (selected by name as those are)."""
+        self.refinements = tuple(checks)
+        self.refinement_initial = tuple((c.name, c.initially) for c in checks)
+        self.steps = self.steps + tuple((c.name, c.step) for c in checks)
 
     # ---------------------------------------------------------------- display
     def format_state(self, state) -> dict[str, str]:
@@ -347,12 +359,23 @@ class Model:
         return where, function
 
 
-def build_model(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE) -> Model:
-    """Parse, check and compile a spec (or one of its variants).
+def build_model(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE,
+                _refining: tuple[str, ...] = ()) -> Model:
+    """Parse, check and compile a spec (or one of its variants), and the specs it `refines`.
     Raises SpecError, UsageError or EvalError (in constants)."""
     tree = apply_variant(parse(source), variant)
+    tree, abstracts = refinement.load(tree, source)
     spec = check(tree, source, overrides)
-    return compile_spec(spec)
+    model = compile_spec(spec)
+    if spec.refinements:
+        chain = _refining + (os.path.abspath(source.name),)
+        for r in spec.refinements:
+            if os.path.abspath(abstracts[r.name].name) in chain:
+                raise SpecError.single("E130", f"`refines {r.name}` closes a cycle of refinements", r.span,
+                                       "a spec cannot refine itself, directly or through others")
+        model.attach_refinements(refinement.checks(
+            model, abstracts, lambda src, ov: build_model(src, ov, _refining=chain)))
+    return model
 
 
 def compile_spec(spec: ir.Spec) -> Model:
@@ -419,7 +442,8 @@ def _too_complex(spec: ir.Spec, generated: codegen.Generated | None, line: int |
         decls = {"constant": spec.constants, "variable": spec.variables, "function": spec.functions,
                  "action": spec.actions, "invariant": spec.invariants, "constraint": spec.constraints,
                  "reachable": spec.reachables, "property": spec.properties, "fairness": spec.fairness,
-                 "step": spec.steps, "derived": spec.derived, "initially": (spec.initially,)}[kind]
+                 "step": spec.steps, "derived": spec.derived, "initially": (spec.initially,),
+                 "refinement": spec.refinements}[kind]
         decl = decls[index]
         span = decl.span
         what = {"variable": f"the initial states (variable `{getattr(decl, 'name', '')}`)",

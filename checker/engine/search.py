@@ -100,7 +100,8 @@ class Search:
         except EvaluationFailed as failed:
             raise self._fault(failed.error, -1, failed.note, failed.span) from None
         initially, always = safety_checks(self.model, instantiated, instantiated)
-        self.initially, self.always = tuple(initially), tuple(always)
+        self.initially = tuple(initially) + select(self.model.refinement_initial, self.options.properties)
+        self.always = tuple(always)
         if self.properties:
             self.graph = Graph(Plan(self.model, {name: instantiated[name] for name in self.properties}))
 

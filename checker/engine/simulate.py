@@ -312,6 +312,7 @@ class _Simulator:
         except EvaluationFailed as failed:
             raise self._fail(failed.error, [], failed.note, failed.span) from None
         self.state_checks += tuple(("property", n, f) for n, f in always)
+        initially += select(self.model.refinement_initial, self.options.properties)
         self.initially = tuple(("initial property", n, f) for n, f in initially)
 
     def _initial_states(self) -> list:

@@ -448,6 +448,22 @@ class Process:
 
 
 @dataclass(frozen=True)
+class Refinement:
+    """`refines NAME "FILE"`: the abstract spec in `path`, and the concrete expressions its
+    variables map to (`state`, a tuple in the abstract's variable order) and its constants
+    (`constants`, a tuple of expressions of constants only)."""
+
+    name: str
+    span: Span
+    path: str
+    variables: tuple[str, ...]
+    variable_spans: tuple[Span, ...]
+    state: "Predicate"
+    constants: tuple[str, ...]
+    constants_expr: "Predicate"
+
+
+@dataclass(frozen=True)
 class Spec:
     name: str
     file: str
@@ -477,6 +493,8 @@ class Spec:
     initially: Predicate | None = None
     # `process` declarations, and the variables and actions they became
     processes: tuple[Process, ...] = ()
+    # `refines NAME "FILE"`: the specs this one implements, and the mappings
+    refinements: tuple[Refinement, ...] = ()
 
 
 # ---------------------------------------------------------------- analyses shared by later stages

@@ -67,6 +67,9 @@ class _Verifier:
                 self.same(p.expr.type, T.BOOL, f"{kind} {p.name}")
         for p in spec.derived:
             self.expr(p.expr, {}, f"derived {p.name}")
+        for r in spec.refinements:
+            self.expr(r.state.expr, {}, f"refinement {r.name}")
+            self.expr(r.constants_expr.expr, {}, f"refinement {r.name}: its constants")
         if spec.initially is not None:
             self.expr(spec.initially.expr, {}, "the init: predicate")
             self.same(spec.initially.expr.type, T.BOOL, "the init: predicate")

@@ -33,7 +33,7 @@ _TOKEN_NAMES = {
     "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`",
     "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
     "DEADLOCK_KW": "`deadlock`", "INIT_KW": "`init`", "PROCESS_KW": "`process`", "AWAIT_KW": "`await`",
-    "GOTO_KW": "`goto`", "WHILE_KW": "`while`",
+    "GOTO_KW": "`goto`", "WHILE_KW": "`while`", "REFINES_KW": "`refines`", "STRING": "a string",
 }
 
 # Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
@@ -43,7 +43,7 @@ _TOKEN_NAMES = {
 _SOFT_KEYWORDS = {
     "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
     "before": ("COLON",), "after": ("COLON",), "deadlock": ("COLON",), "init": ("COLON",),
-    "process": ("NAME",), "goto": ("NAME",),
+    "process": ("NAME",), "goto": ("NAME",), "refines": ("NAME", "STRING"),
 }
 # Soft keywords that begin a statement with an expression (`await queue != []`, `while x < 3:`):
 # keywords unless the next token makes the name a variable's (`await = 1`, `while[k] = 2`, a field)
@@ -542,6 +542,13 @@ class _Builder(Transformer):
         local = tuple(x for x in items if isinstance(x, S.VarDecl))
         body = tuple(x for x in items if not isinstance(x, S.VarDecl))
         return S.ProcessDecl(self.sp(meta), str(name), self.ts(name), self_name, self_span, dom, local, body, fair)
+
+    def refines_decl(self, meta, c):
+        _, name, path, *mapping = c
+        return S.RefinesDecl(self.sp(meta), str(name), self.ts(name), str(path)[1:-1], self.ts(path), tuple(mapping))
+
+    def refine_map(self, meta, c):
+        return (str(c[0]), self.ts(c[0]), c[1])
 
     def process_fair(self, meta, c):
         return c[0] or "weak"

@@ -417,6 +417,20 @@ class ProcessDecl(Decl):
 
 
 @dataclass(frozen=True)
+class RefinesDecl(Decl):
+    """`refines NAME "FILE":` and its mapping lines `v = EXPR` (TLA+'s INSTANCE ... WITH): this
+    spec implements the spec in FILE (relative to this one). `variables` and `constants` are the
+    abstract spec's, in its order, filled in when it is loaded (compile/refinement.py), which
+    also completes `mapping` with TLA+'s implicit substitutions (a name maps to the same name)."""
+
+    path: str
+    path_span: Span
+    mapping: tuple[tuple[str, Span, "Expr"], ...]
+    variables: tuple[str, ...] = ()
+    constants: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TypeDecl(Decl):
     """`type NAME = TYPE`: an alias, replaced by its type before type checking (aliases.py)."""
 

@@ -187,6 +187,7 @@ class _Checker:
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
         reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
         derived = [self._recover(errors, self._check_derived, d) for d in decls if isinstance(d, S.DerivedDecl)]
+        refinements = [self._recover(errors, self._check_refinement, d) for d in decls if isinstance(d, S.RefinesDecl)]
         initially = self._recover(errors, self._check_initially, self.initially) if self.initially else None
         theorems = [self._recover(errors, self._check_theorem, d) for d in decls if isinstance(d, S.TheoremDecl)]
         if errors and (self.function_reads is None or None in actions):
@@ -234,6 +235,7 @@ class _Checker:
             symmetric=tuple(self.symmetric),
             deadlock_allowed=deadlock_allowed,
             initially=initially,
+            refinements=tuple(refinements),
         )
         broken = symmetry_breaks(spec)
         errors = [Diagnostic("E123", message, span, hint) for kind, span, message, hint in broken if kind == "error"]
@@ -829,6 +831,26 @@ class _Checker:
     def _check_derived(self, d: S.DerivedDecl) -> ir.Predicate:
         """A derived value: any expression of the state (not temporal, not of the next state)."""
         return ir.Predicate(d.name, self.infer(d.body), d.name_span)
+
+    def _check_refinement(self, d: S.RefinesDecl) -> ir.Refinement:
+        """The mapping of `refines`: an expression of one state per abstract variable, and one of
+        constants only per abstract constant it sets (the abstract spec is checked on its own:
+        compile/refinement.py compares the types)."""
+        mapping = {n: e for n, _, e in d.mapping}
+
+        def tuple_of(names) -> ir.Predicate:
+            exprs = tuple(self.infer(mapping[n]) for n in names)
+            return ir.Predicate(d.name, ir.Build(T.TupleT(tuple(x.type for x in exprs)), d.name_span, "tuple", exprs),
+                                d.name_span)
+
+        constants = tuple_of(d.constants)
+        for n, x in zip(d.constants, constants.expr.items):
+            if self.function_reads is None or ir.reads_state(x, self.function_reads):
+                raise _err("E130", f"the value of the abstract constant `{n}` must be a constant, but this "
+                           "depends on the state", mapping[n].span,
+                           "map a constant to an expression of this spec's constants (`N = N`, `N = 3`)")
+        return ir.Refinement(d.name, d.name_span, d.path, d.variables, tuple(mapping[n].span for n in d.variables),
+                             tuple_of(d.variables), d.constants, constants)
 
     # ---------------------------------------------------------------- blocks
     def _check_block_cycles(self) -> None:

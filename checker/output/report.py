@@ -135,8 +135,33 @@ def trace_omitted(result: Result) -> str | None:
     return getattr(result.error, "trace_omitted", None)
 
 
-def _headline(result: Result) -> str:
+def _refinement(model: Model, result: Result):
+    """The refinement (compile/refinement.py Check) that the result's violation is of, or None."""
     v = result.violation
+    if result.verdict != Verdict.INVARIANT_VIOLATED or v.kind not in ("step", "property"):
+        return None
+    return next((c for c in model.refinements if c.name == v.name), None)
+
+
+def _refinement_lines(check, v) -> list[str]:
+    """What the violating state or step of a refinement maps to in the abstract spec."""
+    abstract = check.abstract.name
+    steps = v.trace.steps
+    if v.kind == "step":
+        return [f"Mapped to {abstract}, the last step goes",
+                f"    from {check.describe(steps[-2].state)}",
+                f"    to   {check.describe(steps[-1].state)}",
+                f"and no action of {abstract} takes that step."]
+    return [f"Mapped to {abstract}, the initial state is {check.describe(steps[0].state)}, "
+            f"which is not an initial state of {abstract}."]
+
+
+def _headline(result: Result, model: Model | None = None) -> str:
+    v = result.violation
+    check = _refinement(model, result) if model is not None else None
+    if check is not None:
+        what = "the last step is not a step of it" if v.kind == "step" else "an initial state is not one of its"
+        return f"Error: refinement {v.name} of {check.abstract.name} is violated: {what}."
     if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "property":
         return f"Error: property {v.name} is violated: {v.message}."
     if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "step":
@@ -163,7 +188,10 @@ def format_result(model: Model, result: Result, spec_path: str, full: bool = Fal
     """The whole text report for `tlacheck check`. `unchecked_deadlock`: why deadlocks were not
     checked (None: they were), said in the summary."""
     out = [f"tlacheck {__version__}: checking {spec_path} (spec {model.name})", ""]
-    out.append(_headline(result))
+    out.append(_headline(result, model))
+    refined = _refinement(model, result)
+    if refined is not None:
+        out += _refinement_lines(refined, result.violation)
     if result.verdict == Verdict.INCOMPLETE:
         out.append(f"Reason: {_STOP_REASONS.get(result.stop_reason, result.stop_reason)}.")
     if result.undecided:
@@ -411,7 +439,7 @@ def format_simulation(model: Model, result: Result, spec_path: str, full: bool =
                        f"({_ENDED[sim.ended]}).")
         out.append(_NOT_A_PROOF)
     else:
-        out.append(_headline(result))
+        out.append(_headline(result, model))
         out += _found(sim)
         if v.trace.steps:
             n = len(v.trace.steps) - 1
