@@ -100,6 +100,12 @@ class Interpreter:
 
     def _Prim(self, e, s, env):
         op = e.op
+        if op == "enabled":  # the action has a step from s (any of its instances, or those arguments)
+            a = self.spec.actions[e.info[0]]
+            want = [self.ev(x, s, env) for x in e.args]
+            return any(True for b in self._bindings(list(a.params), s, {})
+                       if all(b[p.id] == w for (p, _), w in zip(a.params, want))
+                       for _ in self.run_block(list(a.body), list(s), b))
         if op == "and":
             return bool(self.ev(e.args[0], s, env)) and bool(self.ev(e.args[1], s, env))
         if op == "or":

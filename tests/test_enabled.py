@@ -90,7 +90,7 @@ def test_enabled_of_an_action_with_parameters_is_enabled_with_some_argument():
     ("def f() -> bool:\n    enabled(Up)\ninvariant I: f()", "E128", "only in an invariant or a temporal property"),
     ("action Down:\n    require enabled(Up)\n    x = 0", "E128", "only in an invariant or a temporal property"),
     ("invariant I: enabled(Upp)", "E128", "takes the name of an action"),
-    ("invariant I: enabled(Up(1))", "E128", "with arguments is not supported"),
+    ("invariant I: enabled(Up(1))", "E128", "takes 0 arguments (none), not 1"),
     ("property P: always (x' >= x or enabled(Up))", "E128", "only in an invariant or a temporal property"),
     ("property P: x == 1 implies always x < 9", "E114", "under a condition on the initial state"),
 ])
@@ -132,3 +132,63 @@ def test_coffee_can_mutations_break_its_temporal_properties(old, new, broken, st
     first = r.violation.trace.steps[0].state[0]
     assert start(dict(zip(("black", "white"), first)))
     replay_lasso(model, r.violation.trace)
+
+
+# ---------------------------------------------------------------- `enabled(A(x, y))`
+
+WITH_ARGS = """
+    const Clients: set[model] = {c1, c2}
+    var owner: Clients? = none
+    var queue: seq[Clients] = []
+    action Join(c in Clients):
+        require c not in elems(queue) and owner != c
+        queue = append(queue, c)
+    action Take(c in Clients):
+        require owner == none and queue != [] and head(queue) == c
+        owner = c
+        queue = tail(queue)
+    action Leave(c in Clients):
+        require owner == c
+        owner = none
+    # enabled(Take(c)) is Take's guard for c, written out
+    invariant TakeGuard: all(enabled(Take(c)) == (owner == none and queue != [] and head(queue) == c) for c in Clients)
+    invariant OneTaker: len({c for c in Clients if enabled(Take(c))}) <= 1
+"""
+
+
+def test_enabled_with_arguments_is_the_actions_guard_for_them():
+    result = explore(model_of(WITH_ARGS), Options(storage=Storage.EXACT, check_deadlock=False))
+    assert result.verdict == Verdict.OK, result.violation
+    assert result.distinct_states > 5  # owners and queues of both clients were reached
+
+
+def test_enabled_with_arguments_fails_when_the_guard_changes():
+    # a mutation of Take's guard: any queued client may take
+    broken = WITH_ARGS.replace("and head(queue) == c\n        owner = c", "and c in elems(queue)\n        owner = c")
+    assert broken != WITH_ARGS
+    result = explore(model_of(broken), Options(storage=Storage.EXACT, check_deadlock=False))
+    assert result.verdict == Verdict.INVARIANT_VIOLATED and result.violation.name in ("TakeGuard", "OneTaker")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("var x: int = 0\naction Send(k in 1..2):\n    x = k\ninvariant I: enabled(Send(1, 2))\n", "takes 1 argument"),
+    ("var x: int = 0\naction Send(k in 1..2):\n    x = k\ninvariant I: enabled(Send(true))\n", "argument `k`"),
+])
+def test_enabled_with_wrong_arguments(text, message):
+    with pytest.raises(SpecError) as info:
+        model_of(text)
+    d = info.value.diagnostics[0]
+    assert d.code in ("E128", "E102") and message in d.message, d
+
+
+def test_generated_specs_with_enabled_arguments_agree_with_tlc_and_the_reference():
+    from tests.oracle import tlc
+    from tests.oracle.compare import check_seed
+    from tests.oracle.generate import generate
+
+    seeds = [s for s in range(1, 200) if "enabled-args" in generate(s).features][:4]
+    assert len(seeds) == 4
+    use_tlc = tlc.available() is None
+    for seed in seeds:
+        o = check_seed(seed, tlc=use_tlc)
+        assert o.status in ("agree", "error"), (seed, o.status, o.reason, o.diffs)

@@ -14,7 +14,8 @@ from checker.ir import nodes as ir
 from checker.ir.verify import verify
 from checker.lang.parser import parse
 from checker.lang.typecheck import check
-from checker.lang.variants import BASE, apply_variant, variants
+from checker.lang.variants import BASE, variants
+from checker.compile.model import lower
 from tests.conftest import ROOT, SPECS, model_of
 from tests.oracle.generate import generate
 
@@ -26,7 +27,7 @@ def lowered(path: Path) -> list[tuple[str, ir.Spec]]:
     source = Source(str(path), path.read_text(encoding="utf-8"))
     tree = parse(source)
     names = [BASE] + [v.name for v in variants(tree)]
-    return [(name, check(apply_variant(tree, name), source)) for name in names]
+    return [(name, lower(source, variant=name)) for name in names]
 
 
 @pytest.mark.parametrize("path", SPEC_FILES, ids=lambda p: p.name)

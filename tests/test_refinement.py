@@ -224,3 +224,11 @@ def test_a_cycle_of_refinements_is_an_error(tmp_path):
     with pytest.raises(SpecError) as info:
         build_model(read_source(str(tmp_path / "a.spec")))
     assert "closes a cycle of refinements" in info.value.diagnostics[0].message
+
+
+def test_an_error_in_the_abstract_spec_is_shown_in_its_file(tmp_path, capsys):
+    path = write(tmp_path, 'var y: int = 0\nrefines A "abstract.spec":\n    x = y\n',
+                 abstract="var x: int = 0\naction Inc:\n    x = x + true\n")
+    assert main(["check", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'abstract.spec'}:3:9: error[E102]" in err and "   3 |     x = x + true" in err

@@ -496,7 +496,19 @@ def _report_diagnostics(diags, sources, want_json: bool, path, verdict: str = "e
     if want_json:
         print(json.dumps(errors_json(diags, path, verdict), indent=2))
     for d in diags:
+        _add_source(sources, d.span)
         print(d.render(sources), file=sys.stderr)
+
+
+def _add_source(sources: dict[str, Source], span) -> None:
+    """The source of a diagnostic in another file than the one checked (a spec that `refines`
+    reads the abstract spec's), read again for its excerpt; none when it cannot be read."""
+    if span is None or span.file in sources:
+        return
+    try:
+        sources[span.file] = read_source(span.file)
+    except TlacheckError:
+        pass
 
 
 def _progress(p: Progress) -> None:

@@ -70,7 +70,7 @@ _FAULTING = {
 
 RUNTIME_NAMES = {
     "_int_range": "int_range", "_range_domain": "range_domain", "_mul": "mul", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
-    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_enabled": "enabled", "_set_min": "set_min",
+    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_enabled": "enabled", "_enabled_with": "enabled_with", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_map_update": "map_update",
     "_seq_set": "seq_set", "_put": "put", "_canon_key": "canon_key", "_sorted_option": "sorted_option",
@@ -1027,6 +1027,8 @@ class _Gen:
             lo, hi = (self.ex(a) for a in e.args[1].args)
             test = f"({lo} <= {self.ex(e.args[0])} <= {hi})"
             return test if e.op == "in" else f"(not {test})"
+        if e.op == "enabled" and e.args:  # with arguments: a step of the action with those
+            return f"_enabled_with(a{e.info[0]}, s, ({', '.join(self.ex(x) for x in e.args)},))"
         if e.op == "enabled":  # the action's successors from the state `s`, until the first
             return f"_enabled(a{e.info[0]}, s)"
         args = [self.ex(a) for a in e.args]

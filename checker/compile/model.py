@@ -21,6 +21,7 @@ from checker.core.source import Source, Span
 from checker.core.values import format_int, format_value, to_json
 from checker.ir import nodes as ir
 from checker.ir.symmetry import mentions
+from checker.lang.modules import resolve as resolve_imports
 from checker.lang.parser import parse
 from checker.lang.typecheck import check
 from checker.lang.variants import BASE, apply_variant
@@ -363,9 +364,7 @@ def build_model(source: Source, overrides: dict[str, str] | None = None, variant
                 _refining: tuple[str, ...] = ()) -> Model:
     """Parse, check and compile a spec (or one of its variants), and the specs it `refines`.
     Raises SpecError, UsageError or EvalError (in constants)."""
-    tree = apply_variant(parse(source), variant)
-    tree, abstracts = refinement.load(tree, source)
-    spec = check(tree, source, overrides)
+    spec, abstracts = _lower(source, overrides, variant)
     model = compile_spec(spec)
     if spec.refinements:
         chain = _refining + (os.path.abspath(source.name),)
@@ -376,6 +375,18 @@ def build_model(source: Source, overrides: dict[str, str] | None = None, variant
         model.attach_refinements(refinement.checks(
             model, abstracts, lambda src, ov: build_model(src, ov, _refining=chain)))
     return model
+
+
+def lower(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE) -> ir.Spec:
+    """The IR of a spec (or one of its variants): the pipeline of build_model up to type checking
+    (parse, imports, the variant, the `refines` mappings, typecheck). Raises SpecError."""
+    return _lower(source, overrides, variant)[0]
+
+
+def _lower(source: Source, overrides, variant: str) -> tuple[ir.Spec, dict]:
+    tree = apply_variant(resolve_imports(parse(source), source), variant)
+    tree, abstracts = refinement.load(tree, source)
+    return check(tree, source, overrides), abstracts
 
 
 def compile_spec(spec: ir.Spec) -> Model:

@@ -52,7 +52,7 @@ def load(tree: S.SpecFile, source: Source) -> tuple[S.SpecFile, dict[str, Source
     sources: dict[str, Source] = {}
     completed: dict[int, S.RefinesDecl] = {}
     for d in found:
-        path = os.path.join(os.path.dirname(source.name), d.path)
+        path = os.path.join(os.path.dirname(d.path_span.file), d.path)  # beside the file that says it
         if os.path.abspath(path) == os.path.abspath(source.name):
             raise _err(f"a spec cannot refine itself", d.path_span, "name the abstract spec's file")
         try:

@@ -369,3 +369,11 @@ def enabled(action, state) -> bool:
     for _ in action(state):
         return True
     return False
+
+
+def enabled_with(action, state, args: tuple) -> bool:
+    """`enabled(A(x, y))`: whether `action` has a step from `state` with the arguments `args`."""
+    for found, _ in action(state):
+        if found == args:
+            return True
+    return False

@@ -43,7 +43,8 @@ OP_ARITY = {
     "mul": 2, "div": 2, "mod": 2, "concat": 2, "append": 2, "lookup": 2, "at": 2, "maps": 2,
     "range": 2, "check_bounds": 2,
     "subseq": 3,
-    # `enabled(A)`: whether action A has a step from the state; info: (A's index, the slots it reads)
+    # `enabled(A)`: whether action A has a step from the state; info: (A's index, the slots it reads).
+    # `enabled(A(x, y))` takes A's arguments (as many as A has parameters: ir/verify.py checks it)
     "enabled": 0,
 }
 

@@ -33,7 +33,7 @@ _TOKEN_NAMES = {
     "QMARK": "`?`", "_COALESCE": "`??`", "VBAR": "`|`", "AMPERSAND": "`&`", "MINUS": "`-`",
     "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
     "DEADLOCK_KW": "`deadlock`", "INIT_KW": "`init`", "PROCESS_KW": "`process`", "AWAIT_KW": "`await`",
-    "GOTO_KW": "`goto`", "WHILE_KW": "`while`", "REFINES_KW": "`refines`", "STRING": "a string",
+    "GOTO_KW": "`goto`", "WHILE_KW": "`while`", "REFINES_KW": "`refines`", "IMPORT_KW": "`import`", "STRING": "a string",
 }
 
 # Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
@@ -43,7 +43,7 @@ _TOKEN_NAMES = {
 _SOFT_KEYWORDS = {
     "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
     "before": ("COLON",), "after": ("COLON",), "deadlock": ("COLON",), "init": ("COLON",),
-    "process": ("NAME",), "goto": ("NAME",), "refines": ("NAME", "STRING"),
+    "process": ("NAME",), "goto": ("NAME",), "refines": ("NAME", "STRING"), "import": ("STRING",),
 }
 # Soft keywords that begin a statement with an expression (`await queue != []`, `while x < 3:`):
 # keywords unless the next token makes the name a variable's (`await = 1`, `while[k] = 2`, a field)
@@ -499,13 +499,19 @@ class _Builder(Transformer):
     def start(self, meta, children):
         name = None
         decls = []
+        imports = []
         for child in children:
             if isinstance(child, tuple) and child and child[0] == "header":
                 name = child[1]
+            elif isinstance(child, S.Import):
+                imports.append(child)
             else:
                 decls.append(child)
         span = self.sp(meta) if not meta.empty else self.src.span(1, 1)
-        return S.SpecFile(span, name, tuple(decls))
+        return S.SpecFile(span, name, tuple(decls), tuple(imports))
+
+    def import_decl(self, meta, c):
+        return S.Import(self.sp(meta), str(c[1])[1:-1], self.ts(c[1]))
 
     def header(self, meta, children):
         return ("header", str(children[0]))

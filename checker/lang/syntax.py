@@ -540,6 +540,16 @@ class ExpectDecl(Decl):
 
 
 @dataclass(frozen=True)
+class Import(Node):
+    """`import "FILE"`: FILE's declarations (not its variants and expectations) are this spec's
+    too (lang/modules.py)."""
+
+    path: str
+    path_span: Span
+
+
+@dataclass(frozen=True)
 class SpecFile(Node):
     name: str | None
     declarations: tuple[Decl, ...]
+    imports: tuple[Import, ...] = ()

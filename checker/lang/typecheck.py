@@ -183,6 +183,8 @@ class _Checker:
         for d in self.blocks.values():  # on their own, once: an error in a block is reported at it
             self._recover(errors, self._check_block, d)
         actions = [self._recover(errors, self._check_action, d) for d in action_decls]
+        # the parameters of each action (None where it has an error): `enabled(A(x))` in invariants
+        self.action_params = [a.params if a is not None else None for a in actions]
         invariants = [self._recover(errors, self._check_predicate, d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
         reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
@@ -210,7 +212,9 @@ class _Checker:
                               "behaviours that leave the constrained states are not considered (as in TLC): "
                               "a property that holds here may still fail without the constraint")
         deadlock = next((d for d in decls if isinstance(d, S.DeadlockDecl)), None)
-        deadlock_allowed = deadlock is not None and deadlock.allowed
+        # A spec without variables and actions (a file of declarations that others import) has one
+        # empty state, which no step could leave: that is not a deadlock of anything.
+        deadlock_allowed = deadlock.allowed if deadlock is not None else not actions and not self.variables
         if not actions and self.variables and not deadlock_allowed:
             self.warnings.add("W202", "the spec declares no action", self.tree.span,
                               "the initial state will be reported as a deadlock (declare `deadlock: allowed` "
@@ -1554,10 +1558,8 @@ class _Checker:
             raise _err("E128", "`enabled(...)` can be used only in an invariant or a temporal property", e.span,
                        "write it in the `invariant` or `property` itself, not in a `def` or an action")
         a = e.args[0]
-        if isinstance(a, S.Call) and a.name in self.action_index:
-            raise _err("E128", f"`enabled({a.name}(...))` with arguments is not supported yet", a.span,
-                       f"`enabled({a.name})` asks whether `{a.name}` can step with some arguments; for given "
-                       "ones, write the action's guard as a `def` and use it")
+        if isinstance(a, S.Call) and a.name in self.action_index and a.comprehension is None:
+            return self._enabled_with(a)
         if not (isinstance(a, S.Name) and a.name in self.action_index):
             hint = suggest(a.name, list(self.action_index)) if isinstance(a, S.Name) else None
             raise _err("E128", "`enabled(...)` takes the name of an action", a.span,
@@ -1566,6 +1568,24 @@ class _Checker:
         slots = frozenset(range(len(self.vars)))
         self.reads.update(slots)
         return ir.Prim(T.BOOL, e.span, "enabled", (), info=(self.action_index[a.name], slots))
+
+    def _enabled_with(self, a: S.Call) -> ir.Expr:
+        """`enabled(A(x, y))`: whether A can take a step with these arguments (TLA+ `ENABLED A(x, y)`);
+        one argument per parameter of A, of its type."""
+        index = self.action_index[a.name]
+        params = self.action_params[index] if index < len(self.action_params) else None
+        if params is None:  # the action has an error of its own, reported at it
+            raise _err("E128", f"`enabled({a.name}(...))`: action `{a.name}` has an error", a.span)
+        if len(a.args) != len(params):
+            names = ", ".join(local.name for local, _ in params)
+            raise _err("E128", f"`enabled({a.name}(...))` takes {len(params)} argument"
+                       f"{'s' if len(params) != 1 else ''} ({names or 'none'}), not {len(a.args)}", a.span,
+                       f"give one value per parameter of `{a.name}`, or write `enabled({a.name})` for any of them")
+        args = tuple(self._expect(self.infer(x, local.type), local.type, f"argument `{local.name}` of `{a.name}`")
+                     for x, (local, _) in zip(a.args, params))
+        slots = frozenset(range(len(self.vars)))
+        self.reads.update(slots)
+        return ir.Prim(T.BOOL, a.span, "enabled", args, info=(index, slots))
 
     def _b_head(self, e, expected):
         s = self._seq_arg(e)

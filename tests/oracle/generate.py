@@ -443,6 +443,7 @@ class _Gen:
 
     def declare_vars(self) -> None:
         names = ["x", "y", "z", "w"]
+        self.unvalued = False  # a variable declared without a value: `init:` follows
         for _ in range(50):
             n = self.r.randint(1, 4)
             types = [self.random_type() for _ in range(n)]
@@ -460,7 +461,11 @@ class _Gen:
                 self.intended_error = True
                 self.feat("bounded-seq", "intended-error")
             ctx = _Ctx(self.consts + self.vars, False, [])
-            if self.chance(0.25) and t[0] in ("int", "bool", "sort", "opt"):
+            if (t[0] in ("bool", "sort") or t[0] == "int" and len(t) == 4 and t[3] == "range") and self.chance(0.15):
+                init = ""  # every value of its type, which the `init:` predicate below filters
+                self.feat("init-predicate", "init-every-value")
+                self.unvalued = True
+            elif self.chance(0.25) and t[0] in ("int", "bool", "sort", "opt"):
                 choices = self.r.sample(universe(t), min(len(universe(t)), self.r.randint(1, 3)))
                 init = f" in {{{', '.join(choices)}}}"
                 self.feat("init-choice")
@@ -483,6 +488,11 @@ class _Gen:
                 init = f" = {self.lit(t)}"
             self.vars.append(_Name(name, t, "var"))
             self.lines.append(f"var {name}: {tytext(t, declared=True)}{init}")
+        if self.unvalued or self.chance(0.05):
+            # `init: P`: the initial states are the combinations of the variables' values that satisfy P
+            # (TLA+'s Init with a filter); P may be unsatisfiable, which leaves no initial state
+            self.feat("init-predicate")
+            self.lines.append(f"init: {self.expr(BOOL, self.state_ctx(), 2)}")
 
     # ---------------------------------------------------------------- literals and boxes
     def lit(self, t, empty: bool = True) -> str:
@@ -1488,6 +1498,14 @@ class _Gen:
                 self.feat("let")
                 self.lines.append(f"invariant {name}:\n    let {k} = {self.expr(t, ctx, 2)}\n"
                                   f"    {self.expr(BOOL, ctx.with_name(k, t), 2)} or ({body})")
+            elif self.actions and self.chance(0.15):
+                # TLA+'s ENABLED: whether an action has a step from the state
+                a, params = self.pick(self.actions)
+                self.feat("enabled")
+                if params and self.chance(0.5):  # `enabled(A(x, y))`: with these arguments
+                    a = f"{a}({', '.join(self.lit(pt) for _, pt, _ in params)})"
+                    self.feat("enabled-args")
+                self.lines.append(f"invariant {name}: enabled({a}) or ({body})")
             else:
                 self.lines.append(f"invariant {name}: {body}")
             self.feat("invariant")

@@ -401,6 +401,10 @@ class _Translator:
 
     def prim(self, e: ir.Prim, env: dict) -> str:
         op = e.op
+        if op == "enabled":  # `enabled(A)`: ENABLED of A's disjunct of Next (a step that changes nothing counts)
+            k = e.info[0]
+            fixed = list(e.args) if e.args else [None] * len(self.spec.actions[k].params)
+            return f"(ENABLED ({self.instance(k, fixed, env)}))"
         if op == "check_bounds":
             t = self.name("v")
             check = self.within(t, e.args[1], e.type)
