@@ -92,7 +92,6 @@ def test_enabled_of_an_action_with_parameters_is_enabled_with_some_argument():
     ("invariant I: enabled(Upp)", "E128", "takes the name of an action"),
     ("invariant I: enabled(Up(1))", "E128", "takes 0 arguments (none), not 1"),
     ("property P: always (x' >= x or enabled(Up))", "E128", "only in an invariant or a temporal property"),
-    ("property P: x == 1 implies always x < 9", "E114", "under a condition on the initial state"),
 ])
 def test_misuse_is_an_error_at_its_place(text, code, message):
     with pytest.raises(SpecError) as info:  # E114 when the search starts, E128 when the spec is read

@@ -8,8 +8,11 @@ that satisfies the fairness conditions violates it, and such a behaviour can
 be taken to be a lasso (a prefix, then a cycle repeated forever, or a state
 in which the system stutters forever).
 
-Supported properties are conjunctions (including `all(... for x in S)` over
-constant sets) of these forms, where P and Q are state predicates:
+Properties are conjunctions (including `all(... for x in S)` over constant
+sets) of these forms, where P and Q are state predicates, each decided by a
+search of its own; any other formula (any nesting of the temporal operators
+under not, or, implies) is decided by a tableau (tableau.py: the automaton of
+its negation, run in a product with this graph):
 
     P                               true of the initial states      (safety)
     always P                        true of every reachable state   (safety)
@@ -57,7 +60,7 @@ from operator import itemgetter, or_
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from checker.core.errors import SpecError
+from checker.engine import tableau
 from checker.core.result import Step, Trace
 from checker.core.runtime import EVAL_FAILURES
 from checker.engine.successors import nth_step
@@ -202,8 +205,8 @@ SAFETY = ("initially", "always")  # the leaf kinds the explorer checks during th
 
 def instantiate(model, names) -> dict[str, list[_Leaf]]:
     """The named properties' leaves, instantiated once (for the search's safety checks and the
-    behaviour graph's Plan). Raises SpecError E114 for an unsupported formula and
-    EvaluationFailed (state -1) when a quantifier's domain fails to evaluate."""
+    behaviour graph's Plan). Raises EvaluationFailed (state -1) when a quantifier's domain fails
+    to evaluate."""
     out = {}
     for prop in model.spec.properties:
         if prop.name not in names:
@@ -231,37 +234,98 @@ def safety_checks(model, names, instantiated: dict | None = None) -> tuple[list[
 
 
 def leaves(model, prop: ir.Property) -> list[_Leaf]:
-    """The property as a list of supported forms (raises SpecError E114 for others)."""
+    """The property as a list of leaves: the common forms, each decided by its own search, and
+    for any other formula (a temporal operator under `not`, `or`, `implies`...) a tableau leaf
+    (tableau.py) for that part."""
     out: list[_Leaf] = []
     _expand(model, prop.formula, {}, out, prop.name)
     return out
 
 
-def _unsupported(f: ir.Formula) -> SpecError:
-    return SpecError.single(
-        "E114", "this temporal formula is not supported", f.span,
-        "use a conjunction of: always P, eventually P, always eventually P, eventually always P, "
-        "P leads_to Q, always (P implies eventually Q), P implies eventually Q")
+def _tableau_leaf(model, f: ir.Formula, env: dict, label: str) -> _Leaf:
+    """The leaf deciding `f` with a tableau: the automaton of its negation over literals, each
+    a maximal sub-formula without temporal operators (a predicate, an atom of the Plan)."""
+    preds: list = []
+
+    def atom(pred) -> int:
+        preds.append(pred)
+        return len(preds) - 1
+
+    def nnf(f: ir.Formula, env: dict, neg: bool) -> tuple:
+        p = _state_formula(model, f, env)
+        if p is not None:
+            return tableau.lit(atom(p), not neg)
+        if isinstance(f, ir.TUnary) and f.op == "not":
+            return nnf(f.operand, env, not neg)
+        if isinstance(f, ir.TUnary) and f.op in ("always", "eventually"):
+            inner = nnf(f.operand, env, neg)
+            if (f.op == "always") != neg:
+                return tableau.release(tableau.FALSE, inner)
+            return tableau.until(tableau.TRUE, inner)
+        if isinstance(f, ir.TBinary) and f.op in ("and", "or"):
+            a, b = nnf(f.left, env, neg), nnf(f.right, env, neg)
+            return tableau.conj(a, b) if (f.op == "and") != neg else tableau.disj(a, b)
+        if isinstance(f, ir.TBinary) and f.op == "implies":  # not P or Q
+            a, b = nnf(f.left, env, not neg), nnf(f.right, env, neg)
+            return tableau.disj(a, b) if not neg else tableau.conj(a, b)
+        if isinstance(f, ir.TBinary) and f.op == "leads_to":  # always (not P or eventually Q)
+            if not neg:
+                return tableau.release(tableau.FALSE, tableau.disj(nnf(f.left, env, True),
+                                                                   tableau.until(tableau.TRUE, nnf(f.right, env, False))))
+            return tableau.until(tableau.TRUE, tableau.conj(nnf(f.left, env, False),
+                                                            tableau.release(tableau.FALSE, nnf(f.right, env, True))))
+        if isinstance(f, ir.TQuant):
+            domain, ids = model.temporal_domains[f.domain]
+            parts = [nnf(f.body, {**env, f.local.id: value}, neg) for value in domain(*(env[i] for i in ids))]
+            every = (f.kind == "all") != neg
+            out = tableau.TRUE if every else tableau.FALSE
+            for x in parts:
+                out = tableau.conj(out, x) if every else tableau.disj(out, x)
+            return out
+        raise AssertionError(f)  # pragma: no cover (every formula is one of the above)
+
+    try:
+        negated = nnf(f, env, True)
+    except EVAL_FAILURES as exc:  # the domain of an `all(... for x in S)`
+        raise EvaluationFailed(exc, -1, f"evaluating property {label}", f.span) from None
+    return _Leaf("tableau", (tableau.automaton(negated), preds), label=label)
+
+
+class _NotCommon(Exception):
+    """A formula (or part) that is none of the common forms: the tableau decides it (_expand)."""
+
+
+def _unsupported(f: ir.Formula) -> _NotCommon:
+    return _NotCommon(f)
 
 
 def _guarded(model, f: ir.TBinary, g, env: dict, out: list, label: str) -> None:
     """`P implies F`, P a state predicate (`g`, instantiated): F's leaves, for the behaviours
     whose initial state satisfies P. Only `eventually Q` leaves take such a condition (their
-    counterexample starts at an initial state, which the condition selects); others are E114."""
+    counterexample starts at an initial state, which the condition selects); for others the
+    tableau decides the whole formula (_NotCommon)."""
     start = len(out)
     _expand(model, f.right, env, out, label)
     for i in range(start, len(out)):
         leaf = out[i]
         if leaf.kind != "eventually":
-            raise SpecError.single(
-                "E114", "this temporal formula is not supported under a condition on the initial state",
-                f.span, "after a condition on the initial state only `eventually Q` is supported: "
-                "`P implies eventually Q`, `if P then eventually Q else eventually R`")
+            raise _unsupported(f)
         inner = leaf.init
         out[i] = replace(leaf, init=g if inner is None else (lambda s, a=inner: g(s) and a(s)))
 
 
 def _expand(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
+    """Append f's leaves: the common forms where f is one of them (or a conjunction of them),
+    else one tableau leaf for f."""
+    start = len(out)
+    try:
+        _expand_forms(model, f, env, out, label)
+    except _NotCommon:
+        del out[start:]
+        out.append(_tableau_leaf(model, f, env, label))
+
+
+def _expand_forms(model, f: ir.Formula, env: dict, out: list, label: str) -> None:
     if isinstance(f, ir.TBinary) and f.op == "and":
         _expand(model, f.left, env, out, label)
         _expand(model, f.right, env, out, label)
@@ -442,14 +506,21 @@ class Plan:
         self.model = model
         self.atoms: list = []  # predicates on a state; Plan.bits: bit 2i its value, bit 2i+1 it failed
         self._index: dict[int, int] = {}
-        # property -> [(kind, atom p, atom q or -1, atom of the initial condition or -1)]
+        # property -> [(kind, atom p, atom q or -1, atom of the initial condition or -1)]; for a
+        # "tableau" leaf, p is its index in `tableaux`: (automaton, the atom of each literal)
         self.leaves: dict[str, list[tuple]] = {}
+        self.tableaux: list[tuple] = []
         for prop in model.spec.properties:
             if prop.name not in instantiated:
                 continue
             out = []
             for leaf in instantiated[prop.name]:
                 if leaf.kind in SAFETY:
+                    continue
+                if leaf.kind == "tableau":  # (automaton, its literals' predicates): the atoms of each
+                    auto, preds = leaf.p
+                    self.tableaux.append((auto, tuple(self._atom(x) for x in preds)))
+                    out.append(("tableau", len(self.tableaux) - 1, -1, -1))
                     continue
                 p = self._atom(leaf.p)
                 q = -1 if leaf.q is None else self._atom(leaf.q)
@@ -601,19 +672,23 @@ def _bits(mask: int):
         c += 1
 
 
-def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Watch, must_visit=None):
+def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Watch, must_visit=None,
+                 stutter: bool = True):
     """Every fair cycle (as an SCC with its requirements) or fair stuttering state among the
     states s with nodes[s] set, in a deterministic order. `must_visit(s)`: the cycle must
-    contain such a state."""
+    contain such a state (a list of such functions: one state of each). `stutter`: a state
+    where stuttering forever is fair counts (a product with an automaton has stuttering steps
+    of its own: tableau.Product)."""
     enabled = graph.enabled
     take = graph.take
     starts, succ = graph.edge_start, graph.succ
     strong_mask = sum(1 << c for c, strong in enumerate(fairness.strong) if strong)
+    musts = [] if must_visit is None else must_visit if isinstance(must_visit, list) else [must_visit]
     members = array("i", compress(range(len(nodes)), nodes))
     for i, s in enumerate(members):
         if not i & 0xFFF:
             watch.poll()
-        if not enabled[s] and (must_visit is None or must_visit(s)):
+        if stutter and not enabled[s] and all(must(s) for must in musts):
             yield _FairCycle([s], [], [], stutter=s)
     # Regions are labelled in `region`: 1 the states given, then each component and each
     # part of one searched again its own label (a label, once searched, is never used again).
@@ -668,11 +743,10 @@ def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Wat
             required_edges = [first_taking[b] for b in sorted(first_taking)]
             required_states = [next(s for s in comp_list if not enabled[s] & (1 << b))
                                for b in _bits(missing)]
-            if must_visit is not None:
-                target = next((s for s in comp_list if must_visit(s)), None)
-                if target is None:
-                    continue
-                required_states.append(target)
+            targets = [next((s for s in comp_list if must(s)), None) for must in musts]
+            if None in targets:
+                continue
+            required_states += targets
             yield _FairCycle(comp_list, required_edges, required_states)
 
 
@@ -830,7 +904,50 @@ class Checker:
             seeds = [(s, self.depth[s]) for s in compress(range(n), allowed) if self._holds(p, s)]
             return self._search(name, allowed, seeds, None,
                                 "the left side holds, then the right side never does", from_tree=True)
+        if kind == "tableau":
+            return self._tableau(name, *self.plan.tableaux[p])
         raise AssertionError(kind)  # pragma: no cover
+
+    def _tableau(self, name: str, auto, atoms: tuple) -> LivenessViolation | None:
+        """A fair behaviour that the automaton of the negated formula accepts: a fair cycle of
+        the product visiting each acceptance set, with the shortest prefix in the product; its
+        steps projected on the behaviour graph (the automaton's own stuttering steps dropped)."""
+        product = tableau.Product(self.graph, self.initial, auto, lambda a, s: self._holds(atoms[a], s), self.watch)
+        n = len(product.state)
+        if not product.initial:
+            return None
+        dist, prev = _bfs(product, [(k, 0) for k in product.initial], bytearray([1]) * n, self.watch)
+        reach = bytearray(d >= 0 for d in dist)
+        musts = [acc.__getitem__ for acc in product.accepting]
+        best = None
+        for cycle in _fair_cycles(reach, product, self.fairness, self.watch, musts, stutter=False):
+            entry = min(cycle.nodes, key=lambda k: (dist[k], k))
+            key = (dist[entry], entry)
+            if best is None or key < best[0]:
+                best = (key, cycle, entry)
+        if best is None:
+            return None
+        _, cycle, entry = best
+        prefix = []
+        k = entry
+        while prev[k] >= 0:
+            e = prev[k]
+            source = bisect_right(product.edge_start, e) - 1
+            prefix.append((source, e))
+            k = source
+        prefix.reverse()
+        loop = self._cycle(cycle, entry, product)
+
+        def project(steps):
+            return [(product.state[k], product.under[e]) for k, e in steps if product.under[e] >= 0]
+
+        start = product.state[entry]
+        shown = project(loop)
+        if not shown:  # the system stutters in the entry state forever
+            trace = self._trace(project(prefix), start, None, stutter=True)
+        else:
+            trace = self._trace(project(prefix), start, shown)
+        return LivenessViolation(name, trace, "a fair behaviour that does not satisfy the formula")
 
     def _search(self, name, allowed: bytearray, seeds, must, detail, from_tree: bool = False):
         """The fair cycle inside the allowed states (allowed[s] set) with the shortest prefix.
@@ -894,24 +1011,26 @@ class Checker:
     def _edge_between(self, s: int, t: int) -> int:
         return next(e for e in self.graph.edges(s) if self.graph.succ[e] == t)
 
-    def _cycle(self, cycle: _FairCycle, entry: int) -> list[tuple[int, int]]:
-        """Steps from `entry` around the SCC, through every requirement, back to `entry`."""
+    def _cycle(self, cycle: _FairCycle, entry: int, graph=None) -> list[tuple[int, int]]:
+        """Steps from `entry` around the SCC, through every requirement, back to `entry` (in
+        `graph`: the behaviour graph, or a product with an automaton)."""
+        graph = self.graph if graph is None else graph
         comp = set(cycle.nodes)
         steps: list[tuple[int, int]] = []
         here = entry
         for s, e in sorted(set(cycle.required_edges)):
-            steps += _path_within(self.graph, here, lambda x, s=s: x == s, comp, self.watch)
+            steps += _path_within(graph, here, lambda x, s=s: x == s, comp, self.watch)
             steps.append((s, e))
-            here = self.graph.succ[e]
+            here = graph.succ[e]
         for target in sorted(set(cycle.required_states)):
-            steps += _path_within(self.graph, here, lambda x, t=target: x == t, comp, self.watch)
+            steps += _path_within(graph, here, lambda x, t=target: x == t, comp, self.watch)
             here = target
         if not steps:  # no requirement: any edge out of entry inside the SCC, then back
-            e, t = next(_internal_edges(comp, self.graph, entry))
+            e, t = next(_internal_edges(comp, graph, entry))
             steps.append((entry, e))
             here = t
         if here != entry:
-            steps += _path_within(self.graph, here, lambda x: x == entry, comp, self.watch)
+            steps += _path_within(graph, here, lambda x: x == entry, comp, self.watch)
         return steps
 
     def _trace(self, prefix, end: int, loop, stutter: bool = False) -> Trace:

@@ -385,18 +385,34 @@ class Property:
 
     @property
     def has_liveness(self) -> bool:
-        """Whether the formula says more than `P` and `always P` about state predicates P (it has
-        an `eventually` or a `leads_to`): that part is decided on the whole state graph."""
-        def temporal(f: Formula) -> bool:
+        """Whether the formula says more than `P` and `always P` about state predicates P (and
+        conjunctions of those): that part is decided on the whole state graph."""
+        def state(f: Formula) -> bool:
+            if isinstance(f, TPred):
+                return True
             if isinstance(f, TUnary):
-                return f.op == "eventually" or temporal(f.operand)
+                return f.op == "not" and state(f.operand)
             if isinstance(f, TBinary):
-                return f.op == "leads_to" or temporal(f.left) or temporal(f.right)
-            if isinstance(f, TQuant):
-                return temporal(f.body)
+                return f.op in ("and", "or", "implies") and state(f.left) and state(f.right)
             return False
 
-        return temporal(self.formula)
+        def safety(f: Formula) -> bool:
+            if state(f):
+                return True
+            if isinstance(f, TBinary) and f.op == "and":
+                return safety(f.left) and safety(f.right)
+            if isinstance(f, TQuant) and f.kind == "all":
+                return safety(f.body)
+            if isinstance(f, TUnary) and f.op == "always":
+                inner = f.operand
+                if isinstance(inner, TBinary) and inner.op == "and":
+                    return safety(TUnary(f.span, "always", inner.left)) and safety(TUnary(f.span, "always", inner.right))
+                if isinstance(inner, TQuant) and inner.kind == "all":
+                    return safety(TUnary(f.span, "always", inner.body))
+                return state(inner)
+            return False
+
+        return not safety(self.formula)
 
 
 @dataclass(frozen=True)

@@ -1570,8 +1570,24 @@ class _Gen:
                 if r < 0.82:
                     self.feat("eventually-always")
                     return f"eventually always ({pred(c)})"
-                self.feat("always-implies-eventually")
-                return f"always (({pred(c)}) implies eventually ({pred(c)}))"
+                if r < 0.9:
+                    self.feat("always-implies-eventually")
+                    return f"always (({pred(c)}) implies eventually ({pred(c)}))"
+                self.feat("temporal-nested")  # any nesting: decided by the tableau
+                return nested(c, 3)
+
+            def nested(c: _Ctx, depth: int) -> str:
+                r = self.r.random()
+                if depth == 0 or r < 0.2:
+                    return f"({pred(c)})"
+                if r < 0.35:
+                    return f"always {nested(c, depth - 1)}"
+                if r < 0.5:
+                    return f"eventually {nested(c, depth - 1)}"
+                if r < 0.62:
+                    return f"(not {nested(c, depth - 1)})"
+                op = self.pick(["and", "or", "implies", "leads_to"])
+                return f"({nested(c, depth - 1)} {op} {nested(c, depth - 1)})"
 
             r = self.r.random()
             if r < 0.25:

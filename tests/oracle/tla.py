@@ -258,11 +258,36 @@ class _Translator:
         return out
 
     def formula(self, f: ir.Formula, env: dict) -> str:
+        # Where tlacheck splits a property into parts decided on their own (a conjunction; `all`
+        # and `always` over one), the translation splits it the same way, so that TLC too checks
+        # the `[]P` parts as invariants and the rest with its tableau: `all(A and B for x in S)` is
+        # `(\A x : A) /\ (\A x : B)`, `always (A and B)` is `[]A /\ []B` (the same formulas). The
+        # parts differ where no behaviour is fair: a safety part is checked on every reachable
+        # state, whatever the fairness, by both tools (TLC checks a PROPERTY []P as an invariant).
+        if isinstance(f, ir.TQuant) and f.kind == "all" and isinstance(f.body, ir.TBinary) and f.body.op == "and":
+            parts = [ir.TQuant(f.span, "all", f.local, f.domain, part) for part in (f.body.left, f.body.right)]
+            return self.formula(ir.TBinary(f.span, "and", *parts), env)
+        if isinstance(f, ir.TUnary) and f.op == "always" and isinstance(f.operand, ir.TBinary) \
+                and f.operand.op == "and":
+            parts = [ir.TUnary(f.span, "always", part) for part in (f.operand.left, f.operand.right)]
+            return self.formula(ir.TBinary(f.span, "and", *parts), env)
         if isinstance(f, ir.TPred):
             return self.predicate(f.expr, env)
+        if isinstance(f, ir.TUnary) and f.op == "not" and _temporal(f.operand):
+            # a negation over temporal operators is pushed inwards (~[]F is <>~F, ...): TLC 2.15
+            # finds `[]((~[](x = 0)) => (x = 5))` violated where x = 0 forever, and the same
+            # formula written `[](<>(x # 0) => (x = 5))` holds (docs/reliability.md)
+            return self.formula(_negated(f.operand), env)
         if isinstance(f, ir.TUnary):
             op = {"always": "[]", "eventually": "<>", "not": "~"}[f.op]
             return f"({op}{self.formula(f.operand, env)})"
+        if isinstance(f, ir.TBinary) and f.op == "leads_to" and not all(
+                isinstance(x, ir.TPred) for x in (f.left, f.right)):
+            # F ~> G over temporal formulas is written out as TLA+ defines it, [](F => <>G):
+            # TLC 2.15 finds `(~((x = 0) ~> (x = x))) ~> (x = 5)` violated on a spec where x = 0
+            # forever, though its left side is false everywhere, and the expansion holds
+            # (docs/reliability.md, seed 1229)
+            return f"([]({self.formula(f.left, env)} => (<>{self.formula(f.right, env)})))"
         if isinstance(f, ir.TBinary):
             op = {"and": "/\\", "or": "\\/", "implies": "=>", "leads_to": "~>"}[f.op]
             return f"({self.formula(f.left, env)} {op} {self.formula(f.right, env)})"
@@ -282,12 +307,13 @@ class _Translator:
         raise Unsupported(f"temporal formula {type(f).__name__}")
 
     def predicate(self, e: ir.Expr, env: dict) -> str:
-        """A state predicate. One that reads no variable is made state-level (`vars = vars /\\
-        P`): TLC 2.15 stops with "The invariant of Inv is equal to FALSE" on a constant
+        """A state predicate. One that reads no variable is made state-level (`IF vars = vars
+        THEN P ELSE P`): TLC 2.15 stops with "The invariant of Inv is equal to FALSE" on a constant
         invariant, and finds `FALSE ~> TRUE` violated (constant operands of temporal formulas)."""
         text = f"({self.expr(e, env)})"
         if not ir.reads(e, function_reads(self.spec.functions))[0] and self.spec.variables:
-            text = f"(vars = vars /\\ {text})"
+            text = f"(IF vars = vars THEN {text} ELSE {text})"  # (not `vars = vars /\\ P`: TLC splits
+            # the conjuncts of a PROPERTY and stops on a FALSE one, "The spec is trivially false")
         return text
 
     # ---------------------------------------------------------------- statements
@@ -595,3 +621,37 @@ class _Translator:
                 f"RECURSIVE {name}(_, _)\n{name}(a, b) == IF a = <<>> THEN b /= <<>> ELSE IF b = <<>> THEN FALSE "
                 f"ELSE {lt}(Head(a), Head(b)) \\/ (Head(a) = Head(b) /\\ {name}(Tail(a), Tail(b)))")
         return name
+
+
+def _temporal(f: ir.Formula) -> bool:
+    """Whether f has a temporal operator (always, eventually, leads_to)."""
+    if isinstance(f, ir.TPred):
+        return False
+    if isinstance(f, ir.TUnary):
+        return f.op != "not" or _temporal(f.operand)
+    if isinstance(f, ir.TBinary):
+        return f.op == "leads_to" or _temporal(f.left) or _temporal(f.right)
+    if isinstance(f, ir.TQuant):
+        return _temporal(f.body)
+    return False
+
+
+def _negated(f: ir.Formula) -> ir.Formula:
+    """not f, with the negation one level further in (the same formula)."""
+    sp = f.span
+    if isinstance(f, ir.TUnary) and f.op == "not":
+        return f.operand
+    if isinstance(f, ir.TUnary):
+        dual = "eventually" if f.op == "always" else "always"
+        return ir.TUnary(sp, dual, ir.TUnary(sp, "not", f.operand))
+    if isinstance(f, ir.TBinary) and f.op in ("and", "or"):
+        return ir.TBinary(sp, "or" if f.op == "and" else "and", ir.TUnary(sp, "not", f.left), ir.TUnary(sp, "not", f.right))
+    if isinstance(f, ir.TBinary) and f.op == "implies":
+        return ir.TBinary(sp, "and", f.left, ir.TUnary(sp, "not", f.right))
+    if isinstance(f, ir.TBinary) and f.op == "leads_to":  # ~[](A => <>B) is <>(A /\ []~B)
+        return ir.TUnary(sp, "eventually", ir.TBinary(sp, "and", f.left,
+                                                      ir.TUnary(sp, "always", ir.TUnary(sp, "not", f.right))))
+    if isinstance(f, ir.TQuant):
+        return ir.TQuant(f.span, "any" if f.kind == "all" else "all", f.local, f.domain, ir.TUnary(sp, "not", f.body))
+    return ir.TUnary(sp, "not", f)
+

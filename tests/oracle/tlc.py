@@ -159,9 +159,10 @@ def parse(out: str, exit_code: int | None = None) -> TlcResult:
                  r"^Error: Parsing or semantic analysis failed|The configuration file|"
                  r"was not found in the|is not defined|Unknown operator", out, re.M):
         return TlcResult("parse", **base)
-    m = re.search(r"^Error: Invariant line \d+, col \d+ to line \d+, col \d+ of module \w+ is violated"
-                  r"( by the initial state)?", out, re.M)
-    if m:  # an `always P` inside a property, which TLC checks as an invariant
+    m = re.search(r"^Error: (?:Invariant|Property) line \d+, col \d+ to line \d+, col \d+ of module \w+ is "
+                  r"violated( by the initial state)?", out, re.M)
+    if m:  # an `always P` inside a property, which TLC checks as an invariant (or a state predicate, on
+        # the initial states: "Property line ... is violated by the initial state")
         return TlcResult("temporal", trace_length=1 if m.group(1) else violated or 1, **base)
     m = re.search(r"^Error: Invariant (\S+) is violated( by the initial state)?", out, re.M)
     if m:
