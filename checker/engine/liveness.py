@@ -817,6 +817,18 @@ def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed: bytearray, watch: 
 
 # ---------------------------------------------------------------- checking
 
+def _nearest(cycles, dist) -> tuple[_FairCycle, int] | None:
+    """The fair cycle whose nearest state is nearest (by `dist`, then by number), and that state:
+    the entry of the counterexample with the shortest prefix; None without a cycle."""
+    best = None
+    for cycle in cycles:
+        entry = min(cycle.nodes, key=lambda s: (dist[s], s))
+        key = (dist[entry], entry)
+        if best is None or key < best[0]:
+            best = (key, cycle, entry)
+    return None if best is None else best[1:]
+
+
 class Checker:
     """Decides the properties of a model on its behaviour graph. `state_of(i)` gives stored state
     i again (from its key: traces.py), for a counterexample and to report an evaluation error
@@ -919,15 +931,10 @@ class Checker:
         dist, prev = _bfs(product, [(k, 0) for k in product.initial], bytearray([1]) * n, self.watch)
         reach = bytearray(d >= 0 for d in dist)
         musts = [acc.__getitem__ for acc in product.accepting]
-        best = None
-        for cycle in _fair_cycles(reach, product, self.fairness, self.watch, musts, stutter=False):
-            entry = min(cycle.nodes, key=lambda k: (dist[k], k))
-            key = (dist[entry], entry)
-            if best is None or key < best[0]:
-                best = (key, cycle, entry)
+        best = _nearest(_fair_cycles(reach, product, self.fairness, self.watch, musts, stutter=False), dist)
         if best is None:
             return None
-        _, cycle, entry = best
+        cycle, entry = best
         prefix = []
         k = entry
         while prev[k] >= 0:
@@ -964,15 +971,10 @@ class Checker:
                 return None
             dist, prev = _bfs(self.graph, seeds, allowed, self.watch)
             reach = bytearray(map((-1).__lt__, dist))
-        best = None
-        for cycle in _fair_cycles(reach, self.graph, self.fairness, self.watch, must):
-            entry = min(cycle.nodes, key=lambda s: (dist[s], s))
-            key = (dist[entry], entry)
-            if best is None or key < best[0]:
-                best = (key, cycle, entry)
+        best = _nearest(_fair_cycles(reach, self.graph, self.fairness, self.watch, must), dist)
         if best is None:
             return None
-        _, cycle, entry = best
+        cycle, entry = best
         prefix = self._prefix(entry, prev, from_tree)
         if cycle.stutter is not None:
             trace = self._trace(prefix, entry, None, stutter=True)
