@@ -282,3 +282,20 @@ def test_misuse_is_reported_at_its_place(case):
     d = info.value.diagnostics[0]
     assert message in d.message, d.message
     assert (d.span.line, d.span.column) == (line, column), d
+
+
+def test_a_variant_that_drops_a_processs_fairness_is_warned_about():
+    text = textwrap.dedent("""\
+        var x: int = 0
+        fair process P:
+            a: x = 1
+        invariant Small: x <= 1
+        variant Loose "not fair":
+            replace process P:
+                a: x = 1
+        variant Kept "still fair":
+            replace fair process P:
+                a: x = 1
+        """)
+    codes = {v: [w.code for w in build_model(Source("v.spec", text), variant=v).warnings] for v in ("base", "Loose", "Kept")}
+    assert codes == {"base": [], "Loose": ["W213"], "Kept": []}

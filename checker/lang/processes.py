@@ -51,15 +51,20 @@ def _err(message: str, span: Span, hint: str | None = None) -> SpecError:
     return SpecError.single("E129", message, span, hint)
 
 
-def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...]]:
-    """The spec with every `process` replaced by its enum, variables and actions, and what each
-    process became. Labels, `while` and `goto` outside a process are errors (E129)."""
+def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...], list[tuple]]:
+    """The spec with every `process` replaced by its enum, variables and actions, what each
+    process became, and warnings (code, message, span, hint). Labels, `while` and `goto` outside a
+    process are errors (E129)."""
     processes = [d for d in tree.declarations if isinstance(d, S.ProcessDecl)]
     for d in tree.declarations:
         if isinstance(d, (S.ActionDecl, S.BlockDecl)):
             _no_control(d.body, "an action" if isinstance(d, S.ActionDecl) else "a block")
     if not processes:
-        return tree, ()
+        return tree, (), []
+    warnings = [("W213", f"this variant's process `{p.name}` is not fair, but the base spec's is", p.name_span,
+                 f"write `replace fair process {p.name}` to keep its fairness (base declaration at "
+                 f"{p.unfair_replacement_of.file}:{p.unfair_replacement_of.line})")
+                for p in processes if p.unfair_replacement_of is not None]
     qualify = _Qualifier(processes)
     labels: dict[str, Span] = {}
     for p in processes:
@@ -95,7 +100,7 @@ def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...]]:
             cond = S.BinOp(span, "and", cond, c)
         decls.append(S.ActionDecl(span, TERMINATING, processes[0].name_span, (),
                                   (S.Require(span, cond), S.Skip(span))))
-    return dataclasses.replace(tree, declarations=tuple(decls)), tuple(infos)
+    return dataclasses.replace(tree, declarations=tuple(decls)), tuple(infos), warnings
 
 
 # ---------------------------------------------------------------- structure

@@ -414,6 +414,8 @@ class ProcessDecl(Decl):
     locals: tuple["VarDecl", ...]
     body: tuple[Stmt, ...]
     fair: str | None = None  # `fair process` ("weak"), `fair strong process` ("strong")
+    # set by a variant that replaces a `fair process` with one that is not: the base's declaration
+    unfair_replacement_of: Span | None = None
 
 
 @dataclass(frozen=True)

@@ -89,9 +89,14 @@ class _Item:
 
 def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None) -> ir.Spec:
     """Resolve and typecheck a parsed spec. `overrides` maps constant names to `-D` value texts."""
-    tree, processes = desugar_processes(tree)
+    tree, processes, notes = desugar_processes(tree)
     spec = _Checker(resolve_aliases(tree), source, dict(overrides or {})).run()
-    return dataclasses.replace(spec, processes=processes) if processes else spec
+    if not processes:
+        return spec
+    warnings = Warnings()
+    for code, message, span, hint in notes:
+        warnings.add(code, message, span, hint)
+    return dataclasses.replace(spec, processes=processes, warnings=spec.warnings + tuple(warnings.items))
 
 
 def _UNCHECKED(t: T.Type, span: Span) -> ir.Expr:

@@ -86,6 +86,8 @@ def apply_variant(tree: S.SpecFile, name: str) -> S.SpecFile:
             if position is None or type(decls[position]) is not type(item):
                 raise SpecError.single("E100", f"the base spec has no {_described(item)[0]} to replace",
                                        item.name_span, "drop `replace` to add a new declaration")
+            if isinstance(item, S.ProcessDecl) and decls[position].fair and not item.fair:
+                item = dataclasses.replace(item, unfair_replacement_of=decls[position].name_span)
             decls[position] = item
         elif how == "extend":
             if position is None or not isinstance(decls[position], S.ActionDecl):
