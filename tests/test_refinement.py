@@ -232,3 +232,77 @@ def test_an_error_in_the_abstract_spec_is_shown_in_its_file(tmp_path, capsys):
     assert main(["check", str(path)]) == 3
     err = capsys.readouterr().err
     assert f"{tmp_path / 'abstract.spec'}:3:9: error[E102]" in err and "   3 |     x = x + true" in err
+
+
+# ---------------------------------------------------------------- the abstract spec's fairness
+
+def test_the_abstract_fairness_holds_on_ewd840():
+    model, result = check(EWD840, properties=("TDSpec",), invariants=())
+    assert model.refinements[0].abstract.spec.fairness  # TD's WF_vars(DetectTermination)
+    assert result.verdict.name == "OK"
+
+
+def unfair_port(tmp_path: Path) -> Path:
+    """EWD840 without its fairness (`fair weak InitiateProbe or PassToken`): the token may stop."""
+    text = EWD840.read_text()
+    line = "fair weak InitiateProbe or PassToken\n"
+    assert line in text
+    path = tmp_path / "ewd840.spec"
+    path.write_text(text.replace(line, "", 1))
+    shutil.copy(SPECS / "classic" / "sync_termination_detection.spec", tmp_path)
+    return path
+
+
+def test_without_its_own_fairness_ewd840_breaks_the_abstract_fairness(tmp_path):
+    from tests.test_liveness import replay_lasso
+
+    model, result = check(unfair_port(tmp_path), properties=("TDSpec",), invariants=())
+    v = result.violation
+    assert result.verdict.name == "LIVENESS_VIOLATED" and (v.kind, v.name) == ("liveness", "TDSpec")
+    assert "weak fairness of `DetectTermination`" in v.message
+    replay_lasso(model, v.trace)  # a real, fair behaviour of the concrete spec
+    # in its loop TD's DetectTermination is enabled (every node inactive, termination not detected)
+    # and never taken
+    check_ = model.refinements[0]
+    loop = v.trace.steps[v.trace.loop_index:]
+    mapped = [check_.describe(s.state) for s in loop]
+    assert all("terminationDetected = false" in m and "true" not in m.split("terminationDetected")[0] for m in mapped)
+
+
+@needs_tlc
+def test_tlc_agrees_that_ewd840_without_fairness_breaks_tdspec(tmp_path):
+    for name in ("EWD840.tla", "SyncTerminationDetection.tla"):
+        shutil.copy(REFERENCE / name, tmp_path)
+    text = (tmp_path / "EWD840.tla").read_text()
+    old = "Spec == Init /\\ [][Next]_vars /\\ WF_vars(System)"
+    assert old in text
+    (tmp_path / "EWD840.tla").write_text(text.replace(old, "Spec == Init /\\ [][Next]_vars", 1))
+    (tmp_path / "M.cfg").write_text("CONSTANTS N = 3\nSPECIFICATION Spec\nPROPERTIES TDSpec\n")
+    proc = subprocess.run(["java", "-XX:+UseParallelGC", "-cp", str(tlc.jar()), "tlc2.TLC", "-workers", "1",
+                           "-deadlock", "-metadir", str(tmp_path / "meta"), "-config", "M.cfg", "EWD840.tla"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    theirs = tlc.parse(proc.stdout + proc.stderr, proc.returncode)
+    (tmp_path / "port").mkdir()
+    _, ours = check(unfair_port(tmp_path / "port"), properties=("TDSpec",), invariants=())
+    assert theirs.verdict == "temporal" and ours.verdict.name == "LIVENESS_VIOLATED"
+    assert (ours.distinct_states, ours.states_generated) == (theirs.distinct, theirs.generated)
+
+
+def test_abstract_fairness_on_a_small_pair(tmp_path):
+    abstract = "var x: int = 0\naction Inc:\n    require x < 3\n    x = x + 1\nfair weak Inc\n"
+    concrete = """\
+        var y: int = 0
+        action Half:
+            require y < 6
+            y = y + 1
+        fair weak Half
+        refines A "abstract.spec":
+            x = y // 2
+        """
+    _, result = check(write(tmp_path, concrete, abstract))
+    assert result.verdict.name == "OK"
+    _, result = check(write(tmp_path, concrete.replace("        fair weak Half\n", ""), abstract))
+    assert result.verdict.name == "LIVENESS_VIOLATED" and result.violation.name == "A"
+    # strong fairness in the abstract spec, weak here: the same verdicts (Inc stays enabled)
+    _, result = check(write(tmp_path, concrete, abstract.replace("weak", "strong")))
+    assert result.verdict.name == "OK"

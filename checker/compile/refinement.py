@@ -16,8 +16,11 @@ The check, made during the search like a step property, on every behaviour of th
 - every step maps to a step of the abstract spec, or to a step that leaves every abstract
   variable unchanged (a stuttering step: `[Next]_vars`).
 
-The abstract spec's fairness (TLA+'s `WF_vars(A)` inside `M!Spec`) is not checked: only the
-safety part of `M!Spec` is. The abstract spec is checked as a spec of its own (type errors are
+The abstract spec's fairness (TLA+'s `WF_vars(A)` inside `M!Spec`) is checked too, after the
+search, on the behaviour graph: every fair behaviour of this spec must satisfy each abstract
+condition under the mapping (engine/liveness.py `refinement_obligations`, decided by its Checker). Enabledness is
+the abstract spec's: a condition is enabled in a state when an instance of its actions can take
+a step from the abstract state it maps to. The abstract spec is checked as a spec of its own (type errors are
 reported in its file), with its constants set to the values the mapping gives.
 
 `load` runs on the syntax tree (it reads the abstract files and completes the mappings);

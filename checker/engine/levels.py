@@ -822,8 +822,9 @@ class Coordinator(Search):
                     edges += sum(counts[p * a_count:(p + 1) * a_count])
                 part = r["graph"]
                 if part is not None:  # a worker's: its parents' transitions, its own new states
-                    succ, values, enabled, take, fault = part
+                    succ, values, enabled, take, fault, steps = part
                     graph.succ.extend(map(number, succ, repeat(-1)))  # keys -> numbers (-1: not stored)
+                    graph.steps.extend(steps)
                     graph.values.extend(values if r["mask"] is None else compress(values, r["mask"]))
                     graph.enabled.extend(enabled)
                     graph.take.extend(take)
@@ -1279,6 +1280,7 @@ class _Worker:
         if graph is not None:  # the behaviour graph (liveness.Graph)
             gsucc, gvalues, bits = graph.succ, graph.values, graph.plan.bits
             fair, gtake, genabled = self.fair, graph.take, graph.enabled
+            gsteps, step_bits = graph.steps, graph.plan.step_bits if graph.plan.step_atoms else None
             by_args = fair.by_args if fair is not None else ()
             held = self.args
             transitions = []
@@ -1318,6 +1320,8 @@ class _Worker:
                     succs, fps_of, fault = until_fault(act, state, first, key)
                 if graph is not None:
                     gsucc.extend(fps_of)
+                    if step_bits is not None:
+                        gsteps.extend(map(step_bits, repeat(state, len(succs)), succs))
                     if fair is not None:
                         transitions.append((ai, held[0] if ai in by_args else None, fps_of))
                 for succ, fp in zip(succs, fps_of):
@@ -1436,7 +1440,7 @@ class _Worker:
         collected, self.collected = self.collected, []
         part = None
         if graph is not None:  # its part of the behaviour graph goes with its expansion
-            part = (graph.succ, graph.values, graph.enabled, graph.take, graph.fairness_fault)
+            part = (graph.succ, graph.values, graph.enabled, graph.take, graph.fairness_fault, graph.steps)
             self.graph = Graph(graph.plan, succ=array("q"))
         return {"fps": fps, "keys": keys, "acts": acts, "parents": parents, "counts": counts,
                 "enabled": enabled, "generated": generated, "witnesses": witnesses, "faults": faults,

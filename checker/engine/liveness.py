@@ -138,12 +138,16 @@ class Graph:
     take: object = None
     # The first state (in number order) where a fairness condition's arguments failed to evaluate
     fairness_fault: int = -1
+    # Per transition, the plan's step atoms (Plan.step_bits: predicates of a step, bit i atom i),
+    # aligned with `succ`; empty without step atoms (a refinement's abstract fairness needs them)
+    steps: object = None
 
     def __post_init__(self):
         self.values = _bits_array(2 * len(self.plan.atoms))
         count = self.plan.fairness.count
         self.enabled = _bits_array(count) if count else array("B")
         self.take = _bits_array(count) if count else array("B")
+        self.steps = _bits_array(len(self.plan.step_atoms)) if self.plan.step_atoms else array("B")
 
     def edges(self, s: int) -> range:
         end = self.edge_start[s + 1] if s + 1 < len(self.edge_start) else len(self.succ)
@@ -496,16 +500,83 @@ class Fairness:
         raise AssertionError("the fairness condition did not fail again")  # pragma: no cover
 
 
+def refinement_obligations(check) -> list[tuple]:
+    """The fairness conditions of a refinement's abstract spec (compile/refinement.py Check) as
+    conditions on this spec's behaviours (TLA+'s
+    `WF_vars(A)` in `M!Spec`, under the mapping): per condition (strong, enabled, taken,
+    label), `enabled(s)` whether it is enabled in the abstract state s maps to (an instance
+    of its actions has a step from there that changes it), `taken(s, t)` whether the step
+    from s to t maps to such a step. Empty when the abstract spec has no fairness."""
+    fair = Fairness(check.abstract)
+    if fair.error is not None or not fair.count:
+        return []
+    actions = check.abstract.actions
+    memo: dict = {}
+
+    def analysis(a) -> tuple[int, dict]:
+        """(the conditions enabled in abstract state a, {successor: the conditions its steps take})."""
+        found = memo.get(a)
+        if found is None:
+            transitions, nexts = [], []
+            for ai, act in enumerate(actions):
+                pairs = list(act(a))
+                args = [x for x, _ in pairs] if ai in fair.by_args else None
+                transitions.append((ai, args, [t for _, t in pairs]))
+                nexts += [t for _, t in pairs]
+            take: list[int] = []
+            enabled = fair.masks(a, a, transitions, take)
+            by_successor: dict = {}
+            for t, mask in zip(nexts, take):
+                by_successor[t] = by_successor.get(t, 0) | mask
+            found = memo[a] = (enabled, by_successor)
+        return found
+
+    def enabled_fn(bit):
+        def enabled(s) -> bool:
+            return bool(analysis(check.state_of(s))[0] & bit)
+        return enabled
+
+    def taken_fn(bit):
+        def taken(s, t) -> bool:
+            try:
+                a, b = check.state_of(s), check.state_of(t)
+            except EVAL_FAILURES:  # (the mapping fails in t: the search reports that state's error)
+                return False
+            return a != b and bool(analysis(a)[1].get(b, 0) & bit)
+        return taken
+
+    spec = check.abstract.spec
+    out = []
+    for c, strong in enumerate(fair.strong):
+        span = fair.spans[c]
+        decl = next(f for f in spec.fairness if f.span == span)
+        targets = " or ".join(spec.actions[t.action].name for t in decl.targets)
+        label = f"`{targets}` ({span.file}:{span.line})"
+        out.append((strong, enabled_fn(1 << c), taken_fn(1 << c), label))
+    return out
+
+
 class Plan:
     """What the liveness checker needs of each state, decided before the search so that the
     search can record it and keep no state: the atoms (the state predicates of the properties'
     liveness leaves) and the fairness conditions."""
 
-    def __init__(self, model, instantiated: dict[str, list]):
-        """`instantiated`: the leaves of the properties to decide, by name (instantiate)."""
+    def __init__(self, model, instantiated: dict[str, list], obligations: dict[str, list] | None = None):
+        """`instantiated`: the leaves of the properties to decide, by name (instantiate).
+        `obligations`: per refinement, the abstract fairness conditions its behaviours must
+        satisfy, as (strong, enabled: predicate on a state, taken: predicate on a step, label)."""
         self.model = model
         self.atoms: list = []  # predicates on a state; Plan.bits: bit 2i its value, bit 2i+1 it failed
+        self.step_atoms: list = []  # predicates on a step (s, t); Plan.step_bits: bit i
         self._index: dict[int, int] = {}
+        # refinement -> [(strong, atom of `enabled`, step atom of `taken`, label)]
+        self.obligations: dict[str, list[tuple]] = {}
+        for name, conditions in (obligations or {}).items():
+            out = []
+            for strong, enabled, taken, label in conditions:
+                self.step_atoms.append(taken)
+                out.append((strong, self._atom(enabled), len(self.step_atoms) - 1, label))
+            self.obligations[name] = out
         # property -> [(kind, atom p, atom q or -1, atom of the initial condition or -1)]; for a
         # "tableau" leaf, p is its index in `tableaux`: (automaton, the atom of each literal)
         self.leaves: dict[str, list[tuple]] = {}
@@ -538,6 +609,15 @@ class Plan:
             i = self._index[id(pred)] = len(self.atoms)
             self.atoms.append(pred)  # (and keeps it alive, so that its id is not reused)
         return i
+
+    def step_bits(self, state: tuple, succ: tuple) -> int:
+        """The step atoms' values on the step from `state` to `succ` (bit i: atom i); a step atom
+        that fails to evaluate counts as false (refinement.Check makes them total)."""
+        v = 0
+        for i, pred in enumerate(self.step_atoms):
+            if pred(state, succ):
+                v |= 1 << i
+        return v
 
     def bits(self, state: tuple) -> int:
         """The atoms' values in `state`: bit 2i for atom i true, bit 2i+1 for atom i failing to
@@ -817,6 +897,29 @@ def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed: bytearray, watch: 
 
 # ---------------------------------------------------------------- checking
 
+class _Without:
+    """The behaviour graph without the transitions where step atom `atom` holds (Graph.steps), with
+    the interface the fair-cycle search uses; edge e of it is the graph's transition under[e]."""
+
+    def __init__(self, graph: Graph, atom: int):
+        self.edge_start: list[int] = []
+        self.succ: list[int] = []
+        self.under: list[int] = []
+        steps, bit = graph.steps, 1 << atom
+        for s in range(len(graph.edge_start) - 1):
+            self.edge_start.append(len(self.succ))
+            for e in graph.edges(s):
+                if not steps[e] & bit:
+                    self.succ.append(graph.succ[e])
+                    self.under.append(e)
+        self.edge_start.append(len(self.succ))
+        self.enabled = graph.enabled
+        self.take = [graph.take[e] for e in self.under]
+
+    def edges(self, s: int) -> range:
+        return range(self.edge_start[s], self.edge_start[s + 1])
+
+
 def _nearest(cycles, dist) -> tuple[_FairCycle, int] | None:
     """The fair cycle whose nearest state is nearest (by `dist`, then by number), and that state:
     the entry of the counterexample with the shortest prefix; None without a cycle."""
@@ -862,7 +965,45 @@ class Checker:
 
     def check(self, names=None, stop_at_first: bool = True) -> list[LivenessViolation]:
         """The properties whose liveness part is violated (each with one counterexample), in
-        declaration order. Their safety leaves were checked during the search (`safety_checks`)."""
+        declaration order, then the refinements whose abstract fairness is (Plan.obligations).
+        The properties' safety leaves were checked during the search (`safety_checks`)."""
+        out = self._properties(names, stop_at_first)
+        if out and stop_at_first:
+            return out
+        for name, conditions in self.plan.obligations.items():
+            if names is not None and name not in names:
+                continue
+            for strong, enabled, taken, label in conditions:
+                self.watch.poll()
+                found = self._obligation(name, strong, enabled, taken, label)
+                if found is not None:
+                    out.append(found)
+                    break
+            self.decided.append(name)
+            if out and stop_at_first:
+                break
+        return out
+
+    def _obligation(self, name: str, strong: bool, enabled: int, taken: int, label: str):
+        """A fair behaviour that violates the abstract fairness condition `label` of refinement
+        `name`: a fair cycle (or fair stuttering) in which it is enabled in every state (weak; in
+        some state: strong) and never taken, with the shortest prefix."""
+        n = self.n
+        holds = [self._holds(enabled, s) for s in range(n)]
+        sub = _Without(self.graph, taken)
+        nodes = bytearray([1]) * n if strong else bytearray(holds)
+        must = holds.__getitem__ if strong else None
+        best = _nearest(_fair_cycles(nodes, sub, self.fairness, self.watch, must), self.depth)
+        if best is None:
+            return None
+        cycle, entry = best
+        trace = self._lasso(cycle, entry, self._prefix(entry, None, True), sub)
+        what = "strong" if strong else "weak"
+        return LivenessViolation(name, trace, f"its abstract spec's {what} fairness of {label} fails: a fair behaviour "
+                                              f"in which that step is {'enabled again and again' if strong else 'always enabled'} "
+                                              "but never taken")
+
+    def _properties(self, names, stop_at_first: bool) -> list[LivenessViolation]:
         out = []
         for prop in self.model.spec.properties:
             if names is not None and prop.name not in names:
@@ -975,13 +1116,17 @@ class Checker:
         if best is None:
             return None
         cycle, entry = best
-        prefix = self._prefix(entry, prev, from_tree)
+        return LivenessViolation(name, self._lasso(cycle, entry, self._prefix(entry, prev, from_tree)), detail)
+
+    def _lasso(self, cycle: _FairCycle, entry: int, prefix, sub: "_Without | None" = None) -> Trace:
+        """The counterexample: `prefix` to `entry`, then the cycle (in `sub`, a part of the graph
+        whose edges map to the graph's) or stuttering in `entry` forever."""
         if cycle.stutter is not None:
-            trace = self._trace(prefix, entry, None, stutter=True)
-        else:
-            loop = self._cycle(cycle, entry)
-            trace = self._trace(prefix, entry, loop)
-        return LivenessViolation(name, trace, detail)
+            return self._trace(prefix, entry, None, stutter=True)
+        loop = self._cycle(cycle, entry, sub)
+        if sub is not None:
+            loop = [(s, sub.under[e]) for s, e in loop]
+        return self._trace(prefix, entry, loop)
 
     def _prefix(self, entry: int, prev, from_tree: bool) -> list[tuple[int, int]]:
         """(state, edge) steps from an initial state to `entry`."""

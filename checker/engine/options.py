@@ -117,7 +117,10 @@ def liveness_properties(model: Model, options: Options) -> tuple[str, ...]:
     if not options.check_properties:
         return ()
     chosen = set(selected_properties(model, options))
-    return tuple(p.name for p in model.spec.properties if p.name in chosen and p.has_liveness)
+    # and the refinements whose abstract spec has fairness (its conditions are decided there too)
+    fair = tuple(c.name for c in model.refinements
+                 if c.abstract.spec.fairness and (options.properties is None or c.name in options.properties))
+    return tuple(p.name for p in model.spec.properties if p.name in chosen and p.has_liveness) + fair
 
 
 def unreduced_cause(model: Model, options: Options) -> str | None:

@@ -21,7 +21,8 @@ from checker.core.result import ActionCoverage, Result, Step, Trace, Verdict, Vi
 from checker.core.runtime import EVAL_FAILURES, Fault
 from checker.engine.limits import MemoryWatch, limit_reached
 from checker.engine.liveness import Checker as LivenessChecker
-from checker.engine.liveness import EvaluationFailed, Graph, Plan, Stopped, instantiate, safety_checks
+from checker.engine.liveness import (EvaluationFailed, Graph, Plan, Stopped, instantiate, refinement_obligations,
+                                     safety_checks)
 from checker.engine.options import (Options, Progress, liveness_properties, select, selected_properties,
                                     step_properties)
 from checker.engine.successors import find_step, nth_step, until_fault
@@ -103,7 +104,9 @@ class Search:
         self.initially = tuple(initially) + select(self.model.refinement_initial, self.options.properties)
         self.always = tuple(always)
         if self.properties:
-            self.graph = Graph(Plan(self.model, {name: instantiated[name] for name in self.properties}))
+            obligations = {c.name: refinement_obligations(c) for c in self.model.refinements if c.name in self.properties}
+            self.graph = Graph(Plan(self.model, {name: instantiated[name] for name in self.properties
+                                                 if name in instantiated}, obligations))
 
     def _protected(self) -> list:
         """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""

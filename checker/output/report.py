@@ -138,7 +138,8 @@ def trace_omitted(result: Result) -> str | None:
 def _refinement(model: Model, result: Result):
     """The refinement (compile/refinement.py Check) that the result's violation is of, or None."""
     v = result.violation
-    if result.verdict != Verdict.INVARIANT_VIOLATED or v.kind not in ("step", "property"):
+    if result.verdict not in (Verdict.INVARIANT_VIOLATED, Verdict.LIVENESS_VIOLATED) \
+            or v.kind not in ("step", "property", "liveness"):
         return None
     return next((c for c in model.refinements if c.name == v.name), None)
 
@@ -147,6 +148,8 @@ def _refinement_lines(check, v) -> list[str]:
     """What the violating state or step of a refinement maps to in the abstract spec."""
     abstract = check.abstract.name
     steps = v.trace.steps
+    if v.kind == "liveness":
+        return []
     if v.kind == "step":
         return [f"Mapped to {abstract}, the last step goes",
                 f"    from {check.describe(steps[-2].state)}",
@@ -160,7 +163,8 @@ def _headline(result: Result, model: Model | None = None) -> str:
     v = result.violation
     check = _refinement(model, result) if model is not None else None
     if check is not None:
-        what = "the last step is not a step of it" if v.kind == "step" else "an initial state is not one of its"
+        what = {"step": "the last step is not a step of it", "property": "an initial state is not one of its",
+                "liveness": v.message}[v.kind]
         return f"Error: refinement {v.name} of {check.abstract.name} is violated: {what}."
     if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "property":
         return f"Error: property {v.name} is violated: {v.message}."
