@@ -306,3 +306,12 @@ def test_abstract_fairness_on_a_small_pair(tmp_path):
     # strong fairness in the abstract spec, weak here: the same verdicts (Inc stays enabled)
     _, result = check(write(tmp_path, concrete, abstract.replace("weak", "strong")))
     assert result.verdict.name == "OK"
+
+
+def test_the_abstract_fairness_is_decided_alike_with_two_workers(tmp_path):
+    path = unfair_port(tmp_path)
+    one = check(path, properties=("TDSpec",), invariants=())[1]
+    two = check(path, properties=("TDSpec",), invariants=(), workers=2)[1]
+    assert (two.verdict, two.distinct_states, two.states_generated) == (one.verdict, one.distinct_states,
+                                                                         one.states_generated)
+    assert [s.state for s in two.violation.trace.steps] == [s.state for s in one.violation.trace.steps]

@@ -172,3 +172,13 @@ def test_generated_nested_formulas_agree_with_tlc_and_the_reference():
     for seed in seeds:
         o = check_seed(seed, tlc=True)
         assert o.status in ("agree", "error"), (seed, o.status, o.reason, o.diffs)
+
+
+def test_the_tableau_decides_alike_with_two_workers():
+    for formula, _, _ in CASES.values():
+        model = model_of(SPEC.format(formula=formula))
+        one = explore(model, Options())
+        two = explore(model, Options(workers=2))
+        assert one.verdict == two.verdict, formula
+        if one.violation is not None:
+            assert [s.state for s in one.violation.trace.steps] == [s.state for s in two.violation.trace.steps]
