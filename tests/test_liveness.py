@@ -515,3 +515,20 @@ def test_issue_18_components_are_sorted_alike_small_and_large():
     for size in (0, 1, 5, (1 << 14) - 1, 1 << 14, 50_000):
         states = array("i", rng.sample(range(120_000), size))
         assert list(_sorted(states, 120_000)) == sorted(states)
+
+
+def test_simple_allocator_inf_often_satisfied_breaks_without_strong_fairness_of_allocate():
+    """Each property of SimpleAllocator.cfg is broken by a mutation; InfOftenSatisfied
+    (`\\A c : []<>(unsat[c] = {})`) by dropping `fair strong Allocate`: a request stays unsatisfied."""
+    from checker.engine.options import Options
+    from checker.core.source import Source
+
+    text = (SPECS / "classic" / "simple_allocator.spec").read_text()
+    model = build_model(Source("simple_allocator.spec", text))
+    assert explore(model, Options(properties=("InfOftenSatisfied",))).verdict == Verdict.OK
+    kept = "\n".join(line for line in text.splitlines() if not line.startswith("fair strong Allocate")) + "\n"
+    assert kept != text
+    model = build_model(Source("simple_allocator.spec", kept))
+    r = explore(model, Options(properties=("InfOftenSatisfied",)))
+    assert r.verdict == Verdict.LIVENESS_VIOLATED and r.violation.name == "InfOftenSatisfied"
+    replay_lasso(model, r.violation.trace)
