@@ -11,7 +11,6 @@ same property written in an equivalent form that only the tableau decides.
 from __future__ import annotations
 
 import subprocess
-import textwrap
 
 import pytest
 

@@ -57,7 +57,7 @@ def load(tree: S.SpecFile, source: Source) -> tuple[S.SpecFile, dict[str, Source
     for d in found:
         path = os.path.join(os.path.dirname(d.path_span.file), d.path)  # beside the file that says it
         if os.path.abspath(path) == os.path.abspath(source.name):
-            raise _err(f"a spec cannot refine itself", d.path_span, "name the abstract spec's file")
+            raise _err("a spec cannot refine itself", d.path_span, "name the abstract spec's file")
         try:
             abstract_source = read_source(path)
             abstract = _parse(abstract_source)

@@ -130,7 +130,6 @@ def automaton(formula: tuple) -> Automaton:
         expand(_Node(next(ids), {node.id}, set(node.next)))
 
     expand(_Node(next(ids), {0}, {formula}))
-    index = {n.id: i for i, n in enumerate(done)}
     labels = tuple(tuple(sorted((f[1], f[2]) for f in n.old if f[0] == "lit")) for n in done)
     initial = tuple(i for i, n in enumerate(done) if 0 in n.incoming)
     succ = tuple(tuple(sorted(j for j, m in enumerate(done) if n.id in m.incoming)) for n in done)

@@ -298,8 +298,7 @@ class _Process:
                        "its test is part of the labelled step, and the end of its body goes back to the "
                        "label: write `L:` and the loop under it")
         rest = lambda: self._seq(stmts, i + 1, after)  # noqa: E731
-        if not _has_label(s) and not any(isinstance(x, S.Goto) for x in _walk_stmts((s,))) \
-                and not any(isinstance(x, S.While) for x in _walk_stmts((s,))):
+        if not any(isinstance(x, _CONTROL) for x in _walk_stmts((s,))):  # an ordinary statement
             return [self.inside(s)] + rest()
         # a compound statement with labels or `goto` inside: each branch goes on with the rest
         if isinstance(s, S.With):

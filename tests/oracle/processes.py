@@ -18,7 +18,6 @@ every `while` is labelled (it begins its label's block), a `goto` ends its step.
 from __future__ import annotations
 
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -180,9 +179,8 @@ def generate(seed: int) -> ProcessSpec:
             if last and r.random() < 0.3:  # back to an earlier step
                 target = r.choice(labels)
                 mine.append(f"        goto {target}")
-                algorithm[-1] = algorithm[-1]  # (PlusCal: the goto is the step's last statement)
                 algorithm.append(f"  goto {target};")
-        algorithm.append(f"end process;")
+        algorithm.append("end process;")
     c, tc = g.cond(globals_, on_state=True)
     mine.append(f"invariant Inv: not ({c})" if r.random() < 0.5 else "invariant Inv: true")
     inv = mine[-1].split(": ", 1)[1]
