@@ -165,8 +165,10 @@ def parse(out: str, exit_code: int | None = None) -> TlcResult:
         # the initial states: "Property line ... is violated by the initial state")
         return TlcResult("temporal", trace_length=1 if m.group(1) else violated or 1, **base)
     m = re.search(r"^Error: Invariant (\S+) is violated( by the initial state)?", out, re.M)
-    if m:
-        return TlcResult("invariant", invariant=m.group(1), trace_length=1 if m.group(2) else violated or None,
+    if m:  # not by the initial state: a step led there, so the behaviour has two states at least
+        # (TLC may print it without its last state, and a violating state that fails a state
+        # constraint is not counted in the depth either: seed 372 of the campaign on f9c2bc7)
+        return TlcResult("invariant", invariant=m.group(1), trace_length=1 if m.group(2) else max(violated, 2),
                          **base)
     if re.search(r"^Error: Deadlock reached\.", out, re.M):
         return TlcResult("deadlock", trace_length=trace, **base)
