@@ -20,7 +20,7 @@ from checker.core.errors import SpecError
 from checker.core.source import Source
 from checker.engine.explore import explore
 from checker.engine.options import Options, Storage
-from checker.output.render import lanes
+from checker.output.render import lanes, trace_dot
 from checker.output.report import format_summary, format_trace
 from tests.conftest import SPECS
 from tests.oracle import processes as oracle
@@ -132,6 +132,9 @@ def test_instances_are_shown_by_name_in_traces_swimlanes_and_coverage():
     assert set(columns) == {"Proc[1]", "Proc[2]"} and set(actors[1:]) <= {"Proc[1]", "Proc[2]"}
     report = format_summary(m, r)
     assert "  Proc: set_flag" in report and "Terminating" not in report  # `while true` never ends
+    dot = trace_dot(m, r.violation.trace)  # the trace diagram: a row per instance, steps by instance
+    assert "Proc[1].pc" in dot and "Proc[2].pc" in dot and "Proc.pc" not in dot
+    assert "1. Proc[1]: ncs" in dot or "1. Proc[2]: ncs" in dot
 
 
 # ---------------------------------------------------------------- the desugaring's rules

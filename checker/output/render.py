@@ -172,10 +172,13 @@ def _wrapped(first: str, parts: list[str], width: int = 110) -> list[tuple[str, 
 
 
 def step_label(model, step, number: int, multiline: bool = True) -> str:
-    """`3. Move(S={c1, c2})`; long argument lists go one per line."""
+    """`3. Move(S={c1, c2})`; long argument lists go one per line. A process's step is its
+    instance and label (`3. Proc[2]: wait`), as in the text trace."""
     if step.action is None:
         return f"{number}. (action not recorded)"
     info = model.action_info[step.action]
+    if info.process is not None:
+        return f"{number}. {model.step_label(step.action, step.args)}"
     if not info.param_names:
         return f"{number}. {info.name}"
     args = [f"{n}={v}" for n, v in zip(info.param_names, model.format_args(step.action, step.args))]
@@ -247,7 +250,6 @@ def _edge_label(text: str) -> str:
 def _state_label(model, trace: Trace, i: int, previous, headline: Headline | None, view: View) -> str:
     step = trace.steps[i]
     last = i == len(trace.steps) - 1
-    shown = model.format_state(step.state)
     found = _step_changes(model, previous, step.state)
     border = "#333333"
     if i == 0:
@@ -277,19 +279,25 @@ def _state_label(model, trace: Trace, i: int, previous, headline: Headline | Non
     by_variable: dict[str, list[diff.Change]] = {}
     for c in found:
         by_variable.setdefault(c.variable, []).append(c)
-    for name in model.var_names:
-        if name in by_variable:
+    # one row per variable, and per instance and variable of a process over a set (Model.state_rows)
+    for slot, label, text in model.state_rows(step.state):
+        name = model.var_names[slot]
+        changes = by_variable.get(name, [])
+        mine = changes if label == name else [c for c in changes if c.path == label
+                                               or c.path.startswith((label + "[", label + "."))]
+        whole = label != name and any(c.path == name for c in changes)  # every instance's map changed at once
+        if mine or whole:
             flush()
-            mine = by_variable[name]
-            if last and not (len(mine) == 1 and mine[0].whole):  # the last state shows every value whole
-                rows.append("<TR>" + _cell(name, 40, bold=True, align="RIGHT", bg=CHANGED_BG)
-                            + _cell(shown[name], view.max_width, bg=CHANGED_BG) + "</TR>")
+            at_row = len(mine) == 1 and (mine[0].whole or mine[0].path == label and mine[0].op is diff.Op.CHANGED)
+            if (last or whole) and not at_row:  # the last state shows every value whole
+                rows.append("<TR>" + _cell(label, 40, bold=True, align="RIGHT", bg=CHANGED_BG)
+                            + _cell(text, view.max_width, bg=CHANGED_BG) + "</TR>")
             rows += ["<TR>" + _change_row(c, view.max_width, False) + "</TR>" for c in mine]
         elif hides_unchanged and 0 < i < len(trace.steps) - 1:
-            hidden.append(name)
+            hidden.append(label)
         else:
-            rows.append("<TR>" + _cell(name, 40, color=MUTED, align="RIGHT")
-                        + _cell(shown[name], view.max_width, color="#222222" if i == 0 else MUTED) + "</TR>")
+            rows.append("<TR>" + _cell(label, 40, color=MUTED, align="RIGHT")
+                        + _cell(text, view.max_width, color="#222222" if i == 0 else MUTED) + "</TR>")
     flush()
     rows += _derived_rows(model, trace, i, view)
     width = "2" if last and headline is not None else "1"
@@ -340,8 +348,7 @@ def _cell_body(text: str, width: int, color: str) -> str:
 
 
 def _state_tooltip(model, state, i: int) -> str:
-    shown = model.format_state(state)
-    return f"State {i + 1}\n" + "\n".join(f"{n} = {shown[n]}" for n in model.var_names)
+    return f"State {i + 1}\n" + "\n".join(f"{label} = {text}" for _, label, text in model.state_rows(state))
 
 
 # ---------------------------------------------------------------- swimlanes
