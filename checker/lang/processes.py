@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from checker.core.errors import SpecError
+from checker.core.errors import SpecError, Warnings
 from checker.core.source import Span
 from checker.ir import nodes as ir
 from checker.lang import syntax as S
@@ -51,20 +51,23 @@ def _err(message: str, span: Span, hint: str | None = None) -> SpecError:
     return SpecError.single("E129", message, span, hint)
 
 
-def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...], list[tuple]]:
+def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...], Warnings]:
     """The spec with every `process` replaced by its enum, variables and actions, what each
-    process became, and warnings (code, message, span, hint). Labels, `while` and `goto` outside a
-    process are errors (E129)."""
+    process became, and its warnings. Labels, `while` and `goto` outside a process are errors
+    (E129)."""
     processes = [d for d in tree.declarations if isinstance(d, S.ProcessDecl)]
     for d in tree.declarations:
         if isinstance(d, (S.ActionDecl, S.BlockDecl)):
             _no_control(d.body, "an action" if isinstance(d, S.ActionDecl) else "a block")
+    warnings = Warnings()
     if not processes:
-        return tree, (), []
-    warnings = [("W213", f"this variant's process `{p.name}` is not fair, but the base spec's is", p.name_span,
-                 f"write `replace fair process {p.name}` to keep its fairness (base declaration at "
-                 f"{p.unfair_replacement_of.file}:{p.unfair_replacement_of.line})")
-                for p in processes if p.unfair_replacement_of is not None]
+        return tree, (), warnings
+    for p in processes:
+        if p.unfair_replacement_of is not None:
+            base = p.unfair_replacement_of
+            warnings.add("W213", f"this variant's process `{p.name}` is not fair, but the base spec's is", p.name_span,
+                         f"write `replace fair process {p.name}` to keep its fairness (base declaration at "
+                         f"{base.file}:{base.line})")
     qualify = _Qualifier(processes)
     labels: dict[str, Span] = {}
     for p in processes:

@@ -93,10 +93,7 @@ def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = N
     spec = _Checker(resolve_aliases(tree), source, dict(overrides or {})).run()
     if not processes:
         return spec
-    warnings = Warnings()
-    for code, message, span, hint in notes:
-        warnings.add(code, message, span, hint)
-    return dataclasses.replace(spec, processes=processes, warnings=spec.warnings + tuple(warnings.items))
+    return dataclasses.replace(spec, processes=processes, warnings=spec.warnings + tuple(notes.items))
 
 
 def _UNCHECKED(t: T.Type, span: Span) -> ir.Expr:
@@ -199,7 +196,6 @@ class _Checker:
         theorems = [self._recover(errors, self._check_theorem, d) for d in decls if isinstance(d, S.TheoremDecl)]
         if errors and (self.function_reads is None or None in actions):
             raise SpecError(_in_source_order(errors))
-        self.action_params = [a.params for a in actions]
         checked = [self._recover(errors, self._check_property, d) for d in decls if isinstance(d, S.PropertyDecl)]
         properties = [p for p in checked if not isinstance(p, ir.Predicate)]
         steps = [p for p in checked if isinstance(p, ir.Predicate)]
