@@ -2,7 +2,7 @@
 
 Exit codes (docs/cli.md): 0 no error, 1 internal error, 2 usage error,
 3 spec error (syntax, names, types), 4 evaluation error, 5 stopped at a limit,
-6 an output could not be written, 10 an `expect` line does not hold, 11 deadlock,
+6 an output could not be written, 7 the Ray cluster failed, 10 an `expect` line does not hold, 11 deadlock,
 12 safety violation, 13 liveness violation, 14 a saved trace does not replay.
 """
 
@@ -19,7 +19,7 @@ import traceback
 
 from checker import __version__
 from checker.compile.model import build_model
-from checker.core.errors import Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
+from checker.core.errors import ClusterError, Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
 from checker.core.result import Verdict
 from checker.core.source import Source
 from checker.core.files import read_source  # noqa: F401  (tests and the pytest plugin import it from here)
@@ -36,6 +36,7 @@ EXIT_SPEC = 3
 EXIT_EVAL = 4
 EXIT_LIMIT = 5
 EXIT_OUTPUT = 6
+EXIT_CLUSTER = 7
 EXIT_VERIFY_FAILED = 10
 EXIT_NO_REPLAY = 14
 
@@ -149,6 +150,11 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_limits(check, "stop after this many seconds")
     check.add_argument("--workers", type=_workers, metavar="N", default=1,
                        help="explore with N processes, or `auto`: one per core (same result as one; default 1)")
+    check.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                       help="explore on a Ray cluster (same result as one process): the one at ADDRESS "
+                            "(host:port, or `auto`), or without it a local one; needs tlacheck[ray]")
+    check.add_argument("--ray-actors", type=_positive_int, metavar="N",
+                       help="with --ray: N partitions, one Ray actor each (default: one per CPU of the cluster)")
     check.add_argument("--storage", choices=("fingerprint", "exact"), default="fingerprint",
                        help="seen states as 64-bit fingerprints (default) or exactly (about 10x the memory)")
     check.add_argument("--no-symmetry", action="store_true",
@@ -463,6 +469,14 @@ def _run(argv: list[str] | None) -> int:
     except EvalError as exc:
         _report_diagnostics([exc.diagnostic()], sources, want_json, getattr(args, "file", None), verdict="error")
         return EXIT_EVAL
+    except ClusterError as exc:  # no verdict: the search did not finish
+        diag = Diagnostic("cluster", exc.message, None, exc.hint)
+        if want_json:
+            print(json.dumps(errors_json([diag], None, "incomplete"), indent=2), file=stdout)
+        print(f"tlacheck: error: {exc.message}", file=stderr)
+        if exc.hint:
+            print(f"  = hint: {exc.hint}", file=stderr)
+        return EXIT_CLUSTER
     except TlacheckError as exc:  # pragma: no cover - every subclass is handled above
         print(f"tlacheck: error: {exc}", file=stderr)
         return exc.exit_code
@@ -580,6 +594,20 @@ def _load(args, sources: dict[str, Source]):
     return source, model, selection
 
 
+def _check_ray_options(args) -> None:
+    """--ray goes with fingerprint storage and one process per partition; --ray-actors with --ray."""
+    if args.ray_actors is not None and args.ray is None:
+        raise UsageError("--ray-actors needs --ray", "add --ray (a local cluster) or --ray ADDRESS")
+    if args.ray is None:
+        return
+    if args.workers != 1:
+        raise UsageError("--ray and --workers are two ways to explore in parallel: choose one",
+                         "drop --workers: --ray-actors N sets the partitions of the cluster")
+    if args.storage != "fingerprint":
+        raise UsageError("--ray stores fingerprints: --storage exact runs in one process",
+                         "drop --storage exact, or --ray")
+
+
 def _run_warning(message: str, severity: str = "warning") -> dict:
     """A warning of the run (not of the spec) as `--json` lists it."""
     return {"code": None, "severity": severity, "message": message, "file": None, "line": None, "column": None,
@@ -610,7 +638,10 @@ def _check(args, sources: dict[str, Source]) -> int:
         workers=args.workers,
         storage=Storage(args.storage),
         symmetry=not args.no_symmetry,
+        ray=args.ray,
+        ray_actors=args.ray_actors,
     )
+    _check_ray_options(args)
     unreduced = symmetry_not_applied(model, options)
     if unreduced is not None:
         message = f"symmetry is not applied: {unreduced}"

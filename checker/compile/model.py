@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from checker.compile import codegen, refinement
 from checker.compile.symmetry import Symmetry
-from checker.core import runtime
+from checker.core import files, runtime
 from checker.core import types as T
 from checker.core.errors import Diagnostic, EvalError, SpecError
 from checker.core.source import Source, Span
@@ -166,6 +166,7 @@ class Model:
         # `refines NAME "FILE"` (compile/refinement.py Check), attached by build_model: each is
         # checked on the initial states (refinement_initial) and on every step (in `steps`)
         self.refinements: tuple = ()
+        self.recipe: Recipe | None = None  # what build_model built it from (None: compiled from an IR)
         self.refinement_initial: tuple = ()
 
     def attach_refinements(self, checks) -> None:
@@ -360,20 +361,46 @@ class Model:
         return where, function
 
 
-def build_model(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE,
-                _refining: tuple[str, ...] = ()) -> Model:
+@dataclass(frozen=True)
+class Recipe:
+    """What a model is built from, to build it again elsewhere (the actors of engine/cluster.py):
+    the spec's source, the -D overrides, the variant, and the text of every other file the build
+    read (imports, abstract specs), by the path it was read with (core/files.py)."""
+
+    name: str
+    text: str
+    overrides: tuple[tuple[str, str], ...]
+    variant: str
+    files: tuple[tuple[str, str], ...]
+
+    def build(self) -> "Model":
+        """The same model, from these texts alone (no file is read)."""
+        with files.serving(dict(self.files)):
+            return build_model(Source(self.name, self.text), dict(self.overrides), self.variant)
+
+
+def build_model(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE) -> Model:
     """Parse, check and compile a spec (or one of its variants), and the specs it `refines`.
-    Raises SpecError, UsageError or EvalError (in constants)."""
+    Raises SpecError, UsageError or EvalError (in constants). The model's `recipe` builds it again."""
+    with files.recording() as read:
+        model = _build(source, overrides, variant, ())
+    model.recipe = Recipe(source.name, source.text, tuple(sorted((overrides or {}).items())), variant,
+                          tuple(sorted(read.items())))
+    return model
+
+
+def _build(source: Source, overrides: dict[str, str] | None, variant: str, refining: tuple[str, ...]) -> Model:
+    """build_model, inside a chain of refinements (`refining`: the absolute paths of the specs refining this one)."""
     spec, abstracts = _lower(source, overrides, variant)
     model = compile_spec(spec)
     if spec.refinements:
-        chain = _refining + (os.path.abspath(source.name),)
+        chain = refining + (os.path.abspath(source.name),)
         for r in spec.refinements:
             if os.path.abspath(abstracts[r.name].name) in chain:
                 raise SpecError.single("E130", f"`refines {r.name}` closes a cycle of refinements", r.span,
                                        "a spec cannot refine itself, directly or through others")
         model.attach_refinements(refinement.checks(
-            model, abstracts, lambda src, ov: build_model(src, ov, _refining=chain)))
+            model, abstracts, lambda src, ov: _build(src, ov, BASE, chain)))
     return model
 
 

@@ -102,6 +102,18 @@ class UsageError(TlacheckError):
         super().__init__(message)
 
 
+class ClusterError(TlacheckError):
+    """The Ray cluster of `--ray` could not be reached or started its actors, or lost one (a node
+    down, a process killed): no verdict, exit 7."""
+
+    exit_code = 7
+
+    def __init__(self, message: str, hint: str | None = None):
+        self.message = message
+        self.hint = hint
+        super().__init__(message)
+
+
 @dataclass
 class Warnings:
     """Collects non-fatal diagnostics during static checking."""

@@ -93,6 +93,9 @@ _UNREDUCED = {"temporal": "temporal properties are decided on the graph of every
 
 
 def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
+    if options.ray is not None:
+        from checker.engine.cluster import explore_on_ray
+        return explore_on_ray(model, options, progress, progress_every, options.ray or None, options.ray_actors)
     exact = options.storage != Storage.FINGERPRINT or options.collect
     workers = options.workers if one_process_reason(options) is None else 1
     return Coordinator(model, options, progress, progress_every, workers, exact=exact).run()

@@ -227,6 +227,13 @@ def _slots_for(n: int) -> int:
     return slots
 
 
+def worker_checks(invariants: tuple, always: tuple, steps: tuple) -> tuple:
+    """What a worker checks, (name, predicate, kind): the selected invariants, then the safety
+    properties, on the states it stores; then the step properties, on every step."""
+    return (tuple((n, f, "invariant") for n, f in invariants) + tuple((n, f, "property") for n, f in always)
+            + tuple((n, f, "step") for n, f in steps))
+
+
 # -------------------------------------------------------------------- coordinator
 
 class Coordinator(Search):
@@ -352,9 +359,7 @@ class Coordinator(Search):
         if self.exact is None:  # exact storage: the worker's set of ids seen replaces the table (_Worker)
             self.table.insert(array("q", filter(None, self.seen.table)))
         self.seen = self.store.seen = None  # the table replaces it
-        # (name, predicate, kind): the selected invariants, then the safety properties
-        checks = (tuple((n, f, "invariant") for n, f in self.invariants) + tuple((n, f, "property") for n, f in self.always)
-                  + tuple((n, f, "step") for n, f in self.steps))
+        checks = worker_checks(self.invariants, self.always, self.steps)
         try:
             if self.workers == 1:
                 # It reads the watchdog's verdict as its stop flag; its counters are its own.

@@ -42,6 +42,10 @@ class Options:
     # Store one state per orbit of the sets declared `symmetric` (compile/symmetry.py); False:
     # every state (--no-symmetry). Temporal properties, exact storage and collect mode never reduce.
     symmetry: bool = True
+    # On a Ray cluster (engine/cluster.py), with the same result: `ray` set, the address of a
+    # running cluster ("": start a local one), with `ray_actors` partitions (None: one per CPU).
+    ray: str | None = None
+    ray_actors: int | None = None
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,23 @@ _VERDICTS = {
 }
 
 
+def temporal_checks(model: Model, options: Options) -> tuple[tuple, tuple, Plan | None]:
+    """What the selected temporal properties ask of a search (Options.check_properties on): the
+    checks of the initial states and of every state (liveness.safety_checks, with the refinements'
+    initial conditions), and the plan of the behaviour graph when the liveness part needs it (None:
+    it does not). Pure: a cluster's actors compute it from their own model (engine/cluster.py).
+    Raises EvaluationFailed."""
+    instantiated = instantiate(model, selected_properties(model, options))
+    initially, always = safety_checks(model, instantiated, instantiated)
+    initially = tuple(initially) + select(model.refinement_initial, options.properties)
+    properties = liveness_properties(model, options)
+    if not properties:
+        return initially, tuple(always), None
+    obligations = {c.name: refinement_obligations(c) for c in model.refinements if c.name in properties}
+    return initially, tuple(always), Plan(model, {name: instantiated[name] for name in properties
+                                                  if name in instantiated}, obligations)
+
+
 class Search:
     def __init__(self, model: Model, options: Options, progress, progress_every: float):
         self.model = model
@@ -93,20 +110,15 @@ class Search:
 
     def _safety_checks(self) -> None:
         """Instantiate the safety part of the selected temporal properties (self.initially and
-        self.always), before the search."""
+        self.always), and the behaviour graph when the liveness part needs it, before the search."""
         if not self.options.check_properties:
             return
         try:
-            instantiated = instantiate(self.model, selected_properties(self.model, self.options))
+            self.initially, self.always, plan = temporal_checks(self.model, self.options)
         except EvaluationFailed as failed:
             raise self._fault(failed.error, -1, failed.note, failed.span) from None
-        initially, always = safety_checks(self.model, instantiated, instantiated)
-        self.initially = tuple(initially) + select(self.model.refinement_initial, self.options.properties)
-        self.always = tuple(always)
-        if self.properties:
-            obligations = {c.name: refinement_obligations(c) for c in self.model.refinements if c.name in self.properties}
-            self.graph = Graph(Plan(self.model, {name: instantiated[name] for name in self.properties
-                                                 if name in instantiated}, obligations))
+        if plan is not None:
+            self.graph = Graph(plan)
 
     def _protected(self) -> list:
         """Code the watchdog never interrupts: rebuilding a trace and reporting what was found."""
