@@ -196,7 +196,7 @@ def test_states_are_shared_out_evenly_without_changing_the_result(monkeypatch):
 def test_the_shared_table_grows(monkeypatch):
     """The fingerprint table starts small here, so it grows (and is handed to the workers) many
     times."""
-    monkeypatch.setattr(parallel, "_MIN_SLOTS", 1 << 4)
+    monkeypatch.setattr(parallel, "MIN_SLOTS", 1 << 4)
     model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")), {"RM": "{r1,r2,r3,r4}"})
     assert_same(model, workers=(2, 3))
 
@@ -207,7 +207,7 @@ def test_the_workers_pools_are_reviewed_between_states(monkeypatch):
     values never repeat) in the middle of a level: the results stay those of one process."""
     from checker.engine import pools as pools
 
-    monkeypatch.setattr(parallel, "_HALT_EVERY", 0)
+    monkeypatch.setattr(parallel, "HALT_EVERY", 0)
     monkeypatch.setattr(pools, "POOL_WINDOW", 4)
     monkeypatch.setattr(pools, "POOL_LIMIT", 8)
     dropped = []
@@ -231,7 +231,7 @@ def test_the_workers_pools_are_reviewed_between_states(monkeypatch):
 def test_progress_with_workers_counts_the_expansion_in_flight(monkeypatch):
     """Progress lines come while the workers expand, with what they found so far (from their
     shared counters, updated every state here): counts that only grow, up to the final ones."""
-    monkeypatch.setattr(parallel, "_HALT_EVERY", 0)
+    monkeypatch.setattr(parallel, "HALT_EVERY", 0)
     monkeypatch.setattr(parallel, "_WATCH_S", 0.0)
     lines = []
     model = model_of(SLOW_GRID)  # slow guards: many readings in every level
@@ -248,7 +248,7 @@ def test_a_failing_worker_is_reported_in_one_line(monkeypatch, capsys):
     def boom(self, pending):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(parallel._Worker, "_expand", boom)  # the workers are forked: they inherit it
+    monkeypatch.setattr(parallel.Worker, "_expand", boom)  # the workers are forked: they inherit it
     model = model_of(COUNTERS)
     with pytest.raises(parallel.WorkerError, match=r"^worker process \d failed: RuntimeError: boom$") as info:
         explore(model, Options(workers=2))
@@ -262,7 +262,7 @@ def test_a_failing_worker_is_reported_in_one_line(monkeypatch, capsys):
 def test_a_worker_that_dies_is_reported(monkeypatch):
     import os
 
-    monkeypatch.setattr(parallel._Worker, "_lookup", lambda self, others: os._exit(3))
+    monkeypatch.setattr(parallel.Worker, "_lookup", lambda self, others: os._exit(3))
     model = model_of(COUNTERS)
     with pytest.raises(parallel.WorkerError, match=r"worker process \d stopped unexpectedly \(exit code 3\)"):
         explore(model, Options(workers=2, check_deadlock=False))
@@ -288,7 +288,7 @@ def test_a_limit_reached_while_the_workers_expand_stops_at_the_level_boundary(mo
     """The coordinator watches the limits while the workers expand; when one is reached they
     drop the level. The Result is then that of a search stopped by --max-depth before it."""
     monkeypatch.setattr(parallel, "_WATCH_S", 0.001)
-    monkeypatch.setattr(parallel, "_HALT_EVERY", 0)  # the workers look at every state
+    monkeypatch.setattr(parallel, "HALT_EVERY", 0)  # the workers look at every state
     watching = {"queue": 0}
     replies = parallel.Coordinator._replies
     dropped = []
@@ -338,7 +338,7 @@ def test_an_event_before_the_halted_workers_is_reported_as_one_process_does(monk
         def is_set(self):
             return watching["queue"] >= 5
 
-    expand = parallel._Worker._expand
+    expand = parallel.Worker._expand
 
     def worker_1_waits_for_the_halt(self, pending):
         parent = os.getppid()
@@ -354,7 +354,7 @@ def test_an_event_before_the_halted_workers_is_reported_as_one_process_does(monk
 
     monkeypatch.setattr(parallel, "_WATCH_S", 0.001)
     monkeypatch.setattr(parallel.Coordinator, "_replies", spy)
-    monkeypatch.setattr(parallel._Worker, "_expand", worker_1_waits_for_the_halt)
+    monkeypatch.setattr(parallel.Worker, "_expand", worker_1_waits_for_the_halt)
     model = model_of(text)
     r = explore(model, Options(workers=2, stop=StopInTheBigLevel()))
     one = explore(model, Options())
@@ -430,7 +430,7 @@ def test_issue_8_out_of_memory_outside_the_spec_in_a_worker_is_a_limit(monkeypat
     def lookup(self, others):
         raise MemoryError
 
-    monkeypatch.setattr(parallel._Worker, "_lookup", lookup)
+    monkeypatch.setattr(parallel.Worker, "_lookup", lookup)
     spec = str(SPECS / "classic" / "diehard.spec")
     assert main(["check", spec, "--workers", "2", "--quiet"]) == 5
     err = capsys.readouterr().err

@@ -2,7 +2,7 @@
 
 The state space is split by value: partition p of N owns the states whose key (fingerprint, or
 the orbit's under symmetry) is p modulo N, and each partition is a Ray actor (`Partition`) that
-holds its part of the seen-set (an open-addressing table of keys, as levels._Table) and its part
+holds its part of the seen-set (an open-addressing table of keys, as levels.Table) and its part
 of the current BFS level. The driver (`ClusterSearch`, a levels.Coordinator) runs in this
 process and holds what one process's driver holds: per stored state its parent and key (traces
 are rebuilt from them, traces.py), the counts, and the behaviour graph when temporal properties
@@ -67,9 +67,9 @@ from checker.compile.model import Model, Recipe
 from checker.core.errors import ClusterError, UsageError
 from checker.core.result import Result, Verdict
 from checker.core.runtime import EVAL_FAILURES
-from checker.engine.levels import (_ACTION_FAULT, _CONSTRAINT_FAULT, _DEADLOCK, _HALT_EVERY, _INVARIANT, _LIVE,
-                                   _MIN_SLOTS, _ORDINAL_BITS, _STEP, _UNSTORED, Coordinator, WorkerError, _Table,
-                                   _Worker, _slots_for, worker_checks)
+from checker.engine.levels import (ACTION_FAULT, CONSTRAINT_FAULT, DEADLOCK, HALT_EVERY, INVARIANT, LIVE,
+                                   MIN_SLOTS, ORDINAL_BITS, REACHABLE_FAULT, STEP, UNSTORED, Coordinator, WorkerError, Table,
+                                   Worker, slots_for, worker_checks)
 from checker.engine.limits import resident_mb
 from checker.engine.liveness import EvaluationFailed, Graph
 from checker.engine.options import Options, Storage, select, step_properties
@@ -112,9 +112,10 @@ class Expansion:
     enabled: list[int]  # per action, the parents where it had a successor
     generated: list[int]  # per action, the successors computed
     events: list  # (key, kind, detail), levels.py's event kinds: at most one, its first
-    placed: dict  # event -> where a MemoryError was placed (_Worker._place)
+    placed: dict  # event -> where a MemoryError was placed (Worker._place)
     graph: tuple | None  # its part of the behaviour graph: (succ, enabled, take, fairness fault, steps)
     halted: str | None = None  # the limit that stopped it (the level is dropped)
+    sent: int = 0  # states it sent to other partitions (benchmarks/cluster.py)
 
 
 @dataclass
@@ -133,7 +134,7 @@ class Merged:
 
 # -------------------------------------------------------------------- actor
 
-class Partition(_Worker):
+class Partition(Worker):
     """One partition: its part of the seen-set and of the level, on a Ray actor. The methods are
     called by the driver in this order: `start`, then per level `expand` and `merge`."""
 
@@ -143,9 +144,9 @@ class Partition(_Worker):
         initially, always, plan = (temporal_checks(model, options) if options.check_properties
                                    else ((), (), None))
         checks = worker_checks(select(model.invariants, options.invariants), always, step_properties(model, options))
-        self.table = _Table(_MIN_SLOTS, shared=False)
+        self.table = Table(MIN_SLOTS, shared=False)
         self.halt_flag = [0]
-        super().__init__(None, model, self.table, self.halt_flag, options.check_deadlock, checks, [0] * _LIVE,
+        super().__init__(None, model, self.table, self.halt_flag, options.check_deadlock, checks, [0] * LIVE,
                          None, setup.symmetric, plan=plan)
         self.index = setup.index
         self.partitions = setup.partitions
@@ -178,7 +179,7 @@ class Partition(_Worker):
         table = self.table
         needed = table.count + len(fps)
         if needed > (table.mask + 1) >> 1:
-            grown = _Table(_slots_for(2 * needed), shared=False)
+            grown = Table(slots_for(2 * needed), shared=False)
             grown.insert(array("q", filter(None, table.table)))
             table.close()
             self.table = table = grown
@@ -226,12 +227,12 @@ class Partition(_Worker):
             held = self.args
             transitions = []
         for count, (state, pfp, g) in enumerate(zip(self.frontier, self.frontier_fps, self.indices)):
-            if not count & _HALT_EVERY:
+            if not count & HALT_EVERY:
                 if halt[0]:
                     return Expansion(parents, counts, enabled, generated, [], {}, None, "halted"), batches
                 if self.memory_limit_mb is not None and (resident_mb() or 0) > self.memory_limit_mb:
                     return Expansion(parents, counts, enabled, generated, [], {}, None, "memory_limit"), batches
-            base = g << _ORDINAL_BITS
+            base = g << ORDINAL_BITS
             k = base - 1  # the key of the successor
             parents.append(g)
             raw = pfp if pfp != 1 else raw_of(state)
@@ -264,8 +265,8 @@ class Partition(_Worker):
                             batch.keys.append(k)
                             batch.acts.append(ai)
                             batch.states.append(succ)
-                    if stepping and succ != state and self._steps_fail(state, succ, (k, _STEP, None), placed):
-                        event = (k, _STEP, None)
+                    if stepping and succ != state and self._steps_fail(state, succ, (k, STEP, None), placed):
+                        event = (k, STEP, None)
                         break
                 c = len(succs)
                 counts.append(c)
@@ -273,7 +274,7 @@ class Partition(_Worker):
                     enabled[ai] += 1
                     generated[ai] += c
                 if fault is not None and event is None:
-                    event = (k + 1, _ACTION_FAULT, ai)
+                    event = (k + 1, ACTION_FAULT, ai)
                     self._place(placed, event, fault, "action", ai)
                 if event is not None:
                     counts.extend([0] * (a_count - ai - 1))
@@ -293,13 +294,14 @@ class Partition(_Worker):
                         graph.fairness_fault = g
                 transitions = []
             if k < base and check_deadlock:
-                events.append((base, _DEADLOCK, None))
+                events.append((base, DEADLOCK, None))
                 break
         part = None
         if graph is not None:
             part = (graph.succ, graph.enabled, graph.take, graph.fairness_fault, graph.steps)
             self.graph = Graph(graph.plan, succ=array("q"))
-        return Expansion(parents, counts, enabled, generated, events, placed, part), batches
+        sent = sum(len(b.fps) for p, b in enumerate(batches) if p != me)
+        return Expansion(parents, counts, enabled, generated, events, placed, part, sent=sent), batches
 
     def merge(self, *batches: Batch) -> Merged:
         """This level's new states among those sent here: each at its smallest key, those not stored
@@ -344,13 +346,13 @@ class Partition(_Worker):
                             ok = False
                             break
                 except EVAL_FAILURES as exc:
-                    event = (k, _CONSTRAINT_FAULT, None)
+                    event = (k, CONSTRAINT_FAULT, None)
                     self._place(placed, event, exc, "constraint", name)
                     events.append(event)
                     break
                 if not ok:  # not stored, but checked as one process checks it
-                    if invs and self._fails(invs, succ, (k, _INVARIANT, _UNSTORED), placed):
-                        events.append((k, _INVARIANT, _UNSTORED))
+                    if invs and self._fails(invs, succ, (k, INVARIANT, UNSTORED), placed):
+                        events.append((k, INVARIANT, UNSTORED))
                         break
                     continue
             if interned:
@@ -374,12 +376,12 @@ class Partition(_Worker):
                             resolved = True
                     except EVAL_FAILURES as exc:
                         faults[name] = k
-                        self._place(placed, (k, 1, name), exc, "reachable", name)
+                        self._place(placed, (k, REACHABLE_FAULT, name), exc, "reachable", name)
                         resolved = True
                 if resolved:
                     reach = [(n, p) for n, p in reach if n not in witnesses and n not in faults]
-            if invs and self._fails(invs, succ, (k, _INVARIANT, None), placed):
-                events.append((k, _INVARIANT, None))
+            if invs and self._fails(invs, succ, (k, INVARIANT, None), placed):
+                events.append((k, INVARIANT, None))
                 break
         self.stored += len(fps)
         if self.pools.review(self.stored):
@@ -468,6 +470,10 @@ class ClusterSearch(Coordinator):
         self.actors: list = []
         self.pids: list = []
         self.queue = 0  # states in the level being expanded (progress lines)
+        # Where the time went, and what crossed partitions (benchmarks/cluster.py): seconds waiting
+        # for the actors' expansions and merges, seconds of the driver's own work per level, levels,
+        # states sent from one partition to another
+        self.timing = {"actors_s": 0.0, "driver_s": 0.0, "levels": 0, "sent": 0}
 
     def _run(self) -> Result:
         initial, initial_fps = self._initial_states()
@@ -576,8 +582,14 @@ class ClusterSearch(Coordinator):
             outs = [a.expand.options(num_returns=n + 1).remote(numbering[p], pending)
                     for p, a in enumerate(self.actors)]
             merges = [a.merge.remote(*(outs[q][p + 1] for q in range(n))) for p, a in enumerate(self.actors)]
+            waited = time.perf_counter()
             expansions = self._get([o[0] for o in outs], None, "expand")
             merged = None if expansions is None else self._get(merges, None, "merge")
+            settling = time.perf_counter()
+            self.timing["actors_s"] += settling - waited
+            self.timing["levels"] += 1
+            if expansions is not None:
+                self.timing["sent"] += sum(e.sent for e in expansions)
             if merged is not None and any(e.halted for e in expansions):
                 self.halted = next(e.halted for e in expansions if e.halted)
                 if self.halted == "halted":
@@ -590,6 +602,7 @@ class ClusterSearch(Coordinator):
             self._link(settled)
             self.expanded = start
             stop = self._number(settled, level)
+            self.timing["driver_s"] += time.perf_counter() - settling
             if stop is not None:
                 return stop
             total = len(settled["all_keys"])

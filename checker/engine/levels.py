@@ -136,23 +136,23 @@ from checker.engine.successors import nth_step, until_fault
 from checker.engine.watchdog import StepInterrupted, Watchdog
 
 
-_ORDINAL_BITS = 32
-_ORDINAL_MASK = (1 << _ORDINAL_BITS) - 1
+ORDINAL_BITS = 32
+ORDINAL_MASK = (1 << ORDINAL_BITS) - 1
 
 # Event kinds. At one key, a constraint is checked first, then reachable checks, then invariants,
 # then step properties.
-_CONSTRAINT_FAULT, _REACHABLE_FAULT, _INVARIANT, _STEP, _ACTION_FAULT, _DEADLOCK = range(6)
-_UNSTORED = "unstored"  # an _INVARIANT or _STEP event's detail: at a successor not stored
-_STORED = "stored"  # a _STEP event's detail: at a successor stored there (a new state)
+CONSTRAINT_FAULT, REACHABLE_FAULT, INVARIANT, STEP, ACTION_FAULT, DEADLOCK = range(6)
+UNSTORED = "unstored"  # an INVARIANT or STEP event's detail: at a successor not stored
+STORED = "stored"  # a STEP event's detail: at a successor stored there (a new state)
 
 _WHAT = {"reachable": "reachable check", "step": "step property"}  # what a worker's note calls a check
 _FLIP = bytes([1, 0]) + bytes(254)  # bytes.translate table: 0 <-> 1
-_MIN_SLOTS = 1 << 16  # the shared table's smallest size
+MIN_SLOTS = 1 << 16  # the shared table's smallest size
 _CHUNK = 1 << 12  # fingerprints inserted between two looks at the workers' answers
 _WATCH_S = 0.1  # how often the limits are checked while the workers expand
-_HALT_EVERY = 0x3FF  # workers look at the stop flag before each state whose index & this is 0
+HALT_EVERY = 0x3FF  # workers look at the stop flag before each state whose index & this is 0
 _MIN_CPU_S = 0.05  # a step this short says nothing about the workers' speeds
-_LIVE = 4  # shared counters per worker
+LIVE = 4  # shared counters per worker
 _first, _second = itemgetter(0), itemgetter(1)  # a successor's arguments and state, of an (arguments, state) pair
 
 
@@ -182,7 +182,7 @@ def _anonymous_file(size: int) -> int:
     return fd
 
 
-class _Table:
+class Table:
     """A FingerprintSet in shared memory: `table` is a memoryview of int64 slots. `fd` is kept
     only until the workers have the table (forked with it, or sent it after a growth)."""
 
@@ -219,9 +219,9 @@ class _Table:
         self.count += len(fps)
 
 
-def _slots_for(n: int) -> int:
+def slots_for(n: int) -> int:
     """A table size for n fingerprints: at most half full."""
-    slots = _MIN_SLOTS
+    slots = MIN_SLOTS
     while n > slots >> 1:
         slots <<= 1
     return slots
@@ -268,17 +268,17 @@ class Coordinator(Search):
         self.edges = 0  # transitions recorded in the graph so far
         self.expanded = 0  # states expanded, in index order
         self.workers = workers
-        self.local: _Worker | None = None  # the one worker, when it runs in this process
+        self.local: Worker | None = None  # the one worker, when it runs in this process
         self.distinct = 0  # states stored (numbered) so far
-        self.table: _Table | None = None
-        self.grown: _Table | None = None  # the table, grown since the workers last had it
+        self.table: Table | None = None
+        self.grown: Table | None = None  # the table, grown since the workers last had it
         # Set, it tells the workers to drop the level they are expanding: one shared byte that the
         # coordinator sets; the in-process worker reads the watchdog's verdict instead (run()).
         self.halt = mmap.mmap(-1, 1) if workers > 1 else None
         # Shared counters, four per worker, that it updates every 1024 states of an expansion: the
         # step, then states expanded, candidates found and successors generated in it so far (for
         # progress lines and the memory estimate while the workers expand).
-        self.live_counts = mmap.mmap(-1, 8 * _LIVE * workers) if workers > 1 else None
+        self.live_counts = mmap.mmap(-1, 8 * LIVE * workers) if workers > 1 else None
         self.live = memoryview(self.live_counts).cast("q") if workers > 1 else None
         self.shown = (0, 0)  # the counts of the last progress line: generated, distinct
         self.rounds = 0  # steps sent to the workers (a step: expand one level)
@@ -355,16 +355,16 @@ class Coordinator(Search):
         self.numbers = NumberTable(self.fps) if self.graph is not None else None
         if not initial:
             return self._finish()
-        self.table = _Table(_slots_for(self.seen.count), shared=self.workers > 1)
-        if self.exact is None:  # exact storage: the worker's set of ids seen replaces the table (_Worker)
+        self.table = Table(slots_for(self.seen.count), shared=self.workers > 1)
+        if self.exact is None:  # exact storage: the worker's set of ids seen replaces the table (Worker)
             self.table.insert(array("q", filter(None, self.seen.table)))
         self.seen = self.store.seen = None  # the table replaces it
         checks = worker_checks(self.invariants, self.always, self.steps)
         try:
             if self.workers == 1:
                 # It reads the watchdog's verdict as its stop flag; its counters are its own.
-                self.local = _Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
-                                     checks, [0] * _LIVE, self._tick, self.symmetric,
+                self.local = Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
+                                     checks, [0] * LIVE, self._tick, self.symmetric,
                                      exact=self.exact, plan=None if self.graph is None else self.graph.plan,
                                      collect=self.options.collect)
                 self.local.frontier, self.local.frontier_fps = initial, initial_fps
@@ -598,7 +598,7 @@ class Coordinator(Search):
         expanded = found = generated = 0
         for w, reply in enumerate(replies):
             if w in expanding:
-                step, e, f, g = self.live[_LIVE * w:_LIVE * (w + 1)]
+                step, e, f, g = self.live[LIVE * w:LIVE * (w + 1)]
                 if step != self.rounds:  # not yet started on this step
                     continue
             elif reply is not None:
@@ -623,7 +623,7 @@ class Coordinator(Search):
         """Insert new, distinct fingerprints into the table, a chunk at a time: the coordinator
         does this while the workers look up and take their states (they read the table only to
         expand). The table grows first if it would hold more than `needed`. Exact storage
-        leaves the table empty (the worker tells new states by their ids: _Worker)."""
+        leaves the table empty (the worker tells new states by their ids: Worker)."""
         if self.exact is not None:
             return
         yield from self._growth(needed)
@@ -641,7 +641,7 @@ class Coordinator(Search):
         table = self.table
         if needed <= (table.mask + 1) >> 1 or self.exact is not None:
             return
-        self.grown = grown = _Table(_slots_for(2 * needed))  # 4x at a time: less rehashing
+        self.grown = grown = Table(slots_for(2 * needed))  # 4x at a time: less rehashing
         old = array("q", filter(None, table.table))
         for i in range(0, len(old), _CHUNK):
             grown.insert(old[i:i + _CHUNK])
@@ -783,11 +783,11 @@ class Coordinator(Search):
         collected = [c for r in reports for c in r["collected"]]
         if collected:  # collect mode: the violations found before the level's end, its event, or the limit
             last = limit_parent if limit_parent is not None else (1 << 62)
-            self._collected([c for c in collected if c[0] >> _ORDINAL_BITS <= last], all_keys, base)
-        if event is not None and (limit_parent is None or event[0] >> _ORDINAL_BITS <= limit_parent):
+            self._collected([c for c in collected if c[0] >> ORDINAL_BITS <= last], all_keys, base)
+        if event is not None and (limit_parent is None or event[0] >> ORDINAL_BITS <= limit_parent):
             return self._stop_at_event(event, reports, passes, all_keys, base, level, placed.get(event))
         if limit_parent is not None:
-            self._emulate(reports, all_keys, level, limit_parent, (limit_parent + 1) << _ORDINAL_BITS, None)
+            self._emulate(reports, all_keys, level, limit_parent, (limit_parent + 1) << ORDINAL_BITS, None)
             self.generated += sum(self._row(reports, limit_parent))
             return self._result(Verdict.INCOMPLETE, stop_reason="max_states", queue_left=self.distinct - self.expanded)
         self._add_level(reports, passes, all_keys, base, level)
@@ -796,14 +796,14 @@ class Coordinator(Search):
     def _collected(self, collected: list, all_keys, base: int) -> None:
         """Keep the violations a worker collected (collect mode), in key order: (key, kind, unstored,
         check kind, name) for a check false at the successor with that key (at a state stored
-        there, or not stored: it fails a constraint), (key, _DEADLOCK, ...) at a parent without
+        there, or not stored: it fails a constraint), (key, DEADLOCK, ...) at a parent without
         successors. Each is rebuilt here from the key, as one process would have reported it."""
         model = self.model
         for key, kind, unstored, what, name in sorted(collected, key=lambda c: c[0]):
-            parent, ordinal = key >> _ORDINAL_BITS, key & _ORDINAL_MASK
-            if kind == _DEADLOCK:
+            parent, ordinal = key >> ORDINAL_BITS, key & ORDINAL_MASK
+            if kind == DEADLOCK:
                 self._keep(self._deadlock(parent))
-            elif kind == _STEP:
+            elif kind == STEP:
                 self._step_violated(parent, nth_step(model, self._state(parent), ordinal), name)
             elif unstored:
                 self._violated(parent, nth_step(model, self._state(parent), ordinal).state, True, what, name)
@@ -862,14 +862,14 @@ class Coordinator(Search):
         for _, faults in passes:
             for name, key in faults.items():
                 if key < witnessed.get(name, key + 1):
-                    events.append((key, _REACHABLE_FAULT, name))
+                    events.append((key, REACHABLE_FAULT, name))
         return min(events, default=None, key=lambda e: (e[0], e[1]))
 
     def _max_states_parent(self, all_keys, level_start: int) -> int | None:
         """The first parent after whose expansion one process stops for --max-states."""
         j = 0
         for p in range(level_start, self.distinct):
-            while j < len(all_keys) and all_keys[j] >> _ORDINAL_BITS <= p:
+            while j < len(all_keys) and all_keys[j] >> ORDINAL_BITS <= p:
                 j += 1
             d = self.distinct + j
             if d >= self.options.max_states and p + 1 < d:
@@ -944,9 +944,9 @@ class Coordinator(Search):
         return self.states[i] if self.exact is not None else self.trace_to(i).steps[-1].state
 
     def _stop_at_event(self, event, reports, passes, all_keys, base: int, level: int, memory=None) -> Result:
-        """`memory`: the note and position of a MemoryError a worker met at the event (_Worker._place)."""
+        """`memory`: the note and position of a MemoryError a worker met at the event (Worker._place)."""
         key, kind, detail = event
-        parent, ordinal = key >> _ORDINAL_BITS, key & _ORDINAL_MASK
+        parent, ordinal = key >> ORDINAL_BITS, key & ORDINAL_MASK
         model = self.model
         row = self._row(reports, parent)
         # the action producing successor number `ordinal` of `parent`
@@ -959,10 +959,10 @@ class Coordinator(Search):
                 i = base + bisect_left(all_keys, k)
                 if k < key and (name not in self.witnesses or i < self.witnesses[name]):
                     self.witnesses[name] = i
-        if kind == _DEADLOCK:
+        if kind == DEADLOCK:
             self._emulate(reports, all_keys, level, parent, key, None)
             return self._result(Verdict.DEADLOCK, self._deadlock(parent))
-        if kind == _ACTION_FAULT:
+        if kind == ACTION_FAULT:
             self._emulate(reports, all_keys, level, parent, key, detail)
             self.generated += ordinal
             self._out_of_memory(memory, parent)
@@ -974,7 +974,7 @@ class Coordinator(Search):
             except EVAL_FAILURES as fault:
                 raise self._fault(fault, parent, f"computing action {info.name}", info.span) from None
             raise AssertionError("the action did not fail again")  # pragma: no cover
-        if kind == _INVARIANT and detail == _UNSTORED:  # one process counts it, checks it, stores nothing
+        if kind == INVARIANT and detail == UNSTORED:  # one process counts it, checks it, stores nothing
             self._emulate(reports, all_keys, level, parent, key, action)
             self.generated += ordinal + 1
             self._cover(action, ordinal + 1 - before)
@@ -982,7 +982,7 @@ class Coordinator(Search):
             self._out_of_memory(memory, parent, succ)
             self._check_invariants(parent, succ, unstored=True)
             raise AssertionError("the event did not happen again")  # pragma: no cover
-        if kind == _STEP:  # on a step to a state stored there (a new state) or not
+        if kind == STEP:  # on a step to a state stored there (a new state) or not
             j = bisect_left(all_keys, key)
             stored = j < len(all_keys) and all_keys[j] == key
             self._emulate(reports, all_keys, level, parent, key, action, stored_self=stored, covered_self=stored)
@@ -993,11 +993,11 @@ class Coordinator(Search):
             self._out_of_memory(memory, parent, step.state)
             self._check_steps(parent, step.action, step.args, step.state, state)
             raise AssertionError("the step property did not fail again")  # pragma: no cover
-        if kind == _CONSTRAINT_FAULT:
+        if kind == CONSTRAINT_FAULT:
             self._emulate(reports, all_keys, level, parent, key, action)
             # One process adds a successor to the count when it stores a state or finishes an action.
             j = bisect_left(all_keys, key) - 1
-            last = all_keys[j] & _ORDINAL_MASK if j >= 0 and all_keys[j] >> _ORDINAL_BITS == parent else -1
+            last = all_keys[j] & ORDINAL_MASK if j >= 0 and all_keys[j] >> ORDINAL_BITS == parent else -1
             self.generated += max(last + 1, before)
             self._cover(action, max(last + 1, before) - before)
             succ = nth_step(model, self._state(parent), ordinal).state
@@ -1006,13 +1006,13 @@ class Coordinator(Search):
             raise AssertionError("the constraint did not fail again")  # pragma: no cover
         # A stored state: reachable checks (while storing it), then invariants.
         self._emulate(reports, all_keys, level, parent, key, action, stored_self=True,
-                      covered_self=kind == _INVARIANT)
+                      covered_self=kind == INVARIANT)
         self.generated += ordinal + 1
         self._cover(action, ordinal + 1 - before)
         i = base + bisect_left(all_keys, key)
         self._out_of_memory(memory, i)
         state = self._state(i)
-        if kind == _REACHABLE_FAULT:
+        if kind == REACHABLE_FAULT:
             self._check_reachables(i, state)
         else:
             self._check_invariants(i, state)
@@ -1066,7 +1066,7 @@ class _Stopped(Exception):
     """The coordinator ended the search in the middle of a step."""
 
 
-def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadlock: bool,
+def _worker_main(conn, model: Model, table: Table, halt: mmap.mmap, check_deadlock: bool,
                  checks: tuple, live: mmap.mmap, w: int, symmetric: bool, plan) -> None:
     import signal
 
@@ -1075,11 +1075,11 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
     # When the coordinator halts the search, a long expansion is cut short, but never the
     # exchange of states between workers before it.
     watchdog = Watchdog(lambda: "halted" if halt[0] else None, model.code_name,
-                        protected=[_Worker._hold.__code__])
+                        protected=[Worker._hold.__code__])
     try:
         with watchdog:
-            _Worker(conn, model, table, halt, check_deadlock, checks,
-                    memoryview(live).cast("q")[_LIVE * w:_LIVE * (w + 1)], None, symmetric,
+            Worker(conn, model, table, halt, check_deadlock, checks,
+                    memoryview(live).cast("q")[LIVE * w:LIVE * (w + 1)], None, symmetric,
                     plan=plan).serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
@@ -1095,12 +1095,12 @@ def _worker_main(conn, model: Model, table: _Table, halt: mmap.mmap, check_deadl
             pass
 
 
-class _Worker:
+class Worker:
     """Expands its part of each level. A forked worker serves the coordinator's messages
     (`serve`); the in-process one (`conn` None) is called directly (`take`, then `go`) and
     calls `tick` every 1024 states it expands. `halt`: the stop flag (true: drop the level)."""
 
-    def __init__(self, conn, model: Model, table: _Table, halt, check_deadlock: bool,
+    def __init__(self, conn, model: Model, table: Table, halt, check_deadlock: bool,
                  checks: tuple, live, tick: Callable[[int, int, int], None] | None = None, symmetric: bool = False,
                  exact: ExactStore | None = None, plan=None, collect: bool = False):
         self.conn = conn
@@ -1229,7 +1229,7 @@ class _Worker:
     def _attach(self, slots: int) -> None:
         fd = reduction.recv_handle(self.conn)
         try:
-            table = _Table(slots, fd)
+            table = Table(slots, fd)
         finally:
             os.close(fd)
         table.fd = None
@@ -1263,11 +1263,11 @@ class _Worker:
         witnesses: dict[str, int] = {}  # reachable check -> key of its first witness here
         faults: dict[str, int] = {}  # reachable check -> key of its first evaluation error here
         events = []
-        placed = {}  # event -> where its MemoryError was placed (_Worker._place)
+        placed = {}  # event -> where its MemoryError was placed (Worker._place)
         check_deadlock = self.check_deadlock
         event = None
         halt = self.halt
-        every = _HALT_EVERY
+        every = HALT_EVERY
         live = self.live
         tick = self.tick
         stepping = bool(self.step_checks)
@@ -1309,7 +1309,7 @@ class _Worker:
                 live[0] = step
                 if shared.review(self.stored + len(fps)):  # between two states: no plan in use
                     self._replan()
-            base = g << _ORDINAL_BITS
+            base = g << ORDINAL_BITS
             k = base - 1  # the key of the successor
             parents.append(g)
             raw = pfp if pfp != 1 else raw_of(state)  # the XOR of its slots' hashes (fingerprints.py)
@@ -1333,8 +1333,8 @@ class _Worker:
                     k += 1
                     if fp in recent:  # a step to a state seen (or not stored) before is checked too
                         # (not a step that changes nothing: on exact storage `recent` holds the parent)
-                        if stepping and succ != state and self._steps_fail(state, succ, (k, _STEP, None), placed):
-                            event = (k, _STEP, None)
+                        if stepping and succ != state and self._steps_fail(state, succ, (k, STEP, None), placed):
+                            event = (k, STEP, None)
                             break
                         continue
                     j = fp & mask
@@ -1354,15 +1354,15 @@ class _Worker:
                                         ok = False
                                         break
                             except EVAL_FAILURES as exc:
-                                event = (k, _CONSTRAINT_FAULT, None)
+                                event = (k, CONSTRAINT_FAULT, None)
                                 self._place(placed, event, exc, "constraint", name)
                                 break
                             if not ok:  # not stored, but checked as one process checks it
-                                if invs and self._fails(invs, succ, (k, _INVARIANT, _UNSTORED), placed):
-                                    event = (k, _INVARIANT, _UNSTORED)
+                                if invs and self._fails(invs, succ, (k, INVARIANT, UNSTORED), placed):
+                                    event = (k, INVARIANT, UNSTORED)
                                     break
-                                if stepping and self._steps_fail(state, succ, (k, _STEP, None), placed):
-                                    event = (k, _STEP, None)
+                                if stepping and self._steps_fail(state, succ, (k, STEP, None), placed):
+                                    event = (k, STEP, None)
                                     break
                                 continue
                         if interned:  # as FingerprintExplorer._run interns, inline: a call per state costs
@@ -1386,19 +1386,19 @@ class _Worker:
                                         resolved = True
                                 except EVAL_FAILURES as exc:
                                     faults[name] = k
-                                    self._place(placed, (k, _REACHABLE_FAULT, name), exc, "reachable", name)
+                                    self._place(placed, (k, REACHABLE_FAULT, name), exc, "reachable", name)
                                     resolved = True
                             if resolved:  # a check is decided by its first witness or evaluation error
                                 reach = [(n, p) for n, p in reach if n not in witnesses and n not in faults]
-                        if invs and self._fails(invs, succ, (k, _INVARIANT, None), placed):
-                            event = (k, _INVARIANT, None)
+                        if invs and self._fails(invs, succ, (k, INVARIANT, None), placed):
+                            event = (k, INVARIANT, None)
                             break
-                        if stepping and self._steps_fail(state, succ, (k, _STEP, None), placed):
-                            event = (k, _STEP, None)
+                        if stepping and self._steps_fail(state, succ, (k, STEP, None), placed):
+                            event = (k, STEP, None)
                             break
                         continue
-                    if stepping and succ != state and self._steps_fail(state, succ, (k, _STEP, None), placed):
-                        event = (k, _STEP, None)
+                    if stepping and succ != state and self._steps_fail(state, succ, (k, STEP, None), placed):
+                        event = (k, STEP, None)
                         break
                 c = len(succs)
                 counts.append(c)
@@ -1406,7 +1406,7 @@ class _Worker:
                     enabled[ai] += 1
                     generated[ai] += c
                 if fault is not None and event is None:
-                    event = (k + 1, _ACTION_FAULT, ai)
+                    event = (k + 1, ACTION_FAULT, ai)
                     self._place(placed, event, fault, "action", ai)
                 if event is not None:
                     counts.extend([0] * (a_count - ai - 1))
@@ -1427,11 +1427,11 @@ class _Worker:
                 transitions = []
             if k < base and check_deadlock:
                 if not self.collect:
-                    events.append((base, _DEADLOCK, None))
+                    events.append((base, DEADLOCK, None))
                     break
                 if not self.deadlocked:
                     self.deadlocked = True
-                    self.collected.append((base, _DEADLOCK, False, "deadlock", None))
+                    self.collected.append((base, DEADLOCK, False, "deadlock", None))
         if placed and self.conn is None and not self.exact:  # out of memory here: room to rebuild the trace
             frontier.clear()  # the search ends at this level's first event, which is the MemoryError's
             states.clear()
@@ -1467,7 +1467,7 @@ class _Worker:
                 if not self.collect:
                     return True
                 dropped.add(name)
-                self.collected.append((event[0], _INVARIANT, event[2] == _UNSTORED, kind, name))
+                self.collected.append((event[0], INVARIANT, event[2] == UNSTORED, kind, name))
         return False
 
     def _steps_fail(self, state: tuple, succ: tuple, event: tuple, placed: dict) -> bool:
@@ -1485,7 +1485,7 @@ class _Worker:
                 if not self.collect:
                     return True
                 dropped.add(name)
-                self.collected.append((event[0], _STEP, False, "step", name))
+                self.collected.append((event[0], STEP, False, "step", name))
         return False
 
     def _lookup(self, others: dict) -> tuple:
