@@ -272,3 +272,11 @@ def test_the_memory_limit_is_each_actors():
     actor.start(initial, [actor.fingerprint(s) for s in initial], [0])
     expansion = actor.expand(None, ())[0]
     assert expansion.halted == "memory_limit" and not expansion.events
+
+
+def test_a_limit_reached_while_the_actors_start(cluster):
+    """Even before the first level: verdict incomplete, every initial state still to expand."""
+    model = model_of(COUNTERS)
+    stop = type("Stop", (), {"is_set": lambda self: True})()
+    r = explore(model, Options(ray=cluster, ray_actors=2, stop=stop))
+    assert (r.verdict, r.stop_reason, r.distinct_states, r.queue_left) == (Verdict.INCOMPLETE, "interrupted", 1, 1)

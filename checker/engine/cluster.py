@@ -487,18 +487,23 @@ class ClusterSearch(Coordinator):
         self.seen = self.store.seen = None
         self.next_report = time.perf_counter() + self.progress_every
         try:
-            self._start(initial, initial_fps)
+            if not self._start(initial, initial_fps):  # a limit reached while the actors start
+                self.expanded = 0
+                return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=self.distinct)
             return self._cluster_levels()
         finally:
             self._stop_actors()
 
-    def _start(self, initial: list, initial_fps: list) -> None:
+    def _start(self, initial: list, initial_fps: list) -> bool:
+        """Start the actors and give each its initial states; False if a limit came first."""
         ray, n = self.ray, self.n
         remote = ray.remote(max_concurrency=2, num_cpus=0, max_restarts=0)(Partition)
         sent = replace(self.options, stop=None, warn=None)
         self.actors = [remote.options(scheduling_strategy="SPREAD").remote(
             self.model.recipe, Setup(p, n, sent, self.symmetric)) for p in range(n)]
         hellos = self._get([a.hello.remote() for a in self.actors], _READY_S, "start")
+        if hellos is None:
+            return False
         from checker import __version__
         for p, (version, pid, node) in enumerate(hellos):
             if version != __version__:
@@ -511,7 +516,7 @@ class ClusterSearch(Coordinator):
             states.append(state)
             fps.append(fp)
             indices.append(i)
-        self._get([a.start.remote(*owned[p]) for p, a in enumerate(self.actors)], None, "start")
+        return self._get([a.start.remote(*owned[p]) for p, a in enumerate(self.actors)], None, "start") is not None
 
     def _stop_actors(self) -> None:
         for a in self.actors:

@@ -1,0 +1,161 @@
+"""`--ray` outside the suite: the whole agreement campaign, and its scaling.
+
+    python -m benchmarks.cluster --check [--actors 1,2,4] [--max-distinct N]
+    python -m benchmarks.cluster --scaling [--models a,b] [--runs 2] [--actors 1,2]
+
+`--check` compares the Result of a search on a local Ray instance (4 logical CPUs) with one
+process's, field by field (tests/test_parallel.py's `summary`: verdict, counts, depth, queue,
+coverage, the counterexample, witnesses, errors): every spec of specs/ and each of its variants,
+with and without deadlock checking, and every model of the TLC corpus (tests/data/tlc_counts,
+without symmetry, as TLC's counts; with it too where the counts file has TLC's symmetric counts)
+up to `--max-distinct` states, each with every actor count of `--actors`. Exit 1 on a difference.
+
+`--scaling` measures the models of at least 10^5 states (corpus and seed models, as
+benchmarks/corpus.py lists them; MultiPaxos only when named): the search in this process
+(the model built; one process's explore()), then on Ray with each actor count (actors started
+per run, which is included: about half a second), runs alternated, the fastest of `--runs`. It
+prints states/s, the ratio to one process, where the driver's time went (waiting for the actors,
+numbering the levels) and the states that crossed from one partition to another, with their
+pickled size (what the object store moves).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+import time
+
+from benchmarks.corpus import entries as corpus_entries
+from benchmarks.suite import ROOT
+
+
+def _model(e: dict):
+    from checker.compile.model import build_model
+    from checker.core.files import read_source
+
+    spec = ROOT / e["spec"] if "spec" in e else ROOT / "specs" / e["port"]
+    return build_model(read_source(str(spec)), e.get("overrides") or None, e.get("variant") or "base")
+
+
+def _options(e: dict, **more):
+    from checker.engine.options import Options
+
+    invariants = tuple(e["only_invariants"]) if e.get("only_invariants") else None
+    return Options(check_deadlock=e["check_deadlock"], invariants=invariants, **more)
+
+
+def check(actors: tuple[int, ...], max_distinct: int) -> int:
+    from checker.compile.model import build_model
+    from checker.core.files import read_source
+    from checker.engine.explore import explore
+    from checker.engine.options import Options
+    from tests.conftest import SPECS, spec_runs
+    from tests.test_parallel import summary
+
+    runs = []  # (name, model, options without ray)
+    for spec, variant in spec_runs():
+        model = build_model(read_source(str(SPECS / spec)), None, variant)
+        for deadlock in (True, False):
+            runs.append((f"{spec}:{variant} deadlock={deadlock}", model, {"check_deadlock": deadlock}))
+    for e in corpus_entries(None, 0):
+        if e["distinct"] > max_distinct or e.get("peers"):
+            continue
+        model = _model(e)
+        runs.append((f"{e['name']} (no symmetry)", model, {"check_deadlock": e["check_deadlock"], "symmetry": False}))
+        if "with_symmetry" in e:
+            runs.append((f"{e['name']} (symmetry)", model, {"check_deadlock": e["check_deadlock"]}))
+    differ = 0
+    for name, model, options in runs:
+        one = explore(model, Options(**options))
+        for n in actors:
+            start = time.perf_counter()
+            same = summary(explore(model, Options(ray="", ray_actors=n, **options))) == summary(one)
+            differ += not same
+            print(f"{'same' if same else 'DIFFERENT':9} {name}, {n} actors: {one.verdict.value}, "
+                  f"{one.distinct_states:,} states ({time.perf_counter() - start:.1f} s)", flush=True)
+    print(f"\n{len(runs)} runs x {len(actors)} actor counts: {len(runs) * len(actors) - differ} the same as one "
+          f"process, {differ} different")
+    return 1 if differ else 0
+
+
+def scaling(names: list[str] | None, runs: int, actors: tuple[int, ...]) -> int:
+    import ray
+
+    from checker.engine.cluster import ClusterSearch
+    from checker.engine.explore import explore
+
+    chosen = [e for e in corpus_entries(names, 100_000) if names or e["name"] != "multipaxos_small"]
+    print("| model | distinct | one process s | states/s | actors | Ray s | states/s | Ray / one | waiting for "
+          "actors s | driver s | levels | sent between partitions | bytes per state sent |")
+    print("| --- " * 13 + "|")
+    for e in chosen:
+        model = _model(e)
+        one_s: list[float] = []
+        ray_s: dict[int, list[float]] = {n: [] for n in actors}
+        timing: dict[int, dict] = {}
+        for _ in range(runs):
+            start = time.perf_counter()
+            one = explore(model, _options(e))
+            one_s.append(time.perf_counter() - start)
+            for n in actors:
+                start = time.perf_counter()
+                search = ClusterSearch(model, _options(e), None, 5.0, ray, n)
+                r = search.run()
+                ray_s[n].append(time.perf_counter() - start)
+                assert (r.distinct_states, r.states_generated, r.depth) == \
+                    (one.distinct_states, one.states_generated, one.depth), e["name"]
+                timing[n] = search.timing
+        sample = [s for s, _ in zip(_states(model, e), range(2000))]
+        per_state = len(pickle.dumps(sample, pickle.HIGHEST_PROTOCOL)) / max(len(sample), 1) + 18  # + key, fp, act
+        for n in actors:
+            t = timing[n]
+            print(f"| {e['name']} | {one.distinct_states:,} | {min(one_s):.2f} | {one.distinct_states / min(one_s):,.0f} "
+                  f"| {n} | {min(ray_s[n]):.2f} | {one.distinct_states / min(ray_s[n]):,.0f} "
+                  f"| {min(one_s) / min(ray_s[n]):.2f} | {t['actors_s']:.2f} | {t['driver_s']:.2f} | {t['levels']} "
+                  f"| {t['sent']:,} | {per_state:.0f} |", flush=True)
+    return 0
+
+
+def _states(model, e: dict):
+    """Some reachable states, breadth-first from the initial ones (their pickled size)."""
+    from itertools import islice
+
+    frontier = list(islice(model.init(), 500))
+    seen = set(frontier)
+    while frontier:
+        yield from frontier
+        nxt = []
+        for s in frontier:
+            for act in model.actions:
+                for _, t in act(s):
+                    if t not in seen:
+                        seen.add(t)
+                        nxt.append(t)
+        frontier = nxt[:500]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.cluster", description=__doc__.split("\n\n")[0])
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--check", action="store_true", help="the agreement campaign")
+    what.add_argument("--scaling", action="store_true", help="the models of at least 10^5 states, timed")
+    parser.add_argument("--actors", default=None, help="actor counts, comma-separated (default 1,2,4; 1,2 for --scaling)")
+    parser.add_argument("--max-distinct", type=int, default=40_000, help="--check: corpus models up to this size")
+    parser.add_argument("--models", help="--scaling: these models only")
+    parser.add_argument("--runs", type=int, default=2)
+    args = parser.parse_args(argv)
+    actors = tuple(int(a) for a in (args.actors or ("1,2,4" if args.check else "1,2")).split(","))
+    import ray
+
+    ray.init(num_cpus=max(4, max(actors)), include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    try:
+        if args.check:
+            return check(actors, args.max_distinct)
+        return scaling(args.models.split(",") if args.models else None, args.runs, actors)
+    finally:
+        ray.shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
