@@ -1,6 +1,7 @@
 """`--ray` outside the suite: the whole agreement campaign, and its scaling.
 
     python -m benchmarks.cluster --check [--actors 1,2,4] [--max-distinct N]
+    python -m benchmarks.cluster --generated A:B [--actors 2,3]
     python -m benchmarks.cluster --scaling [--models a,b] [--runs 2] [--actors 1,2]
 
 `--check` compares the Result of a search on a local Ray instance (4 logical CPUs) with one
@@ -9,6 +10,10 @@ coverage, the counterexample, witnesses, errors): every spec of specs/ and each 
 with and without deadlock checking, and every model of the TLC corpus (tests/data/tlc_counts,
 without symmetry, as TLC's counts; with it too where the counts file has TLC's symmetric counts)
 up to `--max-distinct` states, each with every actor count of `--actors`. Exit 1 on a difference.
+
+`--generated A:B` does the same on the random specs of seeds A to B-1 of the differential
+oracle (tests/oracle/generate.py: inputs nobody wrote for this code), every check of each
+(temporal properties included), with its deadlock setting.
 
 `--scaling` measures the models of at least 10^5 states (corpus and seed models, as
 benchmarks/corpus.py lists them; MultiPaxos only when named): the search in this process
@@ -79,6 +84,37 @@ def check(actors: tuple[int, ...], max_distinct: int) -> int:
     return 1 if differ else 0
 
 
+def generated(seeds: range, actors: tuple[int, ...]) -> int:
+    from checker.core.errors import SpecError
+    from checker.core.source import Source
+    from checker.compile.model import build_model
+    from checker.engine.explore import explore
+    from checker.engine.options import Options
+    from tests.oracle.generate import generate
+    from tests.test_parallel import summary
+
+    differ = checked = 0
+    verdicts: dict[str, int] = {}
+    for seed in seeds:
+        g = generate(seed)
+        try:
+            model = build_model(Source(f"oracle_{seed}.spec", g.text))
+        except SpecError:
+            continue
+        options = {"check_deadlock": g.check_deadlock, "max_states": 50_000}
+        one = explore(model, Options(**options))
+        checked += 1
+        verdicts[one.verdict.value] = verdicts.get(one.verdict.value, 0) + 1
+        for n in actors:
+            if summary(explore(model, Options(ray="", ray_actors=n, **options))) != summary(one):
+                differ += 1
+                print(f"DIFFERENT seed {seed}, {n} actors (python -m tests.oracle --seeds {seed}:{seed + 1})", flush=True)
+    print(f"{checked} generated specs x {len(actors)} actor counts: {checked * len(actors) - differ} the same as one "
+          f"process, {differ} different; one process's verdicts: "
+          + ", ".join(f"{v} {k}" for k, v in sorted(verdicts.items())))
+    return 1 if differ else 0
+
+
 def scaling(names: list[str] | None, runs: int, actors: tuple[int, ...]) -> int:
     import ray
 
@@ -139,19 +175,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.cluster", description=__doc__.split("\n\n")[0])
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--check", action="store_true", help="the agreement campaign")
+    what.add_argument("--generated", metavar="A:B", help="the oracle's random specs of these seeds")
     what.add_argument("--scaling", action="store_true", help="the models of at least 10^5 states, timed")
     parser.add_argument("--actors", default=None, help="actor counts, comma-separated (default 1,2,4; 1,2 for --scaling)")
     parser.add_argument("--max-distinct", type=int, default=40_000, help="--check: corpus models up to this size")
     parser.add_argument("--models", help="--scaling: these models only")
     parser.add_argument("--runs", type=int, default=2)
     args = parser.parse_args(argv)
-    actors = tuple(int(a) for a in (args.actors or ("1,2,4" if args.check else "1,2")).split(","))
+    default = "1,2,4" if args.check else "2,3" if args.generated else "1,2"
+    actors = tuple(int(a) for a in (args.actors or default).split(","))
     import ray
 
     ray.init(num_cpus=max(4, max(actors)), include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     try:
         if args.check:
             return check(actors, args.max_distinct)
+        if args.generated:
+            a, b = map(int, args.generated.split(":"))
+            return generated(range(a, b), actors)
         return scaling(args.models.split(",") if args.models else None, args.runs, actors)
     finally:
         ray.shutdown()

@@ -280,3 +280,15 @@ def test_a_limit_reached_while_the_actors_start(cluster):
     stop = type("Stop", (), {"is_set": lambda self: True})()
     r = explore(model, Options(ray=cluster, ray_actors=2, stop=stop))
     assert (r.verdict, r.stop_reason, r.distinct_states, r.queue_left) == (Verdict.INCOMPLETE, "interrupted", 1, 1)
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_generated_specs_match_one_process(cluster, seed):
+    """The differential oracle's random specs (inputs nobody wrote for this code), every check of
+    each; more seeds: `python -m benchmarks.cluster --generated A:B`."""
+    from checker.core.source import Source
+    from tests.oracle.generate import generate
+
+    g = generate(seed)
+    model = build_model(Source(f"oracle_{seed}.spec", g.text))
+    same_on_ray(cluster, model, actors=(2,), check_deadlock=g.check_deadlock, max_states=50_000)

@@ -17,8 +17,9 @@ One level, for parents of depth d:
    sent on unless this actor sent the same state on already in this level (the first time is at
    its smallest key here) or it is one of this actor's own stored states; step properties are
    checked here, on every step that changes the state, as one process checks them. Sent means
-   appended to the `Batch` for the state's owner: one batch per owner, returned as its own Ray
-   object, so batches go from node to node through the object store, never through the driver.
+   appended to the `Batch` for the state's owner: one batch per other owner, returned as its own
+   Ray object, so batches go from node to node through the object store, never through the
+   driver (the batch for itself stays in the actor).
    The actor reports an `Expansion` to the driver: per parent, its successor counts by action;
    the events (deadlocks, action evaluation errors, step properties); its part of the graph.
 2. merge (every actor, once the batches for it are there): for each state sent to it, the
@@ -154,6 +155,7 @@ class Partition(Worker):
         self.halted: str | None = None
         self.indices = array("q")  # the global index of each state of the frontier
         self.new_fps = array("q")  # the last merge's new states, to store once numbered
+        self.own: Batch | None = None  # the last expansion's batch for this partition itself
         self.new_states: list[tuple] = []
 
     def hello(self) -> tuple:
@@ -301,12 +303,16 @@ class Partition(Worker):
             part = (graph.succ, graph.enabled, graph.take, graph.fairness_fault, graph.steps)
             self.graph = Graph(graph.plan, succ=array("q"))
         sent = sum(len(b.fps) for p, b in enumerate(batches) if p != me)
+        self.own, batches[me] = batches[me], None  # its own batch stays here: merge takes it from self.own
         return Expansion(parents, counts, enabled, generated, events, placed, part, sent=sent), batches
 
     def merge(self, *batches: Batch) -> Merged:
         """This level's new states among those sent here: each at its smallest key, those not stored
         here, checked in key order as one process checks the states it stores."""
         table, mask = self.table.table, self.table.mask
+        batches = list(batches)
+        me = self.index
+        batches[me], self.own = self.own, None
         first: dict[int, tuple[int, int, int]] = {}  # state key -> (its smallest BFS key, batch, position)
         get = first.get
         for b, batch in enumerate(batches):
@@ -326,7 +332,9 @@ class Partition(Worker):
         faults: dict[str, int] = {}
         events: list = []
         placed: dict = {}
-        for fp, (k, b, i) in sorted(first.items(), key=lambda item: item[1][0]):
+        for k, b, i in sorted(first.values()):  # in key order (keys are distinct)
+            batch = batches[b]
+            fp = batch.fps[i]
             j = fp & mask
             x = table[j]
             while x and x != fp:
@@ -334,9 +342,8 @@ class Partition(Worker):
                 x = table[j]
             if x:  # stored in an earlier level
                 continue
-            batch = batches[b]
             ai = batch.acts[i]
-            succ = canonical(batch.states[i])
+            succ = batch.states[i] if b == me else canonical(batch.states[i])  # (unpickled: its maps' keys interned)
             _, _, _, invs, interned = self.plan[ai]
             if constraints:
                 try:
