@@ -3,6 +3,7 @@
     python -m benchmarks.cluster --check [--actors 1,2,4] [--max-distinct N]
     python -m benchmarks.cluster --generated A:B [--actors 2,3]
     python -m benchmarks.cluster --scaling [--models a,b] [--runs 2] [--actors 1,2]
+    python -m benchmarks.cluster --latency [--actors 1,2,4]
 
 `--check` compares the Result of a search on a local Ray instance (4 logical CPUs) with one
 process's, field by field (tests/test_parallel.py's `summary`: verdict, counts, depth, queue,
@@ -14,6 +15,9 @@ up to `--max-distinct` states, each with every actor count of `--actors`. Exit 1
 `--generated A:B` does the same on the random specs of seeds A to B-1 of the differential
 oracle (tests/oracle/generate.py: inputs nobody wrote for this code), every check of each
 (temporal properties included), with its deadlock setting.
+
+`--latency` measures the fixed cost of one level (the expand and merge calls of every actor,
+their batches, the driver's numbering) on a counter of 2,000 levels of one state each.
 
 `--scaling` measures the models of at least 10^5 states (corpus and seed models, as
 benchmarks/corpus.py lists them; MultiPaxos only when named): the search in this process
@@ -47,7 +51,8 @@ def _options(e: dict, **more):
     from checker.engine.options import Options
 
     invariants = tuple(e["only_invariants"]) if e.get("only_invariants") else None
-    return Options(check_deadlock=e["check_deadlock"], invariants=invariants, **more)
+    # without symmetry, as benchmarks/corpus.py runs them (TLC's counts of every state)
+    return Options(check_deadlock=e["check_deadlock"], invariants=invariants, symmetry=False, **more)
 
 
 def check(actors: tuple[int, ...], max_distinct: int) -> int:
@@ -153,6 +158,29 @@ def scaling(names: list[str] | None, runs: int, actors: tuple[int, ...]) -> int:
     return 0
 
 
+def latency(actors: tuple[int, ...], runs: int) -> int:
+    import ray
+
+    from checker.engine.cluster import ClusterSearch
+    from tests.conftest import model_of
+
+    levels = 2000
+    model = model_of(f"var x: int = 0\naction Up:\n    require x < {levels - 1}\n    x = x + 1\n")
+    print("| actors | levels | seconds waiting for the actors | per level ms | driver per level ms |")
+    print("| --- | --- | --- | --- | --- |")
+    for n in actors:
+        best = None
+        for _ in range(runs):
+            search = ClusterSearch(model, _options({"check_deadlock": False}), None, 5.0, ray, n)
+            r = search.run()
+            assert r.distinct_states == levels
+            if best is None or search.timing["actors_s"] < best["actors_s"]:
+                best = search.timing
+        print(f"| {n} | {best['levels']} | {best['actors_s']:.2f} | {1000 * best['actors_s'] / best['levels']:.2f} "
+              f"| {1000 * best['driver_s'] / best['levels']:.2f} |", flush=True)
+    return 0
+
+
 def _states(model, e: dict):
     """Some reachable states, breadth-first from the initial ones (their pickled size)."""
     from itertools import islice
@@ -177,12 +205,13 @@ def main(argv: list[str] | None = None) -> int:
     what.add_argument("--check", action="store_true", help="the agreement campaign")
     what.add_argument("--generated", metavar="A:B", help="the oracle's random specs of these seeds")
     what.add_argument("--scaling", action="store_true", help="the models of at least 10^5 states, timed")
+    what.add_argument("--latency", action="store_true", help="the fixed cost of one level")
     parser.add_argument("--actors", default=None, help="actor counts, comma-separated (default 1,2,4; 1,2 for --scaling)")
     parser.add_argument("--max-distinct", type=int, default=40_000, help="--check: corpus models up to this size")
     parser.add_argument("--models", help="--scaling: these models only")
     parser.add_argument("--runs", type=int, default=2)
     args = parser.parse_args(argv)
-    default = "1,2,4" if args.check else "2,3" if args.generated else "1,2"
+    default = "1,2,4" if args.check or args.latency else "2,3" if args.generated else "1,2"
     actors = tuple(int(a) for a in (args.actors or default).split(","))
     import ray
 
@@ -190,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.check:
             return check(actors, args.max_distinct)
+        if args.latency:
+            return latency(actors, args.runs)
         if args.generated:
             a, b = map(int, args.generated.split(":"))
             return generated(range(a, b), actors)
