@@ -292,3 +292,14 @@ def test_generated_specs_match_one_process(cluster, seed):
     g = generate(seed)
     model = build_model(Source(f"oracle_{seed}.spec", g.text))
     same_on_ray(cluster, model, actors=(2,), check_deadlock=g.check_deadlock, max_states=50_000)
+
+
+def test_an_actor_on_other_code_refuses_to_start(cluster, monkeypatch):
+    """Same version number, other code (a node not upgraded): a clear error, not a wrong answer."""
+    from checker.core.errors import ClusterError
+    from checker.engine import cluster as engine
+
+    monkeypatch.setattr(engine, "code_id", lambda: "other code")  # the driver's digest, not the actors'
+    with pytest.raises(ClusterError, match="could not start: .*other tlacheck code than the driver") as info:
+        explore(model_of(COUNTERS), Options(ray=cluster, ray_actors=2))
+    assert "same tlacheck" in info.value.hint

@@ -91,6 +91,7 @@ class Setup:
     partitions: int
     options: Options  # without the stop event and the warning callback (not sent)
     symmetric: bool
+    code: str = ""  # the driver's code_id(): an actor running other code refuses to start
 
 
 @dataclass
@@ -115,7 +116,7 @@ class Expansion:
     events: list  # (key, kind, detail), levels.py's event kinds: at most one, its first
     placed: dict  # event -> where a MemoryError was placed (Worker._place)
     graph: tuple | None  # its part of the behaviour graph: (succ, enabled, take, fairness fault, steps)
-    halted: str | None = None  # the limit that stopped it (the level is dropped)
+    halted: str | None = None  # "memory_limit": the actor's memory passed --memory-limit (the level is dropped)
     sent: int = 0  # states it sent to other partitions (benchmarks/cluster.py)
 
 
@@ -140,19 +141,20 @@ class Partition(Worker):
     called by the driver in this order: `start`, then per level `expand` and `merge`."""
 
     def __init__(self, recipe: Recipe, setup: Setup):
+        if setup.code and setup.code != code_id():
+            raise RuntimeError("this node runs other tlacheck code than the driver: install the same tlacheck "
+                               "on every node")
         model = recipe.build()
         options = setup.options
-        initially, always, plan = (temporal_checks(model, options) if options.check_properties
-                                   else ((), (), None))
+        _, always, plan = temporal_checks(model, options) if options.check_properties else ((), (), None)
         checks = worker_checks(select(model.invariants, options.invariants), always, step_properties(model, options))
         self.table = Table(MIN_SLOTS, shared=False)
-        self.halt_flag = [0]
-        super().__init__(None, model, self.table, self.halt_flag, options.check_deadlock, checks, [0] * LIVE,
-                         None, setup.symmetric, plan=plan)
+        # (no stop flag: on a limit the driver kills the actors, so no long step needs interrupting)
+        super().__init__(None, model, self.table, [0], options.check_deadlock, checks, [0] * LIVE, None,
+                         setup.symmetric, plan=plan)
         self.index = setup.index
         self.partitions = setup.partitions
         self.memory_limit_mb = options.memory_limit_mb
-        self.halted: str | None = None
         self.indices = array("q")  # the global index of each state of the frontier
         self.new_fps = array("q")  # the last merge's new states, to store once numbered
         self.own: Batch | None = None  # the last expansion's batch for this partition itself
@@ -165,12 +167,8 @@ class Partition(Worker):
         from checker import __version__
         return __version__, os.getpid(), ray.util.get_node_ip_address()
 
-    def halt(self) -> None:
-        """Drop the level being expanded (called while `expand` runs: the actor is threaded)."""
-        self.halt_flag[0] = 1
-
     def start(self, states: list, fps: array, indices: array) -> None:
-        """Hold the initial states this partition owns (their keys are stored already elsewhere)."""
+        """Hold the initial states this partition owns, and store their keys."""
         self._admit(fps)
         self.frontier = list(map(self.model.canonical_keys, states))
         self.frontier_fps = list(fps)
@@ -220,7 +218,6 @@ class Partition(Worker):
         fingerprint = self.fingerprint
         key = self.key or fingerprint
         memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
-        halt = self.halt_flag
         graph, fair = self.graph, None
         if graph is not None:
             gsucc, fair, gtake, genabled = graph.succ, self.fair, graph.take, graph.enabled
@@ -229,10 +226,8 @@ class Partition(Worker):
             held = self.args
             transitions = []
         for count, (state, pfp, g) in enumerate(zip(self.frontier, self.frontier_fps, self.indices)):
-            if not count & HALT_EVERY:
-                if halt[0]:
-                    return Expansion(parents, counts, enabled, generated, [], {}, None, "halted"), batches
-                if self.memory_limit_mb is not None and (resident_mb() or 0) > self.memory_limit_mb:
+            if not count & HALT_EVERY and self.memory_limit_mb is not None:
+                if (resident_mb() or 0) > self.memory_limit_mb:
                     return Expansion(parents, counts, enabled, generated, [], {}, None, "memory_limit"), batches
             base = g << ORDINAL_BITS
             k = base - 1  # the key of the successor
@@ -445,6 +440,19 @@ def connect(address: str | None, actors: int | None) -> tuple[object, bool, int]
     return ray, started, actors
 
 
+def code_id() -> str:
+    """A digest of tlacheck's own code (its .py and .lark files): the actors and the driver must
+    run the same code, not only the same version number, for their fingerprints and messages to agree."""
+    import hashlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.blake2b(digest_size=12)
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".lark")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def _reachable(address: str) -> None:
     """A ClusterError at once if nothing listens at `address` (host:port): ray.init would retry
     for minutes. Other forms (`auto`, ray://...) are left to Ray."""
@@ -504,10 +512,13 @@ class ClusterSearch(Coordinator):
     def _start(self, initial: list, initial_fps: list) -> bool:
         """Start the actors and give each its initial states; False if a limit came first."""
         ray, n = self.ray, self.n
-        remote = ray.remote(max_concurrency=2, num_cpus=0, max_restarts=0)(Partition)
+        # num_cpus=0: as many actors as asked whatever the CPUs Ray counts, spread over the nodes;
+        # never restarted (a new actor would have lost its part of the seen-set)
+        remote = ray.remote(num_cpus=0, max_restarts=0)(Partition)
         sent = replace(self.options, stop=None, warn=None)
+        code = code_id()
         self.actors = [remote.options(scheduling_strategy="SPREAD").remote(
-            self.model.recipe, Setup(p, n, sent, self.symmetric)) for p in range(n)]
+            self.model.recipe, Setup(p, n, sent, self.symmetric, code)) for p in range(n)]
         hellos = self._get([a.hello.remote() for a in self.actors], _READY_S, "start")
         if hellos is None:
             return False
@@ -554,6 +565,11 @@ class ClusterSearch(Coordinator):
         try:
             return ray.get(refs)
         except ray.exceptions.RayActorError as exc:
+            text = str(exc)
+            if "creation task" in text:  # its __init__ failed: the model, or other code on its node
+                last = [line for line in text.splitlines() if line.strip()][-1].strip()
+                raise ClusterError(f"a partition actor could not start: {last}",
+                                   "install the same tlacheck, with the ray extra, on every node") from None
             raise ClusterError(f"a partition actor died ({self._which(exc)}): the search is incomplete",
                                "nothing was concluded; run the check again (a run does not resume)") from None
         except ray.exceptions.RayTaskError as exc:
@@ -604,8 +620,6 @@ class ClusterSearch(Coordinator):
                 self.timing["sent"] += sum(e.sent for e in expansions)
             if merged is not None and any(e.halted for e in expansions):
                 self.halted = next(e.halted for e in expansions if e.halted)
-                if self.halted == "halted":
-                    self.halted = "interrupted"
                 merged = None
             if merged is None:  # a limit: the level is dropped
                 self.expanded = start
