@@ -425,8 +425,11 @@ def connect(address: str | None, actors: int | None) -> tuple[object, bool, int]
                 ray.init(address=address, **kwargs)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = "start a local Ray instance" if address is None else f"join the Ray cluster at {address}"
-            raise ClusterError(f"cannot {where}: {_first_line(exc)}",
-                               "is the cluster running (`ray start --head`), and is the address right?") from None
+            hint = "is the cluster running (`ray start --head`), and is the address right?"
+            if address not in (None, "auto") and os.environ.get("RAY_AUTH_MODE", "").lower() != "token":
+                hint += (" A cluster started by `ray start` may ask for token authentication: set RAY_AUTH_MODE=token "
+                         "(the token: `ray get-auth-token`), or run with --ray auto on one of its nodes")
+            raise ClusterError(f"cannot {where}: {_first_line(exc)}", hint) from None
         finally:
             quiet.setLevel(level)
         started = True
