@@ -71,6 +71,7 @@ from checker.core.runtime import EVAL_FAILURES
 from checker.engine.levels import (ACTION_FAULT, CONSTRAINT_FAULT, DEADLOCK, HALT_EVERY, INVARIANT, LIVE,
                                    MIN_SLOTS, ORDINAL_BITS, REACHABLE_FAULT, STEP, UNSTORED, Coordinator, WorkerError, Table,
                                    Worker, slots_for, worker_checks)
+from checker.engine.fingerprints import NumberTable
 from checker.engine.limits import resident_mb
 from checker.engine.liveness import EvaluationFailed, Graph
 from checker.engine.options import Options, Storage, select, step_properties
@@ -308,13 +309,17 @@ class Partition(Worker):
         batches = list(batches)
         me = self.index
         batches[me], self.own = self.own, None
-        first: dict[int, tuple[int, int, int]] = {}  # state key -> (its smallest BFS key, batch, position)
-        get = first.get
+        # state key -> (its smallest BFS key, batch, position): each batch added at once, then the
+        # states also in an earlier batch given back the smaller key (a few: most are found by one actor)
+        first: dict[int, tuple[int, int, int]] = {}
         for b, batch in enumerate(batches):
-            for i, (fp, k) in enumerate(zip(batch.fps, batch.keys)):
-                seen = get(fp)
-                if seen is None or k < seen[0]:
-                    first[fp] = (k, b, i)
+            entries = zip(batch.keys, repeat(b), range(len(batch.fps)))
+            both = first.keys() & batch.fps if first else ()
+            earlier = [(fp, first[fp]) for fp in both]
+            first.update(zip(batch.fps, entries))
+            for fp, entry in earlier:
+                if entry[0] < first[fp][0]:
+                    first[fp] = entry
         constraints = self.model.constraints
         reach = [(name, pred) for name, pred in self.model.reachables if name in self.pending]
         canonical = self.model.canonical_keys
@@ -330,13 +335,14 @@ class Partition(Worker):
         for k, b, i in sorted(first.values()):  # in key order (keys are distinct)
             batch = batches[b]
             fp = batch.fps[i]
-            j = fp & mask
-            x = table[j]
-            while x and x != fp:
-                j = (j + 1) & mask
+            if b != me:  # (its own batch holds none of its stored states: the expansion looked)
+                j = fp & mask
                 x = table[j]
-            if x:  # stored in an earlier level
-                continue
+                while x and x != fp:
+                    j = (j + 1) & mask
+                    x = table[j]
+                if x:  # stored in an earlier level
+                    continue
             ai = batch.acts[i]
             succ = batch.states[i] if b == me else canonical(batch.states[i])  # (unpickled: its maps' keys interned)
             _, _, _, invs, interned = self.plan[ai]
@@ -496,10 +502,7 @@ class ClusterSearch(Coordinator):
     def _run(self) -> Result:
         initial, initial_fps = self._initial_states()
         self.distinct = self.seen.count
-        self.numbers = None
-        if self.graph is not None:
-            from checker.engine.fingerprints import NumberTable
-            self.numbers = NumberTable(self.fps)
+        self.numbers = NumberTable(self.fps) if self.graph is not None else None
         if not initial:
             return self._finish()
         self.seen = self.store.seen = None
