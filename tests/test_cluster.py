@@ -24,7 +24,7 @@ from checker.engine.explore import explore
 from checker.engine.options import Options, Storage
 from tests.conftest import ROOT, SPECS, model_of, spec_runs
 from tests.test_corpus import ENTRIES, SUITE_LIMIT
-from tests.test_parallel import COUNTERS, summary
+from tests.test_parallel import COUNTERS, FAULTY_ACTION, summary
 
 ray = pytest.importorskip("ray", reason="the Ray extra is not installed: pip install -e '.[ray]'")
 
@@ -109,15 +109,7 @@ def test_stops_in_the_middle_of_a_level_match_one_process(cluster, extra, option
 
 
 def test_an_evaluation_error_in_an_action_matches_one_process(cluster):
-    model = model_of("""
-        var x: int = 0
-        var y: int = 0
-        action A(k in 1..2):
-            x = x + k
-        action B:
-            require x > 3
-            y = 10 // (x - 5)
-        """)
+    model = model_of(FAULTY_ACTION)
     r = same_on_ray(cluster, model, actors=(2, 4), check_deadlock=False)
     assert r.error.code == "E407"
 

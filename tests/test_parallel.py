@@ -115,16 +115,20 @@ def test_issue_8_an_event_in_the_initial_states_matches_one_process(extra):
     assert [s.state for s in r.violation.trace.steps] == [(2,)]
 
 
+# An action whose evaluation fails (a division by zero) in the middle of a level
+FAULTY_ACTION = """
+    var x: int = 0
+    var y: int = 0
+    action A(k in 1..2):
+        x = x + k
+    action B:
+        require x > 3
+        y = 10 // (x - 5)
+    """
+
+
 def test_evaluation_error_in_an_action_matches_one_process():
-    model = model_of("""
-        var x: int = 0
-        var y: int = 0
-        action A(k in 1..2):
-            x = x + k
-        action B:
-            require x > 3
-            y = 10 // (x - 5)
-        """)
+    model = model_of(FAULTY_ACTION)
     r = assert_same(model, check_deadlock=False)
     assert r.error.code == "E407"
 

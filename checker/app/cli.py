@@ -440,6 +440,17 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = streams
 
 
+def _report_plain(exc: UsageError | ClusterError, kind: str, verdict: str, want_json: bool) -> None:
+    """An error without a place in a spec: its message and hint on stderr, and with --json the
+    errors object (`kind` its code, `verdict` the run's) on stdout."""
+    if want_json:
+        diag = Diagnostic(kind, exc.message, None, exc.hint)
+        print(json.dumps(errors_json([diag], None, verdict), indent=2), file=sys.stdout)
+    print(f"tlacheck: error: {exc.message}", file=sys.stderr)
+    if exc.hint:
+        print(f"  = hint: {exc.hint}", file=sys.stderr)
+
+
 def _run(argv: list[str] | None) -> int:
     """main's command, each error rendered once with its exit code (OutputError: by main)."""
     stdout, stderr = sys.stdout, sys.stderr
@@ -459,23 +470,13 @@ def _run(argv: list[str] | None) -> int:
         _report_diagnostics(exc.diagnostics, sources, want_json, getattr(exc, "path", None) or getattr(args, "file", None))
         return EXIT_SPEC
     except UsageError as exc:
-        diag = Diagnostic("usage", exc.message, None, exc.hint)
-        if want_json:
-            print(json.dumps(errors_json([diag], None, "usage_error"), indent=2), file=stdout)
-        print(f"tlacheck: error: {exc.message}", file=stderr)
-        if exc.hint:
-            print(f"  = hint: {exc.hint}", file=stderr)
+        _report_plain(exc, "usage", "usage_error", want_json)
         return EXIT_USAGE
     except EvalError as exc:
         _report_diagnostics([exc.diagnostic()], sources, want_json, getattr(args, "file", None), verdict="error")
         return EXIT_EVAL
     except ClusterError as exc:  # no verdict: the search did not finish
-        diag = Diagnostic("cluster", exc.message, None, exc.hint)
-        if want_json:
-            print(json.dumps(errors_json([diag], None, "incomplete"), indent=2), file=stdout)
-        print(f"tlacheck: error: {exc.message}", file=stderr)
-        if exc.hint:
-            print(f"  = hint: {exc.hint}", file=stderr)
+        _report_plain(exc, "cluster", "incomplete", want_json)
         return EXIT_CLUSTER
     except TlacheckError as exc:  # pragma: no cover - every subclass is handled above
         print(f"tlacheck: error: {exc}", file=stderr)

@@ -73,7 +73,7 @@ from checker.engine.levels import (ACTION_FAULT, CONSTRAINT_FAULT, DEADLOCK, HAL
                                    Worker, slots_for, worker_checks)
 from checker.engine.fingerprints import NumberTable
 from checker.engine.limits import resident_mb
-from checker.engine.liveness import EvaluationFailed, Graph
+from checker.engine.liveness import Graph
 from checker.engine.options import Options, Storage, select, step_properties
 from checker.engine.search import temporal_checks
 from checker.engine.successors import until_fault
@@ -221,7 +221,7 @@ class Partition(Worker):
         memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
         graph, fair = self.graph, None
         if graph is not None:
-            gsucc, fair, gtake, genabled = graph.succ, self.fair, graph.take, graph.enabled
+            gsucc, fair = graph.succ, self.fair
             gsteps, step_bits = graph.steps, graph.plan.step_bits if graph.plan.step_atoms else None
             by_args = fair.by_args if fair is not None else ()
             held = self.args
@@ -281,15 +281,7 @@ class Partition(Worker):
                 events.append(event)
                 break  # later parents cannot hold an earlier event
             if fair is not None:
-                mark = len(gtake)
-                try:
-                    genabled.append(fair.masks(state, pfp, transitions, gtake))
-                except EvaluationFailed:  # reported after the search, if nothing is found before
-                    del gtake[mark:]
-                    gtake.extend(repeat(0, k + 1 - base))
-                    genabled.append(0)
-                    if graph.fairness_fault < 0:
-                        graph.fairness_fault = g
+                self._record_fairness(state, pfp, transitions, g, k + 1 - base)
                 transitions = []
             if k < base and check_deadlock:
                 events.append((base, DEADLOCK, None))

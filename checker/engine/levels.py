@@ -1284,7 +1284,7 @@ class Worker:
         graph, fair = self.graph, None
         if graph is not None:  # the behaviour graph (liveness.Graph)
             gsucc, gvalues, bits = graph.succ, graph.values, graph.plan.bits
-            fair, gtake, genabled = self.fair, graph.take, graph.enabled
+            fair = self.fair
             gsteps, step_bits = graph.steps, graph.plan.step_bits if graph.plan.step_atoms else None
             by_args = fair.by_args if fair is not None else ()
             held = self.args
@@ -1415,15 +1415,7 @@ class Worker:
                 events.append(event)
                 break  # later parents cannot hold an earlier event
             if fair is not None:
-                mark = len(gtake)
-                try:
-                    genabled.append(fair.masks(state, pfp, transitions, gtake))
-                except EvaluationFailed:  # reported after the search, if nothing is found before
-                    del gtake[mark:]
-                    gtake.extend(repeat(0, k + 1 - base))
-                    genabled.append(0)
-                    if graph.fairness_fault < 0:
-                        graph.fairness_fault = g
+                self._record_fairness(state, pfp, transitions, g, k + 1 - base)
                 transitions = []
             if k < base and check_deadlock:
                 if not self.collect:
@@ -1450,6 +1442,23 @@ class Worker:
         return {"fps": fps, "keys": keys, "acts": acts, "parents": parents, "counts": counts,
                 "enabled": enabled, "generated": generated, "witnesses": witnesses, "faults": faults,
                 "events": events, "placed": placed, "collected": collected, "graph": part}
+
+    def _record_fairness(self, state: tuple, pfp: int, transitions: list, g: int, successors: int) -> None:
+        """Record in the graph the fairness conditions that parent `state` (number `g`, key `pfp`)
+        enables and those its `successors` transitions take (`transitions`: per action, its index,
+        its successors' arguments, their keys). A condition's arguments that fail to evaluate are
+        reported after the search, if nothing is found before (Graph.fairness_fault)."""
+        graph = self.graph
+        take = graph.take
+        mark = len(take)
+        try:
+            graph.enabled.append(self.fair.masks(state, pfp, transitions, take))
+        except EvaluationFailed:
+            del take[mark:]
+            take.extend(repeat(0, successors))
+            graph.enabled.append(0)
+            if graph.fairness_fault < 0:
+                graph.fairness_fault = g
 
     def _fails(self, checks: tuple, state: tuple, event: tuple, placed: dict) -> bool:
         """Whether one of `checks` (name, predicate, kind) is false or fails to evaluate in `state`;
