@@ -596,7 +596,8 @@ def _load(args, sources: dict[str, Source]):
 
 
 def _check_ray_options(args) -> None:
-    """--ray goes with fingerprint storage and one process per partition; --ray-actors with --ray."""
+    """--ray goes with one process per partition; --ray-actors with --ray (the search refuses what
+    else --ray cannot do: engine/cluster.py explore_on_ray)."""
     if args.ray_actors is not None and args.ray is None:
         raise UsageError("--ray-actors needs --ray", "add --ray (a local cluster) or --ray ADDRESS")
     if args.ray is None:
@@ -604,9 +605,6 @@ def _check_ray_options(args) -> None:
     if args.workers != 1:
         raise UsageError("--ray and --workers are two ways to explore in parallel: choose one",
                          "drop --workers: --ray-actors N sets the partitions of the cluster")
-    if args.storage != "fingerprint":
-        raise UsageError("--ray stores fingerprints: --storage exact runs in one process",
-                         "drop --storage exact, or --ray")
 
 
 def _run_warning(message: str, severity: str = "warning") -> dict:

@@ -91,27 +91,26 @@ class EvalError(TlacheckError):
         return Diagnostic(self.code, self.message, self.span, self.hint)
 
 
-class UsageError(TlacheckError):
+class _Plain(TlacheckError):
+    """An error with no place in a spec: a message and a hint."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        self.message = message
+        self.hint = hint
+        super().__init__(message)
+
+
+class UsageError(_Plain):
     """Bad command-line usage (unknown option, missing file, bad -D): exit 2."""
 
     exit_code = 2
 
-    def __init__(self, message: str, hint: str | None = None):
-        self.message = message
-        self.hint = hint
-        super().__init__(message)
 
-
-class ClusterError(TlacheckError):
+class ClusterError(_Plain):
     """The Ray cluster of `--ray` could not be reached or started its actors, or lost one (a node
     down, a process killed): no verdict, exit 7."""
 
     exit_code = 7
-
-    def __init__(self, message: str, hint: str | None = None):
-        self.message = message
-        self.hint = hint
-        super().__init__(message)
 
 
 @dataclass

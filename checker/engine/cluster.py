@@ -162,11 +162,10 @@ class Partition(Worker):
         self.new_states: list[tuple] = []
 
     def hello(self) -> tuple:
-        """(tlacheck's version, the actor's process id, its node's IP address)."""
+        """(the actor's process id, its node's IP address), once it is up."""
         import ray
 
-        from checker import __version__
-        return __version__, os.getpid(), ray.util.get_node_ip_address()
+        return os.getpid(), ray.util.get_node_ip_address()
 
     def start(self, states: list, fps: array, indices: array) -> None:
         """Hold the initial states this partition owns, and store their keys."""
@@ -520,12 +519,7 @@ class ClusterSearch(Coordinator):
         hellos = self._get([a.hello.remote() for a in self.actors], _READY_S, "start")
         if hellos is None:
             return False
-        from checker import __version__
-        for p, (version, pid, node) in enumerate(hellos):
-            if version != __version__:
-                raise ClusterError(f"partition actor {p + 1} runs tlacheck {version}, this driver {__version__}",
-                                   "install the same tlacheck on every node of the cluster")
-        self.pids = [(pid, node) for _, pid, node in hellos]
+        self.pids = hellos  # (another version or other code on a node: its actor refused to start, code_id)
         owned: list = [([], array("q"), array("q")) for _ in range(n)]
         for i, (state, fp) in enumerate(zip(initial, initial_fps)):
             states, fps, indices = owned[fp % n]
@@ -725,7 +719,8 @@ def explore_on_ray(model: Model, options: Options, progress, progress_every: flo
     reports (a worker died, a node is short of memory) on standard output, where the report and
     the JSON go; they are diagnostics. The local instance it started is shut down after."""
     if options.storage != Storage.FINGERPRINT or options.collect:
-        raise UsageError("--ray stores fingerprints: exact storage and collecting every violation run in one process")
+        raise UsageError("--ray stores fingerprints: --storage exact runs in one process, as `tlacheck verify` does",
+                         "drop --storage exact, or --ray")
     with contextlib.redirect_stdout(sys.stderr):
         ray, started, actors = connect(address, actors)
         try:
