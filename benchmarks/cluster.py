@@ -40,15 +40,15 @@ from benchmarks.suite import ROOT
 
 
 def _model(e: dict):
-    from checker.compile.model import build_model
-    from checker.core.files import read_source
+    from tlacheck.compile.model import build_model
+    from tlacheck.core.files import read_source
 
     spec = ROOT / e["spec"] if "spec" in e else ROOT / "specs" / e["port"]
     return build_model(read_source(str(spec)), e.get("overrides") or None, e.get("variant") or "base")
 
 
 def _options(e: dict, **more):
-    from checker.engine.options import Options
+    from tlacheck.engine.options import Options
 
     invariants = tuple(e["only_invariants"]) if e.get("only_invariants") else None
     # without symmetry, as benchmarks/corpus.py runs them (TLC's counts of every state)
@@ -56,10 +56,10 @@ def _options(e: dict, **more):
 
 
 def check(actors: tuple[int, ...], max_distinct: int) -> int:
-    from checker.compile.model import build_model
-    from checker.core.files import read_source
-    from checker.engine.explore import explore
-    from checker.engine.options import Options
+    from tlacheck.compile.model import build_model
+    from tlacheck.core.files import read_source
+    from tlacheck.engine.explore import explore
+    from tlacheck.engine.options import Options
     from tests.conftest import SPECS, spec_runs
     from tests.test_parallel import summary
 
@@ -90,11 +90,11 @@ def check(actors: tuple[int, ...], max_distinct: int) -> int:
 
 
 def generated(seeds: range, actors: tuple[int, ...]) -> int:
-    from checker.core.errors import SpecError
-    from checker.core.source import Source
-    from checker.compile.model import build_model
-    from checker.engine.explore import explore
-    from checker.engine.options import Options
+    from tlacheck.core.errors import SpecError
+    from tlacheck.core.source import Source
+    from tlacheck.compile.model import build_model
+    from tlacheck.engine.explore import explore
+    from tlacheck.engine.options import Options
     from tests.oracle.generate import generate
     from tests.test_parallel import summary
 
@@ -123,8 +123,8 @@ def generated(seeds: range, actors: tuple[int, ...]) -> int:
 def scaling(names: list[str] | None, runs: int, actors: tuple[int, ...]) -> int:
     import ray
 
-    from checker.engine.cluster import ClusterSearch
-    from checker.engine.explore import explore
+    from tlacheck.engine.cluster import ClusterSearch
+    from tlacheck.engine.explore import explore
 
     chosen = [e for e in corpus_entries(names, 100_000) if names or e["name"] != "multipaxos_small"]
     print("| model | distinct | one process s | states/s | actors | Ray s | states/s | Ray / one | waiting for "
@@ -161,7 +161,7 @@ def scaling(names: list[str] | None, runs: int, actors: tuple[int, ...]) -> int:
 def latency(actors: tuple[int, ...], runs: int) -> int:
     import ray
 
-    from checker.engine.cluster import ClusterSearch
+    from tlacheck.engine.cluster import ClusterSearch
     from tests.conftest import model_of
 
     levels = 2000

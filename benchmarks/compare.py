@@ -7,23 +7,26 @@ process, so load that comes and goes hits both sides alike. Printed per model: t
 and median CPU seconds of `explore()` on each side, the ratio of the minima (NEW / BASE), and
 the distinct and generated counts and bytes per state of each side (the counts must agree).
 
-`--startup` instead times `python -m checker check specs/classic/diehard.spec` end to end
+`--startup` instead times `python -m tlacheck check specs/classic/diehard.spec` end to end
 (wall seconds; start-up dominates), alternated the same way.
 
 `--corpus` instead runs the ported models of the corpus (the names of tests/data/tlc_counts/*.json,
-checked as benchmarks/corpus.py checks them, which is as TLC did): whole `python -m checker check`
+checked as benchmarks/corpus.py checks them, which is as TLC did): whole `python -m tlacheck check`
 processes, start-up included, and prints the user CPU seconds of each (resource.getrusage of the
 children), alternated the same way; every run's counts must be TLC's (with `--max-states N`,
 each run stops after N distinct states and the counts must agree between all runs).
 
 Both sides run with this interpreter, whose environment must have the dependencies; each side
-imports its own `checker` (the worktree is the working directory).
+imports its own code: a tree whose source folder is installed as `tlacheck` is put first on
+PYTHONPATH through a link `tlacheck -> checker` (an installed editable tlacheck would otherwise
+answer for both), an older tree imports `checker` from its working directory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -46,9 +49,32 @@ def _worktree(stack: ExitStack, rev: str) -> Path:
     return where
 
 
+def _imports_as_tlacheck(tree: Path) -> bool:
+    return '"tlacheck" = "checker"' in (tree / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def _env(tree: Path) -> dict[str, str]:
+    """The environment in which `tree`'s processes import `tree`'s own code."""
+    env = dict(os.environ)
+    if _imports_as_tlacheck(tree):
+        shim = tree / ".compare-import"
+        shim.mkdir(exist_ok=True)
+        if not (shim / "tlacheck").exists():
+            (shim / "tlacheck").symlink_to(tree / "checker", target_is_directory=True)
+        env["PYTHONPATH"] = os.pathsep.join([str(shim), str(tree)])
+    return env
+
+
+def _command(tree: Path, cmd: list[str]) -> list[str]:
+    """`cmd` (a `python -m tlacheck ...` line) as `tree` runs it."""
+    if not _imports_as_tlacheck(tree) and cmd[1:3] == ["-m", "tlacheck"]:
+        return [cmd[0], "-m", "checker", *cmd[3:]]
+    return cmd
+
+
 def _measure(tree: Path, model: str) -> dict:
     out = subprocess.run([sys.executable, "-m", "benchmarks.measure", model], cwd=tree, capture_output=True,
-                         text=True, check=True).stdout
+                         text=True, check=True, env=_env(tree)).stdout
     return json.loads(out)
 
 
@@ -56,7 +82,7 @@ def _user_cpu(tree: Path, e: dict, max_states: int | None) -> tuple[float, tuple
     """User CPU seconds of one `tlacheck check` of corpus entry `e` in `tree`, and its counts."""
     cmd = corpus.tlacheck_command(e, tree) + ([] if max_states is None else ["--max-states", str(max_states)])
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
-    out = subprocess.run(cmd, cwd=tree, capture_output=True, text=True).stdout
+    out = subprocess.run(_command(tree, cmd), cwd=tree, capture_output=True, text=True, env=_env(tree)).stdout
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before, corpus.counts_of(out)
 
 
@@ -81,8 +107,8 @@ def _compare_corpus(sides: dict[str, Path], names: list[str] | None, runs: int, 
 
 def _startup(tree: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "checker", "check", "specs/classic/diehard.spec", "--quiet"], cwd=tree,
-                   capture_output=True, check=False)
+    subprocess.run(_command(tree, [sys.executable, "-m", "tlacheck", "check", "specs/classic/diehard.spec", "--quiet"]),
+                   cwd=tree, capture_output=True, check=False, env=_env(tree))
     return time.perf_counter() - start
 
 

@@ -5,7 +5,7 @@ Every model with TLC's counts in tests/data/tlc_counts (the fifteen classic port
 corpus) and the three seed models scaled up (benchmarks/suite.py, those with a TLA+ translation
 in benchmarks/peers/), or those named. Each run is a whole process, start-up included, one worker:
 
-- tlacheck: `python -m checker check SPEC --json --quiet --deadlock|--no-deadlock [--no-symmetry]
+- tlacheck: `python -m tlacheck check SPEC --json --quiet --deadlock|--no-deadlock [--no-symmetry]
   [--variant V] [--invariant I ...]`;
 - TLC 2.15: `java -XX:+UseParallelGC -cp tla2tools.jar tlc2.TLC -workers 1 [-deadlock]
   -config CFG MODULE` on the TLA+ original, a copy of ../shared/reference/tlaplus-examples/FOLDER
@@ -92,7 +92,7 @@ def entries(names: list[str] | None, min_distinct: int) -> list[dict]:
 def tlacheck_command(e: dict, root: Path = ROOT) -> list[str]:
     """`tlacheck check` of the port of counts entry `e` in the tree `root`, as TLC checks it."""
     spec = root / e["spec"] if "spec" in e else root / "specs" / e["port"]
-    cmd = [sys.executable, "-m", "checker", "check", str(spec), "--json", "--quiet"]
+    cmd = [sys.executable, "-m", "tlacheck", "check", str(spec), "--json", "--quiet"]
     for name, value in (e.get("overrides") or {}).items():
         cmd += ["-D", f"{name}={value}"]
     cmd.append("--deadlock" if e["check_deadlock"] else "--no-deadlock")

@@ -24,10 +24,10 @@ import time
 
 from benchmarks.suite import by_name
 
-from checker.app.cli import read_source
-from checker.compile.model import build_model
-from checker.engine.explore import explore
-from checker.engine.options import Options, Storage
+from tlacheck.app.cli import read_source
+from tlacheck.compile.model import build_model
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options, Storage
 
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")

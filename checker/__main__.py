@@ -1,8 +1,8 @@
-"""`python -m checker` is the same as the `tlacheck` command."""
+"""`python -m tlacheck` is the same as the `tlacheck` command."""
 
 import sys
 
-from checker.app.cli import main
+from tlacheck.app.cli import main
 
 
 sys.exit(main())

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from checker.compile.model import build_model
-from checker.core import runtime
-from checker.core.errors import SpecError
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.options import Options
-from checker.lang.variants import BASE
+from tlacheck.compile.model import build_model
+from tlacheck.core import runtime
+from tlacheck.core.errors import SpecError
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.lang.variants import BASE
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +59,7 @@ def model_of(text: str, overrides: dict | None = None, name: str = "test.spec"):
 def next_states(model, action: int, state: tuple) -> list[tuple]:
     """The successors of `state` by action number `action`, from its list form `n{i}` (which also
     fingerprints them, with a fingerprinter of its own here)."""
-    from checker.engine.fingerprints import Fingerprinter
+    from tlacheck.engine.fingerprints import Fingerprinter
 
     fingerprint = Fingerprinter(model.var_types)
     return model.next_states[action](state, fingerprint.raw(state), fingerprint.memos, fingerprint.entries)[0]

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from checker.app.cli import main
+from tlacheck.app.cli import main
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,8 +122,8 @@ def run_cli(argv: list[str], cwd: Path, memory_bytes: int = MEMORY_BYTES) -> Out
 @functools.lru_cache(maxsize=None)
 def _warm_up() -> None:
     """Build the parsers once in this process, so that each forked child does not build them again."""
-    from checker.lang.parser import parse, parse_expression
-    from checker.core.source import Source
+    from tlacheck.lang.parser import parse, parse_expression
+    from tlacheck.core.source import Source
 
     parse(Source("warm-up.spec", "var x: int = 0\n"))
     parse_expression(Source("-D", "1"))

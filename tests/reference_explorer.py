@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from checker.core import runtime as R
-from checker.ir import nodes as ir
+from tlacheck.core import runtime as R
+from tlacheck.ir import nodes as ir
 
 
 class Interpreter:

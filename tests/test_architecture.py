@@ -39,13 +39,13 @@ def imports_of(tree: ast.Module) -> list[tuple[str, list[str]]]:
 
 
 def checker_imports(tree: ast.Module, known: set[str]) -> set[str]:
-    """The checker modules a module imports (`from checker.engine import explore` is
-    engine.explore; `from checker.engine.explore import X` too)."""
+    """The checker modules a module imports (`from tlacheck.engine import explore` is
+    engine.explore; `from tlacheck.engine.explore import X` too)."""
     found = set()
     for module, names in imports_of(tree):
-        if module != "checker" and not module.startswith("checker."):
+        if module != "tlacheck" and not module.startswith("tlacheck."):
             continue
-        base = module.removeprefix("checker").removeprefix(".")
+        base = module.removeprefix("tlacheck").removeprefix(".")
         for name in names or [""]:
             sub = f"{base}.{name}" if base else name
             found.add(sub if sub in known else base or "__init__")
@@ -114,18 +114,18 @@ def _private(name: str) -> bool:
 
 
 def test_no_module_uses_another_modules_private_names():
-    """`from checker.x import _y`, or `x._y` on an imported checker module, couples two modules
+    """`from tlacheck.x import _y`, or `x._y` on an imported checker module, couples two modules
     through a name the owner may change at will (parallel.py once subclassed explore's private
     explorer)."""
     found = []
     for name, tree in sources().items():
         aliases = set()
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("checker"):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tlacheck"):
                 found += [f"{name}: {node.module}.{a.name}" for a in node.names if _private(a.name)]
                 aliases |= {a.asname or a.name for a in node.names}
             elif isinstance(node, ast.Import):
-                aliases |= {a.asname or a.name for a in node.names if a.name.startswith("checker.")}
+                aliases |= {a.asname or a.name for a in node.names if a.name.startswith("tlacheck.")}
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id in aliases and _private(node.attr):
@@ -195,3 +195,26 @@ def test_generated_functions_are_found_by_role_not_by_a_naming_convention():
             if isinstance(node, ast.Attribute) and node.attr == "namespace" and not name.startswith("compile."):
                 found.append(f"{name}: {ast.unparse(node)}")
     assert found == [], found
+
+
+def test_issue_32_every_package_is_installed_as_tlacheck():
+    """pyproject.toml maps the import name `tlacheck` to the source folder and lists every
+    package of it: a package left out would be missing from an installed (non-editable) copy."""
+    import tomllib
+
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert config["package-dir"] == {"tlacheck": "checker"}
+    on_disk = {"tlacheck"} | {f"tlacheck.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
+    assert set(config["packages"]) == on_disk
+
+
+def test_issue_32_nothing_imports_the_source_folder_as_checker():
+    """`import checker` would load a second copy of every module (or a user's own `checker`)."""
+    root = PACKAGE.parent
+    found = []
+    for folder in ("checker", "tests", "benchmarks"):
+        for path in sorted((root / folder).rglob("*.py")):
+            for module, _ in imports_of(ast.parse(path.read_text(encoding="utf-8"))):
+                if module == "checker" or module.startswith("checker."):
+                    found.append(f"{path.relative_to(root)}: {module}")
+    assert found == []

@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from checker.app.cli import main, read_source
-from checker.output import artefacts
-from checker.output import render
+from tlacheck.app.cli import main, read_source
+from tlacheck.output import artefacts
+from tlacheck.output import render
 from tests.conftest import ROOT
 
 
@@ -113,7 +113,7 @@ def test_issue_6_each_expected_violation_is_checked_alone(tmp_path, capsys):
 def test_issue_8_inside_refuses_a_symlink_out_as_a_usage_error(tmp_path):
     """`inside` resolves symlinks: a link planted in the output directory cannot lead outside it,
     and the refusal is a usage error (exit 2), not an internal error."""
-    from checker.core.errors import UsageError
+    from tlacheck.core.errors import UsageError
 
     out = tmp_path / "out"
     out.mkdir()

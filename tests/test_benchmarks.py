@@ -10,10 +10,10 @@ from benchmarks import __main__ as runner
 from benchmarks.measure import measure
 from benchmarks.suite import BENCHMARKS, MODELS_DIR, PEERS_DIR, ROOT
 
-from checker.app.cli import read_source
-from checker.compile.model import build_model
-from checker.engine.explore import explore
-from checker.engine.options import Options
+from tlacheck.app.cli import read_source
+from tlacheck.compile.model import build_model
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
 
 
 def test_every_benchmark_names_existing_files():

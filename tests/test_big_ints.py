@@ -13,12 +13,12 @@ import sys
 
 import pytest
 
-from checker.app.cli import main
-from checker.core import types as T
-from checker.core.result import Step, Trace
-from checker.core.values import format_int, format_value, int_from_text, int_text, json_int, to_json
-from checker.output.render import state_id
-from checker.output.report import format_trace
+from tlacheck.app.cli import main
+from tlacheck.core import types as T
+from tlacheck.core.result import Step, Trace
+from tlacheck.core.values import format_int, format_value, int_from_text, int_text, json_int, to_json
+from tlacheck.output.render import state_id
+from tlacheck.output.report import format_trace
 from tests.conftest import model_of
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.app.cli import main
+from tlacheck.app.cli import main
 from tests.conftest import ROOT
 
 NOTIFY = "specs/notify_race.spec"

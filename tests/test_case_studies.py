@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from checker.app.cli import read_source
-from checker.app.verify import verify_source
+from tlacheck.app.cli import read_source
+from tlacheck.app.verify import verify_source
 from tests.conftest import ROOT
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from checker.app.cli import read_source
-from checker.compile.model import build_model
-from checker.engine.explore import explore
-from checker.engine.options import Options
+from tlacheck.app.cli import read_source
+from tlacheck.compile.model import build_model
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
 from tests.conftest import SPECS
 
 
@@ -65,7 +65,7 @@ SYNC_MUTATIONS = {
 
 @pytest.mark.parametrize("check", sorted(SYNC_MUTATIONS))
 def test_sync_termination_detection_checks_hold_and_a_mutation_breaks_each(check):
-    from checker.core.source import Source
+    from tlacheck.core.source import Source
 
     path = SPECS / "classic" / "sync_termination_detection.spec"
     text = path.read_text()

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from checker.app.cli import main
+from tlacheck.app.cli import main
 from tests.conftest import ROOT, SPECS
 
 
@@ -160,7 +160,7 @@ def test_python_dash_m_and_pythonhashseed_determinism():
     outputs = []
     for seed in ("0", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        proc = subprocess.run([sys.executable, "-m", "checker", "check", DIEHARD, "--json", "--quiet"],
+        proc = subprocess.run([sys.executable, "-m", "tlacheck", "check", DIEHARD, "--json", "--quiet"],
                               capture_output=True, text=True, env=env, cwd=ROOT)
         assert proc.returncode == 12, proc.stderr
         data = json.loads(proc.stdout)
@@ -172,7 +172,7 @@ def test_python_dash_m_and_pythonhashseed_determinism():
 def test_issue_8_render_does_not_write_an_image_through_a_planted_symlink(tmp_path, capsys):
     """The image used to be written to `<dot path>.with_suffix(".svg")` without the check the
     .dot gets, so a symlink planted in the output directory redirected it outside."""
-    from checker.output.render import dot_available
+    from tlacheck.output.render import dot_available
 
     if not dot_available():
         pytest.skip("needs Graphviz's `dot` to write an image")
@@ -217,7 +217,7 @@ def test_workers_run_with_temporal_properties(capsys):
 
 
 def test_workers_auto_is_one_per_core(capsys, monkeypatch):
-    import checker.app.cli as cli
+    import tlacheck.app.cli as cli
 
     seen = []
     real = cli.explore
@@ -255,7 +255,7 @@ def saved_trace(tmp_path_factory):
     folder = tmp_path_factory.mktemp("saved")
     (folder / "specs").mkdir()
     (folder / "specs" / "diehard.spec").write_text((SPECS / "classic" / "diehard.spec").read_text())
-    proc = subprocess.run([sys.executable, "-m", "checker", "check", DIEHARD, "--json", "--quiet"],
+    proc = subprocess.run([sys.executable, "-m", "tlacheck", "check", DIEHARD, "--json", "--quiet"],
                           capture_output=True, text=True, cwd=ROOT)
     (folder / "diehard.json").write_text(proc.stdout)
     return folder
@@ -263,7 +263,7 @@ def saved_trace(tmp_path_factory):
 
 def tlacheck(args, stdout) -> subprocess.CompletedProcess:
     """`python -m checker ARGS` with stdout on the file descriptor `stdout`."""
-    return subprocess.run([sys.executable, "-m", "checker", *args], stdout=stdout, stderr=subprocess.PIPE,
+    return subprocess.run([sys.executable, "-m", "tlacheck", *args], stdout=stdout, stderr=subprocess.PIPE,
                           text=True, cwd=ROOT, timeout=300)
 
 
@@ -388,7 +388,7 @@ def test_soundness_7_errors_writing_stderr_are_ignored(capsys, monkeypatch):
 
 def _internal_error(monkeypatch):
     """An internal bug stands in: building the model raises a plain Python exception."""
-    from checker.app import cli
+    from tlacheck.app import cli
 
     def broken(*_args, **_kwargs):
         raise ZeroDivisionError("division by zero, a bug")

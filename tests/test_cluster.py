@@ -16,12 +16,12 @@ import time
 
 import pytest
 
-from checker.app.cli import read_source
-from checker.compile.model import build_model
-from checker.core.errors import UsageError
-from checker.core.result import Verdict
-from checker.engine.explore import explore
-from checker.engine.options import Options, Storage
+from tlacheck.app.cli import read_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.errors import UsageError
+from tlacheck.core.result import Verdict
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options, Storage
 from tests.conftest import ROOT, SPECS, model_of, spec_runs
 from tests.test_corpus import ENTRIES, SUITE_LIMIT
 from tests.test_parallel import COUNTERS, FAULTY_ACTION, summary
@@ -164,7 +164,7 @@ def test_without_ray_installed(monkeypatch):
 # ------------------------------------------------------------------ the command line
 
 def cli(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True, cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "tlacheck", *args], capture_output=True, text=True, cwd=ROOT,
                           timeout=300, **kw)
 
 
@@ -211,7 +211,7 @@ def _alive(pids: set[int]) -> set[int]:
 
 def _start_and_wait_for_actors(cluster):
     """A check of BIG on 2 actors, once both are expanding; returns the process and their pids."""
-    proc = subprocess.Popen([sys.executable, "-m", "checker", "check", BIG, "--json", "--quiet", "--ray", cluster,
+    proc = subprocess.Popen([sys.executable, "-m", "tlacheck", "check", BIG, "--json", "--quiet", "--ray", cluster,
                              "--ray-actors", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT)
     deadline = time.time() + 120
@@ -256,7 +256,7 @@ def test_a_time_limit_stops_the_run_cleanly(cluster):
 def test_the_memory_limit_is_each_actors():
     """An actor past --memory-limit (its own resident memory) drops the level, which ends the run
     as a limit does; here the actor's class runs in this process, without Ray."""
-    from checker.engine.cluster import Partition, Setup
+    from tlacheck.engine.cluster import Partition, Setup
 
     model = model_of(COUNTERS)
     actor = Partition(model.recipe, Setup(0, 1, Options(memory_limit_mb=1), False))
@@ -278,7 +278,7 @@ def test_a_limit_reached_while_the_actors_start(cluster):
 def test_generated_specs_match_one_process(cluster, seed):
     """The differential oracle's random specs (inputs nobody wrote for this code), every check of
     each; more seeds: `python -m benchmarks.cluster --generated A:B`."""
-    from checker.core.source import Source
+    from tlacheck.core.source import Source
     from tests.oracle.generate import generate
 
     g = generate(seed)
@@ -288,8 +288,8 @@ def test_generated_specs_match_one_process(cluster, seed):
 
 def test_an_actor_on_other_code_refuses_to_start(cluster, monkeypatch):
     """Same version number, other code (a node not upgraded): a clear error, not a wrong answer."""
-    from checker.core.errors import ClusterError
-    from checker.engine import cluster as engine
+    from tlacheck.core.errors import ClusterError
+    from tlacheck.engine import cluster as engine
 
     monkeypatch.setattr(engine, "code_id", lambda: "other code")  # the driver's digest, not the actors'
     with pytest.raises(ClusterError, match="could not start: .*other tlacheck code than the driver") as info:

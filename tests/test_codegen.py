@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from checker.app.cli import main, read_source
-from checker.compile import codegen
-from checker.compile.model import build_model
-from checker.core import runtime
-from checker.core.result import Verdict
-from checker.core.errors import UsageError
+from tlacheck.app.cli import main, read_source
+from tlacheck.compile import codegen
+from tlacheck.compile.model import build_model
+from tlacheck.core import runtime
+from tlacheck.core.result import Verdict
+from tlacheck.core.errors import UsageError
 from tests.conftest import SPECS, model_of, next_states, run
 
 

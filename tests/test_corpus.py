@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from checker.app.cli import read_source
-from checker.compile.model import build_model
-from checker.core.result import Verdict
-from checker.engine.explore import explore
-from checker.engine.options import Options
+from tlacheck.app.cli import read_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.result import Verdict
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
 from tests.conftest import REFERENCE, SPECS
 
 COUNTS = Path(__file__).parent / "data" / "tlc_counts"

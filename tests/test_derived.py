@@ -7,13 +7,13 @@ import textwrap
 
 import pytest
 
-from checker.app.cli import main
-from checker.compile.model import build_model
-from checker.core.source import Source
-from checker.core.errors import SpecError
-from checker.engine.explore import explore
-from checker.engine.options import Options
-from checker.output import artefacts, html, itf, render, report
+from tlacheck.app.cli import main
+from tlacheck.compile.model import build_model
+from tlacheck.core.source import Source
+from tlacheck.core.errors import SpecError
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.output import artefacts, html, itf, render, report
 from tests.conftest import model_of
 
 

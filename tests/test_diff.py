@@ -9,15 +9,15 @@ import json
 
 import pytest
 
-from checker.compile.model import build_model
-from checker.core import types as T
-from checker.core.runtime import NONE
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.options import Options
-from checker.output import artefacts, diff, render, report
-from checker.output.diff import Op, change_json, changes, wrap
-from checker.output.report import format_result
+from tlacheck.compile.model import build_model
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.output import artefacts, diff, render, report
+from tlacheck.output.diff import Op, change_json, changes, wrap
+from tlacheck.output.report import format_result
 from tests.conftest import ROOT, golden
 
 

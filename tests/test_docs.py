@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.app.cli import main
+from tlacheck.app.cli import main
 
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "language.md"

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from checker.core.errors import SpecError
-from checker.core.result import Verdict
-from checker.engine.explore import explore
-from checker.engine.options import Options, Storage
+from tlacheck.core.errors import SpecError
+from tlacheck.core.result import Verdict
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options, Storage
 from tests.conftest import SPECS, model_of
 from tests.test_liveness import replay_lasso
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from checker.app.cli import main
+from tlacheck.app.cli import main
 from tests.conftest import ROOT
 
 

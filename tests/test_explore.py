@@ -2,9 +2,9 @@
 
 import pytest
 
-from checker.core.result import Verdict
-from checker.core.runtime import NONE
-from checker.engine.options import Storage
+from tlacheck.core.result import Verdict
+from tlacheck.core.runtime import NONE
+from tlacheck.engine.options import Storage
 from tests.conftest import SPECS, model_of, run, spec_runs
 
 
@@ -362,10 +362,10 @@ def test_the_coverage_adds_up_to_the_summary(spec, variant, storage):
     """Also when a violation, an error or a deadlock stops the run in the middle of an action
     (an invariant violated by the third successor of an action counts those three). With
     --workers N the coverage is the same (tests/test_parallel.py)."""
-    from checker.app.cli import read_source
-    from checker.engine.explore import explore
-    from checker.engine.options import Options
-    from checker.compile.model import build_model
+    from tlacheck.app.cli import read_source
+    from tlacheck.engine.explore import explore
+    from tlacheck.engine.options import Options
+    from tlacheck.compile.model import build_model
 
     model = build_model(read_source(str(SPECS / spec)), None, variant)
     r = explore(model, Options(storage=storage, check_properties=False))

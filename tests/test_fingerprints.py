@@ -10,13 +10,13 @@ import textwrap
 
 import pytest
 
-from checker.app.cli import read_source
-from checker.compile.model import build_model
-from checker.core import types as T
-from checker.core.runtime import NONE, keys_tuple
-from checker.engine.explore import explore
-from checker.engine.fingerprints import Fingerprinter, FingerprintSet, collision_probability, encode, slot_hash
-from checker.engine.options import Options, Storage
+from tlacheck.app.cli import read_source
+from tlacheck.compile.model import build_model
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE, keys_tuple
+from tlacheck.engine.explore import explore
+from tlacheck.engine.fingerprints import Fingerprinter, FingerprintSet, collision_probability, encode, slot_hash
+from tlacheck.engine.options import Options, Storage
 from tests.conftest import ROOT, SPECS, model_of, spec_runs
 from tests.values_check import state_problems, well_represented
 
@@ -119,7 +119,7 @@ PINNED_STATE = 2523800740595754114
     (T.MapT(INT, T.SeqT(INT)), ((1, 2), (tuple(range(9000)), ()))),
 ])
 def test_large_values_are_hashed_in_pieces_as_if_at_once(var_type, value):
-    from checker.engine.fingerprints import _large, _MEMO_BYTES
+    from tlacheck.engine.fingerprints import _large, _MEMO_BYTES
 
     fingerprint = Fingerprinter([var_type])
     if isinstance(var_type, T.MapT):  # entry by entry
@@ -178,9 +178,9 @@ def test_collision_probability_is_tlcs_optimistic_estimate():
 
 def test_fingerprints_do_not_depend_on_the_hash_seed():
     code = textwrap.dedent("""
-        from checker.app.cli import read_source
-        from checker.engine.fingerprints import Fingerprinter
-        from checker.compile.model import build_model
+        from tlacheck.app.cli import read_source
+        from tlacheck.engine.fingerprints import Fingerprinter
+        from tlacheck.compile.model import build_model
         m = build_model(read_source("specs/notify_race.spec"))
         f = Fingerprinter(m.var_types)
         s = next(m.init())
@@ -261,7 +261,7 @@ def test_fingerprint_and_exact_storage_agree_on_evaluation_errors(extra):
 
 
 def test_summary_reports_the_collision_probability(capsys):
-    from checker.app.cli import main
+    from tlacheck.app.cli import main
 
     assert main(["check", str(SPECS / "classic" / "two_phase.spec"), "--quiet"]) == 0
     assert "probability of a collision" in capsys.readouterr().out
@@ -282,7 +282,7 @@ def test_list_and_generator_forms_of_actions_agree():
 def test_queued_values_are_shared_and_pools_stay_bounded():
     # 40 x 1,000 states: the variable `n` takes more distinct values than a pool keeps
     # (pools.POOL_LIMIT), so its pool is emptied during the search; `m` repeats its values.
-    from checker.engine import pools
+    from tlacheck.engine import pools
 
     model = model_of(textwrap.dedent("""
         var n: int = 0
@@ -301,7 +301,7 @@ def test_queued_values_are_shared_and_pools_stay_bounded():
 
 
 def test_a_pool_of_queued_values_that_rarely_repeat_is_given_up():
-    from checker.engine.pools import POOL_WINDOW, ValuePools
+    from tlacheck.engine.pools import POOL_WINDOW, ValuePools
 
     model = model_of("""
         var fresh: seq[int] = []
@@ -323,7 +323,7 @@ def test_a_pool_of_queued_values_that_rarely_repeat_is_given_up():
 def test_giving_up_a_pool_changes_no_result(monkeypatch):
     # flags with 10 processes: 1,024 maps of flags, each in 7 states; a pool bounded to 128 of them
     # keeps losing them, so it is given up (flags_16's 65,536 maps do that to the usual bound)
-    from checker.engine import pools as E
+    from tlacheck.engine import pools as E
 
     monkeypatch.setattr(E, "POOL_LIMIT", 128)
     monkeypatch.setattr(E, "POOL_WINDOW", 512)

@@ -33,7 +33,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from checker.lang.parser import MAX_NESTING
+from tlacheck.lang.parser import MAX_NESTING
 from tests.fuzzing import (ALLOWED_EXITS, CASE_SECONDS, EXPLORED, SpecGen, check_outcome, check_spec,
 
 
@@ -213,7 +213,7 @@ def test_the_storage_comparison_fails_on_a_broken_fingerprint(workdir, monkeypat
     """Soundness issue, item 4: the comparison that every explored fuzz input goes through can
     fail. A fingerprint that collides for every state (forked runs inherit the patch) merges all
     states, which exact storage does not."""
-    from checker.engine import fingerprints
+    from tlacheck.engine import fingerprints
 
     data = b"var x: 0..5 = 0\naction Inc:\n    require x < 5\n    x = x + 1\n"
     assert check_spec(data, workdir).code == 11

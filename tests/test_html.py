@@ -9,12 +9,12 @@ from html.parser import HTMLParser
 
 import pytest
 
-from checker.app.cli import main, read_source
-from checker.compile.model import build_model
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.options import Options
-from checker.output import artefacts, html
+from tlacheck.app.cli import main, read_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.output import artefacts, html
 from tests.conftest import ROOT, SPECS, golden, model_of
 
 

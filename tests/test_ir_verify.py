@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from checker.core import types as T
-from checker.core.errors import SpecError
-from checker.core.source import Source
-from checker.ir import nodes as ir
-from checker.ir.verify import verify
-from checker.lang.parser import parse
-from checker.lang.typecheck import check
-from checker.lang.variants import BASE, variants
-from checker.compile.model import lower
+from tlacheck.core import types as T
+from tlacheck.core.errors import SpecError
+from tlacheck.core.source import Source
+from tlacheck.ir import nodes as ir
+from tlacheck.ir.verify import verify
+from tlacheck.lang.parser import parse
+from tlacheck.lang.typecheck import check
+from tlacheck.lang.variants import BASE, variants
+from tlacheck.compile.model import lower
 from tests.conftest import ROOT, SPECS, model_of
 from tests.oracle.generate import generate
 

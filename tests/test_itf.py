@@ -8,12 +8,12 @@ import json
 import jsonschema
 import pytest
 
-from checker.app.cli import main, read_source
-from checker.compile.model import build_model
-from checker.core.result import Step, Trace
-from checker.core.runtime import NONE
-from checker.engine.explore import explore
-from checker.output import itf
+from tlacheck.app.cli import main, read_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.result import Step, Trace
+from tlacheck.core.runtime import NONE
+from tlacheck.engine.explore import explore
+from tlacheck.output import itf
 from tests.conftest import ROOT, SPECS, model_of
 
 

@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from checker.app import cli
-from checker.app.cli import main
-from checker.engine.explore import explore
-from checker.engine.limits import memory_estimate
+from tlacheck.app import cli
+from tlacheck.app.cli import main
+from tlacheck.engine.explore import explore
+from tlacheck.engine.limits import memory_estimate
 from tests.conftest import ROOT
 
 
@@ -46,7 +46,7 @@ def test_each_limit_stops_with_exit_5_and_valid_json(endless, capsys, flag, valu
 
 def start(endless, *extra):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.Popen([sys.executable, "-m", "checker", "check", endless, "--progress-every", "0.1", *extra],
+    return subprocess.Popen([sys.executable, "-m", "tlacheck", "check", endless, "--progress-every", "0.1", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
 
 
@@ -86,7 +86,7 @@ def test_a_second_ctrl_c_quits_at_once():
     rebuilt, one long operation of Python), the second one ends the process at once. Here the
     work in progress ignores the request, as those do."""
     script = ("import threading\n"
-              "from checker.app.cli import _stop_on_signals\n"
+              "from tlacheck.app.cli import _stop_on_signals\n"
               "stop = threading.Event()\n"
               "with _stop_on_signals(stop):\n"
               "    print('ready', flush=True)\n"
@@ -142,7 +142,7 @@ def test_issue_8_memory_estimate_stays_quiet_when_the_search_winds_down_or_knows
 
 def baseline_mb():
     """Resident memory of a fresh tlacheck process before it explores (Linux only)."""
-    probe = subprocess.run([sys.executable, "-c", "import checker.app.cli\nfrom checker.engine.limits import resident_mb\n"
+    probe = subprocess.run([sys.executable, "-c", "import tlacheck.app.cli\nfrom tlacheck.engine.limits import resident_mb\n"
                             "print(resident_mb())"], capture_output=True, text=True, cwd=ROOT, check=True)
     value = probe.stdout.strip()
     if value == "None":
@@ -158,7 +158,7 @@ def test_issue_8_memory_warning_comes_before_the_memory_limit(tmp_path, workers)
     p = tmp_path / "grow.spec"
     p.write_text("var q: seq[int] = []\naction Push(i in 0..2):\n    q = append(q, i)\n")
     limit = str(int(baseline_mb()) + 300)
-    proc = subprocess.run([sys.executable, "-m", "checker", "check", str(p), "--memory-limit", limit, "--json",
+    proc = subprocess.run([sys.executable, "-m", "tlacheck", "check", str(p), "--memory-limit", limit, "--json",
                            "--workers", workers], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 5, proc.stderr
     data = json.loads(proc.stdout)

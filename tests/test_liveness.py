@@ -7,15 +7,15 @@ the property must be false on it.
 
 import pytest
 
-from checker.app.cli import read_source
-from checker.compile.model import build_model
-from checker.core.result import Verdict
-from checker.engine.explore import explore
+from tlacheck.app.cli import read_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.result import Verdict
+from tlacheck.engine.explore import explore
 from tests.conftest import SPECS, model_of
 
 
 def check(text: str, **opts):
-    from checker.engine.options import Options
+    from tlacheck.engine.options import Options
 
     model = model_of(text)
     return model, explore(model, Options(**opts))
@@ -144,7 +144,7 @@ MUTEX = """
 def test_mutex_without_fairness_starves():
     model, r = check(MUTEX + "invariant Dummy: true\n")
     model = model_of(MUTEX)
-    r = explore(model, __import__("checker.engine.options", fromlist=["Options"]).Options(invariants=()))
+    r = explore(model, __import__("tlacheck.engine.options", fromlist=["Options"]).Options(invariants=()))
     assert r.verdict == Verdict.LIVENESS_VIOLATED
     cycle = replay_lasso(model, r.violation.trace)
     assert all(model.format_state(s)["pc"] != "" for s in cycle)
@@ -152,7 +152,7 @@ def test_mutex_without_fairness_starves():
 
 @pytest.mark.parametrize("strength, verdict", [("weak", Verdict.LIVENESS_VIOLATED), ("strong", Verdict.OK)])
 def test_mutex_weak_fairness_starves_strong_does_not(strength, verdict):
-    from checker.engine.options import Options
+    from tlacheck.engine.options import Options
 
     model = model_of(MUTEX + f"fair {strength} Request(p) or Enter(p) or Leave(p) for p in P\n")
     r = explore(model, Options(invariants=()))
@@ -272,7 +272,7 @@ CLASSIC = [
 
 @pytest.mark.parametrize("port, deadlock, properties", CLASSIC)
 def test_classic_properties_hold_as_tlc_says(port, deadlock, properties):
-    from checker.engine.options import Options
+    from tlacheck.engine.options import Options
 
     model = build_model(read_source(str(SPECS / "classic" / port)))
     assert sorted(p.name for p in model.spec.properties) == sorted(properties)
@@ -293,8 +293,8 @@ def without_fairness(text: str, keep=lambda line: False) -> str:
     ("sync_termination_detection.spec", True, "fair weak", "Liveness"),
 ])
 def test_removing_fairness_yields_a_replayable_lasso(tmp_path, port, deadlock, drop, expect):
-    from checker.engine.options import Options
-    from checker.core.source import Source
+    from tlacheck.engine.options import Options
+    from tlacheck.core.source import Source
 
     text = (SPECS / "classic" / port).read_text()
     text = "\n".join(line for line in text.splitlines() if not line.startswith(drop)) + "\n"
@@ -307,7 +307,7 @@ def test_removing_fairness_yields_a_replayable_lasso(tmp_path, port, deadlock, d
 
 def test_weakening_allocate_to_weak_fairness_breaks_obtain():
     """TLC: ClientsWillObtain needs *strong* fairness of Allocate."""
-    from checker.core.source import Source
+    from tlacheck.core.source import Source
 
     text = (SPECS / "classic" / "simple_allocator.spec").read_text().replace("fair strong Allocate", "fair weak Allocate")
     model = build_model(Source("a.spec", text))
@@ -318,7 +318,7 @@ def test_weakening_allocate_to_weak_fairness_breaks_obtain():
 
 def test_lasso_output_is_deterministic():
     text = MUTEX + "fair weak Request(p) or Enter(p) or Leave(p) for p in P\n"
-    from checker.engine.options import Options
+    from tlacheck.engine.options import Options
 
     a = explore(model_of(text), Options(invariants=())).violation.trace
     b = explore(model_of(text), Options(invariants=())).violation.trace
@@ -343,8 +343,8 @@ RING = """
 
 def explored(text):
     """The model and its explored graph, as the explorer hands them to the liveness checker."""
-    from checker.engine.levels import Coordinator
-    from checker.engine.options import Options
+    from tlacheck.engine.levels import Coordinator
+    from tlacheck.engine.options import Options
 
     model = model_of(text)
     explorer = Coordinator(model, Options(), None, 5.0)
@@ -355,7 +355,7 @@ def explored(text):
 def test_issue_8_liveness_checker_with_a_preset_stop_event_stops_at_once():
     import threading
 
-    from checker.engine.liveness import Checker, Stopped
+    from tlacheck.engine.liveness import Checker, Stopped
 
     model, graph = explored(RING)
     event = threading.Event()
@@ -366,7 +366,7 @@ def test_issue_8_liveness_checker_with_a_preset_stop_event_stops_at_once():
 
 
 def test_issue_8_liveness_checker_asks_while_it_evaluates_predicates():
-    from checker.engine.liveness import Checker, Stopped
+    from tlacheck.engine.liveness import Checker, Stopped
 
     model, graph = explored(RING)
     calls = []
@@ -390,7 +390,7 @@ def test_issue_8_liveness_checker_asks_while_it_evaluates_predicates():
 def test_issue_8_explore_reports_undecided_properties_when_stopped_in_the_liveness_phase():
     import threading
 
-    from checker.engine.options import Options
+    from tlacheck.engine.options import Options
 
     def stopped_in_the_liveness_phase(**opts):
         """Ctrl-C as the liveness phase starts: its first progress report (due at once) sets it."""
@@ -433,7 +433,7 @@ def test_issue_18_properties_decided_on_fingerprints_agree_with_exact_storage(na
     graph holds the predicates' values and the successors' numbers; a lasso's states are found
     again by running the spec): the verdict, the counts and the counterexample are those of exact
     storage, which keeps every state and tells them by their ids, with one worker or two."""
-    from checker.engine.options import Options, Storage
+    from tlacheck.engine.options import Options, Storage
 
     model = build_model(read_source(str(SPECS / name)))
     live = tuple(p.name for p in model.spec.properties if p.has_liveness)
@@ -509,7 +509,7 @@ def test_issue_18_components_are_sorted_alike_small_and_large():
     import random
     from array import array
 
-    from checker.engine.liveness import _sorted
+    from tlacheck.engine.liveness import _sorted
 
     rng = random.Random(18)
     for size in (0, 1, 5, (1 << 14) - 1, 1 << 14, 50_000):
@@ -520,8 +520,8 @@ def test_issue_18_components_are_sorted_alike_small_and_large():
 def test_simple_allocator_inf_often_satisfied_breaks_without_strong_fairness_of_allocate():
     """Each property of SimpleAllocator.cfg is broken by a mutation; InfOftenSatisfied
     (`\\A c : []<>(unsat[c] = {})`) by dropping `fair strong Allocate`: a request stays unsatisfied."""
-    from checker.engine.options import Options
-    from checker.core.source import Source
+    from tlacheck.engine.options import Options
+    from tlacheck.core.source import Source
 
     text = (SPECS / "classic" / "simple_allocator.spec").read_text()
     model = build_model(Source("simple_allocator.spec", text))

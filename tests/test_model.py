@@ -2,7 +2,7 @@
 
 import pytest
 
-from checker.core.errors import SpecError
+from tlacheck.core.errors import SpecError
 from tests.conftest import model_of
 
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from checker.app.cli import main, read_source
-from checker.app.verify import verify_source
-from checker.compile.model import build_model
-from checker.core.errors import SpecError, UsageError
-from checker.engine.explore import explore
+from tlacheck.app.cli import main, read_source
+from tlacheck.app.verify import verify_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.errors import SpecError, UsageError
+from tlacheck.engine.explore import explore
 
 
 COMMON = """\

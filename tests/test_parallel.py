@@ -11,13 +11,13 @@ import textwrap
 
 import pytest
 
-from checker.app.cli import EXIT_INTERNAL, main, read_source
-from checker.compile.model import build_model
-from checker.core.result import Verdict
-from checker.engine import levels as parallel
-from checker.engine.explore import explore
-from checker.engine.options import Options, Storage
-from checker.engine.levels import Coordinator
+from tlacheck.app.cli import EXIT_INTERNAL, main, read_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.result import Verdict
+from tlacheck.engine import levels as parallel
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options, Storage
+from tlacheck.engine.levels import Coordinator
 from tests.conftest import GROW, ROOT, SPECS, fail_ranges, model_of, spec_runs
 from tests.fuzzing import run_cli
 
@@ -209,7 +209,7 @@ def test_the_workers_pools_are_reviewed_between_states(monkeypatch):
     """A worker interns the values an action writes (pools.ValuePools). Here every state is a
     review, and windows and bounds are tiny, so pools are emptied and given up (the counter's
     values never repeat) in the middle of a level: the results stay those of one process."""
-    from checker.engine import pools as pools
+    from tlacheck.engine import pools as pools
 
     monkeypatch.setattr(parallel, "HALT_EVERY", 0)
     monkeypatch.setattr(pools, "POOL_WINDOW", 4)

@@ -8,10 +8,10 @@ import sys
 import pytest
 from lark import Token, Tree
 
-from checker.core.errors import SpecError
-from checker.core.source import Source
-from checker.lang import syntax as S
-from checker.lang.parser import parse, parse_expression
+from tlacheck.core.errors import SpecError
+from tlacheck.core.source import Source
+from tlacheck.lang import syntax as S
+from tlacheck.lang.parser import parse, parse_expression
 from tests.conftest import ROOT, spec_error
 
 
@@ -188,7 +188,7 @@ def test_huge_integer_literal_is_an_error():
                                             ("f(", ")"), ("set[", "]")])
 def test_issue_8_deep_nesting_is_e007_not_a_recursion_error(opener, closer):
     """Nesting past MAX_NESTING used to end in RecursionError (an internal error)."""
-    from checker.lang.parser import MAX_NESTING
+    from tlacheck.lang.parser import MAX_NESTING
 
     for depth in (MAX_NESTING + 1, 20_000):
         text = f"const C: {opener * depth}int{closer * depth} = 1\n" if opener == "set[" else \
@@ -199,7 +199,7 @@ def test_issue_8_deep_nesting_is_e007_not_a_recursion_error(opener, closer):
 
 
 def test_issue_8_nesting_just_under_the_limit_parses():
-    from checker.lang.parser import MAX_NESTING
+    from tlacheck.lang.parser import MAX_NESTING
 
     parse_text("var x: int = " + "-" * (MAX_NESTING - 5) + "1\n")
 
@@ -324,7 +324,7 @@ def test_set_operators_keep_the_generic_hint():
 # ---------------------------------------------------------------- the grammar cache
 
 def _parse_in_a_child(env: dict) -> subprocess.CompletedProcess:
-    code = "from checker.lang.parser import parse_expression\nfrom checker.core.source import Source\n" \
+    code = "from tlacheck.lang.parser import parse_expression\nfrom tlacheck.core.source import Source\n" \
            "print(parse_expression(Source('-D N', '1 + 2')).__class__.__name__)"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, **env})

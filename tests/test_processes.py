@@ -13,15 +13,15 @@ import textwrap
 
 import pytest
 
-from checker.app.cli import main, read_source
-from checker.app.verify import verify_source
-from checker.compile.model import build_model
-from checker.core.errors import SpecError
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.options import Options, Storage
-from checker.output.render import lanes, trace_dot
-from checker.output.report import format_summary, format_trace
+from tlacheck.app.cli import main, read_source
+from tlacheck.app.verify import verify_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.errors import SpecError
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options, Storage
+from tlacheck.output.render import lanes, trace_dot
+from tlacheck.output.report import format_summary, format_trace
 from tests.conftest import SPECS
 from tests.oracle import processes as oracle
 from tests.oracle import tlc

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from checker.app.cli import main, read_source
-from checker.app.verify import verify_source
-from checker.compile.model import build_model
-from checker.core.errors import SpecError
-from checker.engine.explore import explore
-from checker.engine.options import Options
+from tlacheck.app.cli import main, read_source
+from tlacheck.app.verify import verify_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.errors import SpecError
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
 from tests.conftest import SPECS
 from tests.oracle import tlc
 

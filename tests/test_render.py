@@ -11,15 +11,15 @@ import sys
 
 import pytest
 
-from checker.app.cli import main, read_source
-from checker.compile.model import build_model
-from checker.core.errors import SpecError, UsageError
-from checker.core.result import Step, Trace, Violation
-from checker.engine import stategraph
-from checker.engine.explore import explore
-from checker.engine.options import Options
-from checker.output import artefacts
-from checker.output import render
+from tlacheck.app.cli import main, read_source
+from tlacheck.compile.model import build_model
+from tlacheck.core.errors import SpecError, UsageError
+from tlacheck.core.result import Step, Trace, Violation
+from tlacheck.engine import stategraph
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.output import artefacts
+from tlacheck.output import render
 from tests.conftest import ROOT, SPECS, model_of
 from tests.conftest import golden as golden_file
 
@@ -388,7 +388,7 @@ def test_output_is_byte_identical_across_processes(tmp_path):
     for seed in ("1", "2"):
         out = tmp_path / seed
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        subprocess.run([sys.executable, "-m", "checker", "check", DIEHARD, "--render", str(out), "--quiet",
+        subprocess.run([sys.executable, "-m", "tlacheck", "check", DIEHARD, "--render", str(out), "--quiet",
                         "--itf", str(out / "t.itf.json")], env=env, capture_output=True, cwd=ROOT)
         outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert outs[0] == outs[1] and "diehard.base.NotSolved.dot" in outs[0]

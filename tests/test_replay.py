@@ -4,16 +4,16 @@ import json
 
 import pytest
 
-from checker.app.cli import main
-from checker.compile.model import build_model
-from checker.core.result import Step, Trace
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.options import Options
-from checker.output import savedtrace
-from checker.output.itf import trace_itf
-from checker.output.replay import Outcome, replay
-from checker.output.report import result_json
+from tlacheck.app.cli import main
+from tlacheck.compile.model import build_model
+from tlacheck.core.result import Step, Trace
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.output import savedtrace
+from tlacheck.output.itf import trace_itf
+from tlacheck.output.replay import Outcome, replay
+from tlacheck.output.report import result_json
 from tests.conftest import SPECS
 
 
@@ -272,7 +272,7 @@ def test_cli_rejects_files_that_are_not_traces(tmp_path, capsys):
 
 
 def _trace_json(model, trace):
-    from checker.output.report import trace_json
+    from tlacheck.output.report import trace_json
 
     return trace_json(model, trace)
 

@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from checker.app.cli import main
-from checker.compile.model import build_model
-from checker.core.source import Source
-from checker.output import replay as replay_module
-from checker.output.replay import Outcome, replay
-from checker.output.savedtrace import load
+from tlacheck.app.cli import main
+from tlacheck.compile.model import build_model
+from tlacheck.core.source import Source
+from tlacheck.output import replay as replay_module
+from tlacheck.output.replay import Outcome, replay
+from tlacheck.output.savedtrace import load
 
 
 GROW = "var n: int = 1\naction Grow:\n    n = n * 1000\ninvariant Small: n < 1000000000\n"

@@ -14,13 +14,13 @@ import json
 
 import pytest
 
-from checker.app import cli
-from checker.core import types as T
-from checker.core.result import Verdict
-from checker.core.runtime import Fault
-from checker.engine.fingerprints import Fingerprinter
-from checker.engine.options import Storage
-from checker.engine.successors import until_fault
+from tlacheck.app import cli
+from tlacheck.core import types as T
+from tlacheck.core.result import Verdict
+from tlacheck.core.runtime import Fault
+from tlacheck.engine.fingerprints import Fingerprinter
+from tlacheck.engine.options import Storage
+from tlacheck.engine.successors import until_fault
 from tests.conftest import GROW, model_of, next_states, run
 from tests.fuzzing import ALLOWED_EXITS, LOCATED_ERROR, check_outcome, run_cli
 

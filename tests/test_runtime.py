@@ -4,7 +4,7 @@ import pickle
 
 import pytest
 
-from checker.core import runtime as R
+from tlacheck.core import runtime as R
 
 
 def test_none_is_a_singleton_with_a_stable_hash():

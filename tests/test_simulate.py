@@ -7,16 +7,16 @@ from textwrap import dedent
 
 import pytest
 
-from checker.app.cli import main
-from checker.compile.model import build_model
-from checker.core.result import Verdict
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.options import Options
-from checker.engine.simulate import SimOptions, simulate
-from checker.output import savedtrace
-from checker.output.replay import replay
-from checker.output.report import trace_json
+from tlacheck.app.cli import main
+from tlacheck.compile.model import build_model
+from tlacheck.core.result import Verdict
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.engine.simulate import SimOptions, simulate
+from tlacheck.output import savedtrace
+from tlacheck.output.replay import replay
+from tlacheck.output.report import trace_json
 from tests.conftest import SPECS
 from tests.test_steps import TOGGLE
 
@@ -360,8 +360,8 @@ def test_a_spec_error_is_reported_with_its_place(tmp_path, capsys):
 # ---------------------------------------------------------------- expectations by simulation
 
 def test_verify_by_simulation_meets_violations_and_leaves_what_it_cannot_decide():
-    from checker.app.cli import read_source
-    from checker.app.verify import verify_source
+    from tlacheck.app.cli import read_source
+    from tlacheck.app.verify import verify_source
 
     rows = {(r.variant, r.check): r for r in verify_source(read_source(str(SPECS / "notify_race.spec")),
                                                            simulation=SimOptions(seed=1, traces=200))}

@@ -22,21 +22,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checker.compile import codegen
-from checker.ir import nodes as ir
-from checker.core import runtime
-from checker.prove import smt
-from checker.core import types as T
-from checker.app.cli import main
-from checker.core.errors import SpecError, UsageError
-from checker.compile.model import build_model
-from checker.lang.parser import parse
-from checker.prove.proof import (
+from tlacheck.compile import codegen
+from tlacheck.ir import nodes as ir
+from tlacheck.core import runtime
+from tlacheck.prove import smt
+from tlacheck.core import types as T
+from tlacheck.app.cli import main
+from tlacheck.core.errors import SpecError, UsageError
+from tlacheck.compile.model import build_model
+from tlacheck.lang.parser import parse
+from tlacheck.prove.proof import (
     Outcome, condition, cube_minus, cube_size, irredundant, literal, union_size, Input,
 )
-from checker.core.runtime import NONE
-from checker.core.source import Source
-from checker.lang.variants import BASE, variants
+from tlacheck.core.runtime import NONE
+from tlacheck.core.source import Source
+from tlacheck.lang.variants import BASE, variants
 from tests.conftest import SPECS, spec_files
 
 FORK = SPECS / "fork_teammate.spec"
@@ -501,8 +501,8 @@ def test_action_that_can_never_be_taken_is_W211_and_the_warning_is_sound():
     flagged = [w.message.split("`")[1] for w in smt.guard_warnings(model)]
     assert flagged == ["Paint", "Tick", "Empty"]
     # Independent evidence: the explorer never enables a flagged action in any reachable state.
-    from checker.engine.explore import explore
-    from checker.engine.options import Options
+    from tlacheck.engine.explore import explore
+    from tlacheck.engine.options import Options
 
     result = explore(model, Options(check_deadlock=False))
     names = [a.name for a in model.spec.actions]

@@ -9,8 +9,8 @@ a closed pipe or a full disk) in tests/test_cli.py.
 
 import pytest
 
-from checker.core.result import Verdict
-from checker.engine.options import Storage
+from tlacheck.core.result import Verdict
+from tlacheck.engine.options import Storage
 from tests.conftest import run
 
 
@@ -154,7 +154,7 @@ def test_soundness_4_depth_is_one_when_no_initial_state_is_stored(mode):
 
 
 def test_soundness_3_a_violated_always_property_is_reported_as_a_property():
-    from checker.output.report import format_result
+    from tlacheck.output.report import format_result
 
     text = "var x: int = 0\naction A:\n    require x < 3\n    x = x + 1\nproperty P: always x < 2\n"
     model, r = run(text, check_deadlock=False)

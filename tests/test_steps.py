@@ -6,11 +6,11 @@ from collections import deque
 
 import pytest
 
-from checker.app.cli import main
-from checker.core.errors import SpecError
-from checker.core.result import Verdict
-from checker.engine.explore import explore
-from checker.engine.options import Options, Storage
+from tlacheck.app.cli import main
+from tlacheck.core.errors import SpecError
+from tlacheck.core.result import Verdict
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options, Storage
 from tests.conftest import SPECS, model_of, run
 from tests.test_parallel import summary
 

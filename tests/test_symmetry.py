@@ -5,11 +5,11 @@ import textwrap
 
 import pytest
 
-from checker.compile.symmetry import Symmetry
-from checker.core.errors import SpecError
-from checker.core.result import Verdict
-from checker.engine.explore import explore, symmetry_not_applied
-from checker.engine.options import Options, Storage
+from tlacheck.compile.symmetry import Symmetry
+from tlacheck.core.errors import SpecError
+from tlacheck.core.result import Verdict
+from tlacheck.engine.explore import explore, symmetry_not_applied
+from tlacheck.engine.options import Options, Storage
 from tests.conftest import model_of, run
 from tests.oracle.symmetric import orbits as _orbits, reachable as _reachable
 

@@ -14,10 +14,10 @@ import subprocess
 
 import pytest
 
-from checker.core.result import Verdict
-from checker.engine.explore import explore
-from checker.engine.options import Options, Storage
-from checker.engine.tableau import FALSE, TRUE, automaton, lit, release, until
+from tlacheck.core.result import Verdict
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options, Storage
+from tlacheck.engine.tableau import FALSE, TRUE, automaton, lit, release, until
 from tests.conftest import model_of
 from tests.oracle import tlc
 from tests.oracle.compare import check_seed

@@ -14,11 +14,11 @@ import json
 
 import pytest
 
-from checker.app import cli
-from checker.core.result import Trace
-from checker.engine import search
-from checker.engine.options import Storage
-from checker.output.report import format_result, result_json, trace_omitted
+from tlacheck.app import cli
+from tlacheck.core.result import Trace
+from tlacheck.engine import search
+from tlacheck.engine.options import Storage
+from tlacheck.output.report import format_result, result_json, trace_omitted
 from tests.conftest import GROW, run
 
 

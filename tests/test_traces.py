@@ -1,14 +1,14 @@
 """Traces rebuilt from stored keys (checker/engine/traces.py): real traces whatever the key,
 including keys of canonical representatives (what a symmetry-reduced store keeps)."""
 
-from checker.compile.model import build_model
-from checker.core.errors import SpecError
-from checker.core.result import Verdict
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.fingerprints import Fingerprinter
-from checker.engine.options import Options, Storage
-from checker.engine.traces import path_to, rebuild
+from tlacheck.compile.model import build_model
+from tlacheck.core.errors import SpecError
+from tlacheck.core.result import Verdict
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.fingerprints import Fingerprinter
+from tlacheck.engine.options import Options, Storage
+from tlacheck.engine.traces import path_to, rebuild
 from tests.conftest import SPECS, model_of, spec_runs
 
 # Two symmetric counters: swapping a and b maps behaviours to behaviours.
@@ -103,8 +103,8 @@ def test_fingerprint_and_exact_storage_rebuild_the_same_real_traces_on_the_bundl
 
 
 def test_each_store_rebuilds_its_traces_from_its_own_keys():
-    from checker.engine.levels import Coordinator
-    from checker.engine.stores import ExactStore, FingerprintStore
+    from tlacheck.engine.levels import Coordinator
+    from tlacheck.engine.stores import ExactStore, FingerprintStore
 
     model = model_of(TWO)
     for exact, store_type in ((True, ExactStore), (False, FingerprintStore)):

@@ -4,9 +4,9 @@ import dataclasses
 
 import pytest
 
-from checker.core import types as T
-from checker.core.errors import UsageError
-from checker.lang import syntax as S
+from tlacheck.core import types as T
+from tlacheck.core.errors import UsageError
+from tlacheck.lang import syntax as S
 from tests.conftest import model_of, spec_error
 
 
@@ -449,9 +449,9 @@ def nested_spec(shape: str, depth: int) -> str:
 
 def deepest(shape: str):
     """The parsed spec with `shape` nested as deep as the parser allows (E007 beyond), its source."""
-    from checker.core.errors import SpecError
-    from checker.lang.parser import parse
-    from checker.core.source import Source
+    from tlacheck.core.errors import SpecError
+    from tlacheck.lang.parser import parse
+    from tlacheck.core.source import Source
 
     lo, hi = 1, 100  # depth lo parses, hi does not (every level is at least one level of the tree)
     while hi - lo > 1:
@@ -478,7 +478,7 @@ def syntax_nodes(node) -> int:
 def test_soundness_6_type_checking_is_linear_in_the_nesting(shape, monkeypatch):
     import time
 
-    from checker.lang import typecheck
+    from tlacheck.lang import typecheck
 
     tree, source, depth = deepest(shape)
     assert depth >= 20  # the deepest the parser allows: 23 to 95 levels of the shape
@@ -517,7 +517,7 @@ def test_soundness_6_a_binder_inferred_again_warns_once():
 # ---------------------------------------------------------------- every error in one run
 
 def spec_errors(text: str) -> list:
-    from checker.core.errors import SpecError
+    from tlacheck.core.errors import SpecError
 
     with pytest.raises(SpecError) as info:
         model_of(text)
@@ -958,7 +958,7 @@ def test_issue_15_block_errors(text, code, message, where):
 
 
 def test_issue_15_an_error_in_a_block_is_reported_once_at_the_block_even_unused():
-    from checker.core.errors import SpecError
+    from tlacheck.core.errors import SpecError
     from tests.conftest import model_of as build
 
     for calls in ("", "    bump(1)\n    bump(2)\n"):

@@ -1,9 +1,9 @@
 """values.py: display and JSON of values, guided by types."""
 
-from checker.core import types as T
-from checker.core import values
-from checker.core.runtime import NONE
-from checker.core.values import format_value, to_json
+from tlacheck.core import types as T
+from tlacheck.core import values
+from tlacheck.core.runtime import NONE
+from tlacheck.core.values import format_value, to_json
 
 
 RM = T.SortT("RM", ("r1", "r2"), "model")

@@ -2,10 +2,10 @@
 
 import pytest
 
-from checker.core.errors import UsageError
-from checker.core.source import Source
-from checker.lang.parser import parse
-from checker.lang.variants import apply_variant
+from tlacheck.core.errors import UsageError
+from tlacheck.core.source import Source
+from tlacheck.lang.parser import parse
+from tlacheck.lang.variants import apply_variant
 
 
 SPEC = """var x: int = 0
@@ -36,10 +36,10 @@ def test_issue_8_unknown_variant_is_a_usage_error_with_a_hint():
 
 # ---------------------------------------------------------------- issue 15: extend, replace block
 
-from checker.compile.model import build_model  # noqa: E402
-from checker.core.errors import SpecError  # noqa: E402
-from checker.engine.explore import explore  # noqa: E402
-from checker.engine.options import Options  # noqa: E402
+from tlacheck.compile.model import build_model  # noqa: E402
+from tlacheck.core.errors import SpecError  # noqa: E402
+from tlacheck.engine.explore import explore  # noqa: E402
+from tlacheck.engine.options import Options  # noqa: E402
 
 QUEUE = """\
 const N: int = 3

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from checker.app.cli import main, read_source
-from checker.app.verify import verify_source
+from tlacheck.app.cli import main, read_source
+from tlacheck.app.verify import verify_source
 from tests.conftest import SPECS
 
 
@@ -145,7 +145,7 @@ def test_issue_15_verify_honours_deadlock_allowed_and_still_decides_deadlocks(tm
 
 
 def test_issue_15_verify_simulate_honours_deadlock_allowed(tmp_path):
-    from checker.engine.simulate import SimOptions
+    from tlacheck.engine.simulate import SimOptions
 
     path = tmp_path / "stopping.spec"
     path.write_text(STOPPING)

@@ -12,13 +12,13 @@ import time
 
 import pytest
 
-from checker.compile.model import build_model
-from checker.core.result import Verdict
-from checker.core.source import Source
-from checker.engine import traces
-from checker.engine import watchdog
-from checker.engine.explore import explore
-from checker.engine.options import Options, Storage
+from tlacheck.compile.model import build_model
+from tlacheck.core.result import Verdict
+from tlacheck.core.source import Source
+from tlacheck.engine import traces
+from tlacheck.engine import watchdog
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options, Storage
 from tests.conftest import ROOT
 
 
@@ -37,7 +37,7 @@ PLACES = {
 def check(tmp_path, text: str, *flags: str, timeout: float = 60):
     p = tmp_path / "slow.spec"
     p.write_text(text)
-    proc = subprocess.run([sys.executable, "-m", "checker", "check", str(p), "--json", "--quiet", *flags],
+    proc = subprocess.run([sys.executable, "-m", "tlacheck", "check", str(p), "--json", "--quiet", *flags],
                           capture_output=True, text=True, cwd=ROOT, timeout=timeout)
     return proc.returncode, json.loads(proc.stdout), proc.stderr
 
@@ -64,7 +64,7 @@ def test_ctrl_c_stops_a_step_that_runs_for_minutes(tmp_path):
     p = tmp_path / "slow.spec"
     p.write_text(PLACES["guard"])
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "checker", "check", str(p)],
+    proc = subprocess.Popen([sys.executable, "-m", "tlacheck", "check", str(p)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
     try:
         # Start-up, compiling and the first states take well under a second of CPU time; then the

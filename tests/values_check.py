@@ -15,9 +15,9 @@
 
 from __future__ import annotations
 
-from checker.core import types as T
-from checker.core.runtime import EVAL_FAILURES, NONE, canon_key
-from checker.engine.fingerprints import Fingerprinter
+from tlacheck.core import types as T
+from tlacheck.core.runtime import EVAL_FAILURES, NONE, canon_key
+from tlacheck.engine.fingerprints import Fingerprinter
 
 
 def well_represented(v, t: T.Type) -> bool:

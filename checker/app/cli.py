@@ -17,16 +17,16 @@ import sys
 import threading
 import traceback
 
-from checker import __version__
-from checker.compile.model import build_model
-from checker.core.errors import ClusterError, Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
-from checker.core.result import Verdict
-from checker.core.source import Source
-from checker.core.files import read_source  # noqa: F401  (tests and the pytest plugin import it from here)
-from checker.engine.explore import explore, one_process_reason, symmetry_not_applied
-from checker.engine.options import Options, Progress, Storage
-from checker.output.artefacts import run_json
-from checker.output.report import errors_json, format_result
+from tlacheck import __version__
+from tlacheck.compile.model import build_model
+from tlacheck.core.errors import ClusterError, Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
+from tlacheck.core.result import Verdict
+from tlacheck.core.source import Source
+from tlacheck.core.files import read_source  # noqa: F401  (tests and the pytest plugin import it from here)
+from tlacheck.engine.explore import explore, one_process_reason, symmetry_not_applied
+from tlacheck.engine.options import Options, Progress, Storage
+from tlacheck.output.artefacts import run_json
+from tlacheck.output.report import errors_json, format_result
 
 
 EXIT_OK = 0
@@ -133,7 +133,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from checker.engine.simulate import DEFAULT_DEPTH, DEFAULT_TRACES
+    from tlacheck.engine.simulate import DEFAULT_DEPTH, DEFAULT_TRACES
 
     parser = _Parser(prog="tlacheck", description="A TLA+-style explicit-state model checker.")
     parser.add_argument("--version", action="version", version=f"tlacheck {__version__}")
@@ -271,7 +271,7 @@ def _add_counterexample_options(p) -> None:
 
 
 def _add_simulate_command(sub) -> None:
-    from checker.engine.simulate import DEFAULT_DEPTH, DEFAULT_TRACES
+    from tlacheck.engine.simulate import DEFAULT_DEPTH, DEFAULT_TRACES
 
     sim = sub.add_parser("simulate", help="check random behaviours (for models too large to explore)",
                          description="Run random behaviours from the initial states, each step a successor chosen "
@@ -692,8 +692,8 @@ def _simulate(args, sources: dict[str, Source]) -> int:
     """`tlacheck simulate FILE`: random behaviours; exit codes as for `check`."""
     import random
 
-    from checker.engine.simulate import DEFAULT_TRACES, SimOptions, simulate
-    from checker.output.report import add_simulation_json, format_simulation
+    from tlacheck.engine.simulate import DEFAULT_TRACES, SimOptions, simulate
+    from tlacheck.output.report import add_simulation_json, format_simulation
 
     source, model, (invariants, properties, _) = _load(args, sources)
     notes = _simulation_notes(model, properties, args.invariant or args.property)
@@ -742,7 +742,7 @@ def _simulation_progress(p) -> None:
 
 def _report_without_trace(model, result, args) -> str:
     """The `check` report when its trace cannot be formatted in the memory left."""
-    from checker.output.report import format_summary
+    from tlacheck.output.report import format_summary
 
     if args.json:
         data = errors_json([result.error.diagnostic()] if result.error is not None else [], args.file,
@@ -759,10 +759,10 @@ _TRACE_TOO_LARGE = "The trace is too large to print: formatting its states ran o
 
 
 def _verify(args, sources: dict[str, Source]) -> int:
-    from checker.output.report import format_verify, trace_json
-    from checker.app.verify import verify_source
+    from tlacheck.output.report import format_verify, trace_json
+    from tlacheck.app.verify import verify_source
 
-    from checker.engine.simulate import SimOptions
+    from tlacheck.engine.simulate import SimOptions
 
     overrides = parse_defines(args.defines)
     simulation = SimOptions(seed=args.seed, depth=args.depth, traces=args.traces) if args.simulate else None
@@ -786,7 +786,7 @@ def _verify(args, sources: dict[str, Source]) -> int:
     else:
         print(format_verify(rows, simulation), end="")
     if args.html:
-        from checker.output import artefacts
+        from tlacheck.output import artefacts
 
         _write_text(args.html, artefacts.verify_html(rows, sources, overrides, simulated=simulation is not None))
         print(f"tlacheck: wrote {args.html}", file=sys.stderr)
@@ -798,8 +798,8 @@ EXIT_REFUTED = 12
 
 def _prove(args, sources: dict[str, Source]) -> int:
     """`tlacheck prove`: exit 0 all proved (or the diff finished), 12 one refuted, 5 one unknown."""
-    from checker.prove import smt  # z3 is loaded only for this command
-    from checker.prove.proof import Outcome, diff_json, format_diff, format_proofs, proofs_json
+    from tlacheck.prove import smt  # z3 is loaded only for this command
+    from tlacheck.prove.proof import Outcome, diff_json, format_diff, format_proofs, proofs_json
 
     if (args.diff is None) != (args.against is None):
         raise UsageError("--diff FUNC and --against VARIANT go together",
@@ -859,8 +859,8 @@ def _write_diagrams(out_dir: str, stem: str, dots: dict[str, str], fmt: str) -> 
     (as the user would type them) and whether `dot` was missing."""
     import os
 
-    from checker.output import render
-    from checker.output.artefacts import inside
+    from tlacheck.output import render
+    from tlacheck.output.artefacts import inside
 
     written, missing = [], False
     for suffix, source in dots.items():
@@ -882,9 +882,9 @@ def _write_diagrams(out_dir: str, stem: str, dots: dict[str, str], fmt: str) -> 
 
 def _write_counterexample(args, model, result, source) -> None:
     """`check --render DIR`, `check --itf FILE` and `check --html FILE` (and the same of simulate)."""
-    from checker.output import artefacts
-    from checker.output import html
-    from checker.output import itf
+    from tlacheck.output import artefacts
+    from tlacheck.output import html
+    from tlacheck.output import itf
 
     v = result.violation
     if v is None or not v.trace.steps:
@@ -910,13 +910,13 @@ def _write_counterexample(args, model, result, source) -> None:
 
 
 def _view(args):
-    from checker.output import render
+    from tlacheck.output import render
 
     return render.View(changed_only=True if args.changed_only else False if args.all_variables else None)
 
 
 def _read_json(path: str):
-    from checker.core.values import int_from_text
+    from tlacheck.core.values import int_from_text
 
     try:
         with open(path, encoding="utf-8") as fh:
@@ -932,7 +932,7 @@ def _read_json(path: str):
 
 def _recorded(data) -> tuple[str | None, str | None, dict]:
     """The spec file, variant and `-D` overrides a saved trace records (tlacheck JSON or ITF)."""
-    from checker.output import itf
+    from tlacheck.output import itf
 
     if itf.is_itf(data):
         meta = data.get("#meta") if isinstance(data.get("#meta"), dict) else {}
@@ -944,7 +944,7 @@ def _recorded(data) -> tuple[str | None, str | None, dict]:
 
 
 def _load_saved(data, model, path: str):
-    from checker.output import savedtrace
+    from tlacheck.output import savedtrace
 
     try:
         return savedtrace.load(data, model)
@@ -954,9 +954,9 @@ def _load_saved(data, model, path: str):
 
 def _render(args, sources: dict[str, Source]) -> int:
     """`tlacheck render TRACE --out DIR`: diagrams of a saved counterexample."""
-    from checker.output import artefacts
-    from checker.output import savedtrace
-    from checker.core.result import Violation
+    from tlacheck.output import artefacts
+    from tlacheck.output import savedtrace
+    from tlacheck.core.result import Violation
 
     if not args.out and not args.html:
         raise UsageError("render needs --out DIR (diagrams) or --html FILE (a report), or both",
@@ -979,7 +979,7 @@ def _render(args, sources: dict[str, Source]) -> int:
                          "or check that it still replays with `tlacheck replay`") from None
     violation = Violation(saved.kind or "trace", saved.name, trace)
     if args.html:
-        from checker.output import html
+        from tlacheck.output import html
 
         doc = artefacts.html_doc(model, violation, source, spec_file, variant, dict(overrides))
         _write_text(args.html, html.trace_report(doc))
@@ -998,10 +998,10 @@ def _render(args, sources: dict[str, Source]) -> int:
 def _graph(args, sources: dict[str, Source]) -> int:
     """`tlacheck graph FILE --out DIR`: the whole reachable state graph, the counterexample highlighted;
     above --max-nodes nodes (or 6 times as many label lines) a refusal with advice instead."""
-    from checker.output import artefacts
-    from checker.output import render
-    from checker.engine import stategraph
-    from checker.core.runtime import Fault
+    from tlacheck.output import artefacts
+    from tlacheck.output import render
+    from tlacheck.engine import stategraph
+    from tlacheck.core.runtime import Fault
 
     overrides = parse_defines(args.defines)
     source = read_source(args.file)
@@ -1097,7 +1097,7 @@ def _too_big_to_draw(args, model, graph, view, lines: int, states: int | None) -
 
 def _replay(args, sources: dict[str, Source]) -> int:
     """`tlacheck replay FILE TRACE`: exit 0 when the trace replays, 14 when it does not."""
-    from checker.output.replay import replay
+    from tlacheck.output.replay import replay
 
     data = _read_json(args.trace)
     _, _, defines = _recorded(data)
@@ -1179,8 +1179,8 @@ def _counterexamples(args, sources: dict[str, Source]) -> int:
     """`tlacheck counterexamples [SPECS] [--out DIR]`: regenerate the counterexamples folder."""
     from pathlib import Path
 
-    from checker.output import artefacts
-    from checker.output import render
+    from tlacheck.output import artefacts
+    from tlacheck.output import render
 
     if not Path(args.specs).is_dir():
         raise UsageError(f"{args.specs} is not a folder of specs")

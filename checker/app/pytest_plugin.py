@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import pytest
 
-from checker.core.errors import SpecError, TlacheckError
-from checker.lang.parser import parse
-from checker.lang.variants import expectations
-from checker.output.report import format_row_failure
+# The plugin is loaded by every pytest run in an environment where tlacheck is installed, for
+# projects that may know nothing of it: it imports nothing of tlacheck's at load time (the parser,
+# the engine and their dependencies load only once a .spec file is collected).
 
 
 def pytest_addoption(parser):
-    from checker.engine.simulate import DEFAULT_DEPTH, DEFAULT_TRACES
+    from tlacheck.engine.simulate import DEFAULT_DEPTH, DEFAULT_TRACES
 
     group = parser.getgroup("tlacheck", "tlacheck: .spec files and their `expect` lines")
     group.addoption("--tlacheck-simulate", action="store_true",
@@ -37,7 +36,7 @@ def pytest_addoption(parser):
 
 def simulation_options(config):
     """The SimOptions of `--tlacheck-simulate`, or None (exhaustive search)."""
-    from checker.engine.simulate import SimOptions
+    from tlacheck.engine.simulate import SimOptions
 
     if not config.getoption("tlacheck_simulate"):
         return None
@@ -66,7 +65,10 @@ class SpecFile(pytest.File):
     """One .spec file; its items share one exploration per variant."""
 
     def collect(self):
-        from checker.app.cli import read_source
+        from tlacheck.app.cli import read_source
+        from tlacheck.core.errors import SpecError
+        from tlacheck.lang.parser import parse
+        from tlacheck.lang.variants import expectations
 
         self._rows = None
         try:
@@ -82,7 +84,7 @@ class SpecFile(pytest.File):
 
     def rows(self):
         if self._rows is None:
-            from checker.app.verify import verify_source
+            from tlacheck.app.verify import verify_source
 
             self._rows = verify_source(self.source, simulation=simulation_options(self.config))
         return self._rows
@@ -95,6 +97,8 @@ class SpecItem(pytest.Item):
         self.line = line
 
     def runtest(self):
+        from tlacheck.core.errors import SpecError
+
         try:
             row = self.parent.rows()[self.index]
         except SpecError as exc:
@@ -105,6 +109,9 @@ class SpecItem(pytest.Item):
             raise ExpectationFailed(row)
 
     def repr_failure(self, excinfo):
+        from tlacheck.core.errors import SpecError, TlacheckError
+        from tlacheck.output.report import format_row_failure
+
         if isinstance(excinfo.value, ExpectationFailed):
             if excinfo.value.row is None:
                 cause = excinfo.value.__cause__

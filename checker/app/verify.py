@@ -21,16 +21,16 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
-from checker.compile.model import Model, build_model
-from checker.core.errors import SpecError, suggest
-from checker.core.result import Result, Trace, Violation
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.options import Options
-from checker.engine.simulate import SimOptions, simulate
-from checker.lang import syntax as S
-from checker.lang.parser import parse
-from checker.lang.variants import BASE, expectations, variants
+from tlacheck.compile.model import Model, build_model
+from tlacheck.core.errors import SpecError, suggest
+from tlacheck.core.result import Result, Trace, Violation
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.engine.simulate import SimOptions, simulate
+from tlacheck.lang import syntax as S
+from tlacheck.lang.parser import parse
+from tlacheck.lang.variants import BASE, expectations, variants
 
 
 # `proves`/`refutes` read better for theorems; they mean holds/violates.
@@ -98,9 +98,9 @@ def verify_source(source: Source, overrides: dict | None = None, simulation: Sim
 def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], runs: dict, simulation=None) -> None:
     """For each fix that makes a check hold which the base spec violates, replay the base
     counterexample against the fix and record the step (and guard) that now blocks it."""
-    from checker.output.replay import replay
-    from checker.output.report import trace_json
-    from checker.output.savedtrace import TraceFileError, load
+    from tlacheck.output.replay import replay
+    from tlacheck.output.report import trace_json
+    from tlacheck.output.savedtrace import TraceFileError, load
 
     candidates = [r for r in rows if r.variant != BASE and r.got == "holds" and r.check not in ("all checks", "deadlock")]
     if not candidates:
@@ -218,7 +218,7 @@ def _decided(source: Source, e: S.ExpectDecl, run: _Run, deadlock: bool | None =
 
 def _theorem_row(model: Model, e: S.ExpectDecl, base: dict) -> Row:
     try:
-        from checker.prove import smt
+        from tlacheck.prove import smt
     except ImportError:  # pragma: no cover - smt ships with tlacheck
         return Row(check=e.check, got="unknown", trace_length=None, evidence=None,
                    note="the SMT module is not available", **base)

@@ -46,9 +46,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from checker.core import types as T
-from checker.core.runtime import NONE
-from checker.ir import nodes as ir
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE
+from tlacheck.ir import nodes as ir
 
 
 # Primitive operations with a direct Python form: op -> format string.

@@ -12,19 +12,19 @@ import os
 import traceback
 from dataclasses import dataclass
 
-from checker.compile import codegen, refinement
-from checker.compile.symmetry import Symmetry
-from checker.core import files, runtime
-from checker.core import types as T
-from checker.core.errors import Diagnostic, EvalError, SpecError
-from checker.core.source import Source, Span
-from checker.core.values import format_int, format_value, to_json
-from checker.ir import nodes as ir
-from checker.ir.symmetry import mentions
-from checker.lang.modules import resolve as resolve_imports
-from checker.lang.parser import parse
-from checker.lang.typecheck import check
-from checker.lang.variants import BASE, apply_variant
+from tlacheck.compile import codegen, refinement
+from tlacheck.compile.symmetry import Symmetry
+from tlacheck.core import files, runtime
+from tlacheck.core import types as T
+from tlacheck.core.errors import Diagnostic, EvalError, SpecError
+from tlacheck.core.source import Source, Span
+from tlacheck.core.values import format_int, format_value, to_json
+from tlacheck.ir import nodes as ir
+from tlacheck.ir.symmetry import mentions
+from tlacheck.lang.modules import resolve as resolve_imports
+from tlacheck.lang.parser import parse
+from tlacheck.lang.typecheck import check
+from tlacheck.lang.variants import BASE, apply_variant
 
 
 _MESSAGES = {

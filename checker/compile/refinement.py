@@ -33,12 +33,12 @@ import dataclasses
 import os
 from dataclasses import dataclass
 
-from checker.core import runtime
-from checker.core.errors import SpecError, TlacheckError
-from checker.core.files import read_source
-from checker.core.source import Source
-from checker.core.values import format_value
-from checker.lang import syntax as S
+from tlacheck.core import runtime
+from tlacheck.core.errors import SpecError, TlacheckError
+from tlacheck.core.files import read_source
+from tlacheck.core.source import Source
+from tlacheck.core.values import format_value
+from tlacheck.lang import syntax as S
 
 
 def _err(message: str, span, hint: str | None = None) -> SpecError:
@@ -97,7 +97,7 @@ def load(tree: S.SpecFile, source: Source) -> tuple[S.SpecFile, dict[str, Source
 
 
 def _parse(source: Source) -> S.SpecFile:
-    from checker.lang.parser import parse
+    from tlacheck.lang.parser import parse
 
     return parse(source)
 

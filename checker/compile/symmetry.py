@@ -26,9 +26,9 @@ from itertools import permutations, product
 from operator import itemgetter
 from typing import Callable, Sequence
 
-from checker.core import types as T
-from checker.core.runtime import NONE, canon_key
-from checker.ir.symmetry import mentions
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE, canon_key
+from tlacheck.ir.symmetry import mentions
 
 
 def renamer(t: T.Type, perm: dict[str, tuple[int, ...]]) -> Callable | None:

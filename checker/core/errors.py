@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from checker.core.source import Source, Span
+from tlacheck.core.source import Source, Span
 
 
 class TlacheckError(Exception):

@@ -14,8 +14,8 @@ import contextlib
 import threading
 from typing import Iterator
 
-from checker.core.errors import SpecError, UsageError
-from checker.core.source import Source
+from tlacheck.core.errors import SpecError, UsageError
+from tlacheck.core.source import Source
 
 _local = threading.local()  # .recorded: path -> text being recorded; .served: path -> text to read
 

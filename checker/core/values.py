@@ -16,8 +16,8 @@ import decimal
 import heapq
 import sys
 
-from checker.core import types as T
-from checker.core.runtime import NONE, canon, canon_key
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE, canon, canon_key
 
 
 # ---------------------------------------------------------------- ints as text

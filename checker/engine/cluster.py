@@ -64,19 +64,19 @@ from array import array
 from dataclasses import dataclass, field, replace
 from itertools import chain, repeat
 
-from checker.compile.model import Model, Recipe
-from checker.core.errors import ClusterError, UsageError
-from checker.core.result import Result, Verdict
-from checker.core.runtime import EVAL_FAILURES
-from checker.engine.levels import (ACTION_FAULT, CONSTRAINT_FAULT, DEADLOCK, HALT_EVERY, INVARIANT, LIVE,
+from tlacheck.compile.model import Model, Recipe
+from tlacheck.core.errors import ClusterError, UsageError
+from tlacheck.core.result import Result, Verdict
+from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.engine.levels import (ACTION_FAULT, CONSTRAINT_FAULT, DEADLOCK, HALT_EVERY, INVARIANT, LIVE,
                                    MIN_SLOTS, ORDINAL_BITS, REACHABLE_FAULT, STEP, UNSTORED, Coordinator, WorkerError, Table,
                                    Worker, slots_for, worker_checks)
-from checker.engine.fingerprints import NumberTable
-from checker.engine.limits import resident_mb
-from checker.engine.liveness import Graph
-from checker.engine.options import Options, Storage, select, step_properties
-from checker.engine.search import temporal_checks
-from checker.engine.successors import until_fault
+from tlacheck.engine.fingerprints import NumberTable
+from tlacheck.engine.limits import resident_mb
+from tlacheck.engine.liveness import Graph
+from tlacheck.engine.options import Options, Storage, select, step_properties
+from tlacheck.engine.search import temporal_checks
+from tlacheck.engine.successors import until_fault
 
 _WATCH_S = 0.1  # how often the driver looks at the limits while the actors work
 _READY_S = 120.0  # how long the actors may take to start (a node pulling the package, say)

@@ -43,10 +43,10 @@ from __future__ import annotations
 
 import gc
 
-from checker.compile.model import Model
-from checker.core.result import Result
-from checker.engine.levels import Coordinator
-from checker.engine.options import Options, ProgressCallback, Storage, unreduced_cause
+from tlacheck.compile.model import Model
+from tlacheck.core.result import Result
+from tlacheck.engine.levels import Coordinator
+from tlacheck.engine.options import Options, ProgressCallback, Storage, unreduced_cause
 
 
 def explore(model: Model, options: Options = Options(), progress: ProgressCallback | None = None,
@@ -94,7 +94,7 @@ _UNREDUCED = {"temporal": "temporal properties are decided on the graph of every
 
 def _explore(model: Model, options: Options, progress, progress_every: float) -> Result:
     if options.ray is not None:
-        from checker.engine.cluster import explore_on_ray
+        from tlacheck.engine.cluster import explore_on_ray
         return explore_on_ray(model, options, progress, progress_every, options.ray or None, options.ray_actors)
     exact = options.storage != Storage.FINGERPRINT or options.collect
     workers = options.workers if one_process_reason(options) is None else 1

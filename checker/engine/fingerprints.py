@@ -75,8 +75,8 @@ from hashlib import blake2b
 from operator import xor
 from typing import Callable, Sequence
 
-from checker.core import types as T
-from checker.core.runtime import NONE
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE
 
 
 _PERSON = b"tlacheck.fp.v1"  # BLAKE2b personalisation: a new encoding gets a new one

@@ -122,18 +122,18 @@ from multiprocessing.connection import wait
 from operator import itemgetter, not_
 from typing import Callable
 
-from checker.compile.model import Model
-from checker.core.result import Result, Verdict
-from checker.core.runtime import EVAL_FAILURES
-from checker.engine.search import Search
-from checker.engine.fingerprints import Fingerprinter, NumberTable, collision_probability
-from checker.engine.limits import MemoryWatch, limit_reached, resident_mb
-from checker.engine.liveness import EvaluationFailed, Graph
-from checker.engine.options import Options, Progress, unreduced_cause
-from checker.engine.pools import ValuePools
-from checker.engine.stores import ExactStore, FingerprintStore
-from checker.engine.successors import nth_step, until_fault
-from checker.engine.watchdog import StepInterrupted, Watchdog
+from tlacheck.compile.model import Model
+from tlacheck.core.result import Result, Verdict
+from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.engine.search import Search
+from tlacheck.engine.fingerprints import Fingerprinter, NumberTable, collision_probability
+from tlacheck.engine.limits import MemoryWatch, limit_reached, resident_mb
+from tlacheck.engine.liveness import EvaluationFailed, Graph
+from tlacheck.engine.options import Options, Progress, unreduced_cause
+from tlacheck.engine.pools import ValuePools
+from tlacheck.engine.stores import ExactStore, FingerprintStore
+from tlacheck.engine.successors import nth_step, until_fault
+from tlacheck.engine.watchdog import StepInterrupted, Watchdog
 
 
 ORDINAL_BITS = 32

@@ -3,7 +3,7 @@ that a run will not fit in memory (an estimate from the growth of the resident s
 
 from __future__ import annotations
 
-from checker.engine.options import MemoryEstimate, Options
+from tlacheck.engine.options import MemoryEstimate, Options
 
 
 def resident_mb() -> float | None:

@@ -60,11 +60,11 @@ from operator import itemgetter, or_
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from checker.engine import tableau
-from checker.core.result import Step, Trace
-from checker.core.runtime import EVAL_FAILURES
-from checker.engine.successors import nth_step
-from checker.ir import nodes as ir
+from tlacheck.engine import tableau
+from tlacheck.core.result import Step, Trace
+from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.engine.successors import nth_step
+from tlacheck.ir import nodes as ir
 
 
 class Stopped(Exception):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable
 
-from checker.compile.model import Model
+from tlacheck.compile.model import Model
 
 
 class Storage(Enum):

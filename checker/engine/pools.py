@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from checker.compile.model import Model
-from checker.core import types as T
+from tlacheck.compile.model import Model
+from tlacheck.core import types as T
 
 
 # Entries per variable in the fingerprint explorer's pools of queued values, before the pool is

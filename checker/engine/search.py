@@ -16,18 +16,18 @@ import contextlib
 import time
 from typing import Callable
 
-from checker.compile.model import Model
-from checker.core.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
-from checker.core.runtime import EVAL_FAILURES, Fault
-from checker.engine.limits import MemoryWatch, limit_reached
-from checker.engine.liveness import Checker as LivenessChecker
-from checker.engine.liveness import (EvaluationFailed, Graph, Plan, Stopped, instantiate, refinement_obligations,
+from tlacheck.compile.model import Model
+from tlacheck.core.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
+from tlacheck.core.runtime import EVAL_FAILURES, Fault
+from tlacheck.engine.limits import MemoryWatch, limit_reached
+from tlacheck.engine.liveness import Checker as LivenessChecker
+from tlacheck.engine.liveness import (EvaluationFailed, Graph, Plan, Stopped, instantiate, refinement_obligations,
                                      safety_checks)
-from checker.engine.options import (Options, Progress, liveness_properties, select, selected_properties,
+from tlacheck.engine.options import (Options, Progress, liveness_properties, select, selected_properties,
                                     step_properties)
-from checker.engine.successors import find_step, nth_step, until_fault
-from checker.engine.traces import path_to, rebuild
-from checker.engine.watchdog import StepInterrupted, Watchdog
+from tlacheck.engine.successors import find_step, nth_step, until_fault
+from tlacheck.engine.traces import path_to, rebuild
+from tlacheck.engine.watchdog import StepInterrupted, Watchdog
 
 
 class _Stop(Exception):

@@ -47,13 +47,13 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
-from checker.compile.model import Model
-from checker.core.result import ActionCoverage, Result, SimulationStats, Step, Trace, Verdict, Violation
-from checker.core.runtime import EVAL_FAILURES
-from checker.engine.limits import limit_reached
-from checker.engine.liveness import EvaluationFailed, safety_checks
-from checker.engine.options import Options, select, selected_properties, step_properties
-from checker.engine.watchdog import StepInterrupted, Watchdog
+from tlacheck.compile.model import Model
+from tlacheck.core.result import ActionCoverage, Result, SimulationStats, Step, Trace, Verdict, Violation
+from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.engine.limits import limit_reached
+from tlacheck.engine.liveness import EvaluationFailed, safety_checks
+from tlacheck.engine.options import Options, select, selected_properties, step_properties
+from tlacheck.engine.watchdog import StepInterrupted, Watchdog
 
 
 DEFAULT_DEPTH = 100  # steps per behaviour, as TLC's -depth

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from checker.compile.model import Model
+from tlacheck.compile.model import Model
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from array import array
 from itertools import count
 from typing import Callable
 
-from checker.engine.fingerprints import FingerprintSet
+from tlacheck.engine.fingerprints import FingerprintSet
 
 
 class ExactStore:

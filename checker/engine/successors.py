@@ -7,10 +7,10 @@ from __future__ import annotations
 import traceback
 from typing import Callable
 
-from checker.compile.model import Model
-from checker.core.result import Step
-from checker.core.runtime import EVAL_FAILURES
-from checker.engine.fingerprints import Fingerprinter
+from tlacheck.compile.model import Model
+from tlacheck.core.result import Step
+from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.engine.fingerprints import Fingerprinter
 
 
 def find_step(model: Model, state: tuple, key, key_of: Callable[[tuple], object] | None = None) -> Step:

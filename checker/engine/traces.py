@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from checker.compile.model import Model
-from checker.core.result import Step, Trace
-from checker.engine.successors import find_step
+from tlacheck.compile.model import Model
+from tlacheck.core.result import Step, Trace
+from tlacheck.engine.successors import find_step
 
 
 def path_to(parents: Sequence[int], i: int) -> list[int]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from checker.core.source import Span
-from checker.core.types import ANY, INT, TupleT, Type
+from tlacheck.core.source import Span
+from tlacheck.core.types import ANY, INT, TupleT, Type
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ a set of them (in canonical order). Each is reported, with its span. Constants m
 
 from __future__ import annotations
 
-from checker.core import types as T
-from checker.core.source import Span
-from checker.ir import nodes as ir
+from tlacheck.core import types as T
+from tlacheck.core.source import Span
+from tlacheck.ir import nodes as ir
 
 
 def mentions(t: T.Type, sorts: frozenset[str]) -> bool:

@@ -20,9 +20,9 @@ Python or a wrong count. What it checks:
 
 from __future__ import annotations
 
-from checker.core import types as T
-from checker.core.runtime import NONE
-from checker.ir import nodes as ir
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE
+from tlacheck.ir import nodes as ir
 
 _LOGIC = {"and", "or", "implies", "not"}
 _ORDER = {"lt", "le", "gt", "ge"}

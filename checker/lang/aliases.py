@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from checker.core.errors import SpecError
-from checker.lang import syntax as S
+from tlacheck.core.errors import SpecError
+from tlacheck.lang import syntax as S
 
 
 def resolve(tree: S.SpecFile) -> S.SpecFile:

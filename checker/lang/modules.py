@@ -15,10 +15,10 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from checker.core.errors import SpecError, TlacheckError
-from checker.core.files import read_source
-from checker.core.source import Source
-from checker.lang import syntax as S
+from tlacheck.core.errors import SpecError, TlacheckError
+from tlacheck.core.files import read_source
+from tlacheck.core.source import Source
+from tlacheck.lang import syntax as S
 
 
 def _err(message: str, span, hint: str | None = None) -> SpecError:
@@ -29,7 +29,7 @@ def resolve(tree: S.SpecFile, source: Source) -> S.SpecFile:
     """The spec with the declarations of every file it imports (transitively) in front of its own."""
     if not tree.imports:
         return tree
-    from checker.lang.parser import parse
+    from tlacheck.lang.parser import parse
 
     root = os.path.abspath(source.name)
     included = {root}

@@ -18,10 +18,10 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import DedentError, Indenter
 from lark.lexer import PatternStr
 
-from checker.core.cache import cache_folder
-from checker.core.errors import Diagnostic, SpecError
-from checker.core.source import Source, Span
-from checker.lang import syntax as S
+from tlacheck.core.cache import cache_folder
+from tlacheck.core.errors import Diagnostic, SpecError
+from tlacheck.core.source import Source, Span
+from tlacheck.lang import syntax as S
 
 
 # Human names for the terminals a user may see in "expected ..." messages.
@@ -237,7 +237,7 @@ def _lark() -> Lark:
     of `-D NAME=VALUE`). Lark caches the analysed grammar (cache_file; Lark checks that the file
     was made from this grammar and these options, and rebuilds it otherwise), which makes
     start-up 2-3 times faster than analysing the grammar in every process."""
-    grammar = resources.files("checker.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
+    grammar = resources.files("tlacheck.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
     return Lark(
         grammar,
         parser="lalr",

@@ -34,10 +34,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from checker.core.errors import SpecError, Warnings
-from checker.core.source import Span
-from checker.ir import nodes as ir
-from checker.lang import syntax as S
+from tlacheck.core.errors import SpecError, Warnings
+from tlacheck.core.source import Span
+from tlacheck.ir import nodes as ir
+from tlacheck.lang import syntax as S
 
 
 DONE = "Done"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker.core.source import Span
+from tlacheck.core.source import Span
 
 
 @dataclass(frozen=True)

@@ -12,16 +12,16 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from checker.core import types as T
-from checker.core.errors import Diagnostic, SpecError, UsageError, Warnings, suggest
-from checker.core.runtime import NONE
-from checker.core.source import Source, Span
-from checker.ir import nodes as ir
-from checker.ir.symmetry import breaks as symmetry_breaks
-from checker.lang import syntax as S
-from checker.lang.aliases import resolve as resolve_aliases
-from checker.lang.processes import desugar as desugar_processes
-from checker.lang.parser import parse_expression
+from tlacheck.core import types as T
+from tlacheck.core.errors import Diagnostic, SpecError, UsageError, Warnings, suggest
+from tlacheck.core.runtime import NONE
+from tlacheck.core.source import Source, Span
+from tlacheck.ir import nodes as ir
+from tlacheck.ir.symmetry import breaks as symmetry_breaks
+from tlacheck.lang import syntax as S
+from tlacheck.lang.aliases import resolve as resolve_aliases
+from tlacheck.lang.processes import desugar as desugar_processes
+from tlacheck.lang.parser import parse_expression
 
 
 # Built-in functions: name -> arity (None: takes a generator argument).

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from checker.core.errors import SpecError, UsageError, suggest
-from checker.lang import syntax as S
+from tlacheck.core.errors import SpecError, UsageError, suggest
+from tlacheck.lang import syntax as S
 
 
 BASE = "base"

@@ -26,18 +26,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from checker.compile.model import Model, build_model
-from checker.core.errors import UsageError
-from checker.core.result import Result, Trace, Verdict, Violation
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.options import Options
-from checker.lang.parser import parse
-from checker.lang.variants import expectations
-from checker.output import html
-from checker.output import itf
-from checker.output import render
-from checker.output.report import format_result, result_json
+from tlacheck.compile.model import Model, build_model
+from tlacheck.core.errors import UsageError
+from tlacheck.core.result import Result, Trace, Verdict, Violation
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.lang.parser import parse
+from tlacheck.lang.variants import expectations
+from tlacheck.output import html
+from tlacheck.output import itf
+from tlacheck.output import render
+from tlacheck.output.report import format_result, result_json
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")

@@ -39,9 +39,9 @@ import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 
-from checker.core import types as T
-from checker.core.runtime import NONE, canon, canon_key
-from checker.core.values import format_value, to_json
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE, canon, canon_key
+from tlacheck.core.values import format_value, to_json
 
 
 SMALL = 16  # a value whose old and new forms both print in at most this many characters is shown whole

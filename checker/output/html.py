@@ -33,10 +33,10 @@ import json
 import textwrap
 from dataclasses import dataclass, field
 
-from checker.core.result import Trace, Violation
-from checker.core.source import Source
-from checker.ir import nodes as ir
-from checker.output import diff, render
+from tlacheck.core.result import Trace, Violation
+from tlacheck.core.source import Source
+from tlacheck.ir import nodes as ir
+from tlacheck.output import diff, render
 
 
 # ---------------------------------------------------------------- what a viewer shows

@@ -23,10 +23,10 @@ variant by other ITF tools (the format cannot tell them apart).
 
 from __future__ import annotations
 
-from checker import __version__
-from checker.core import types as T
-from checker.core.runtime import NONE, canon, canon_key
-from checker.core.values import format_int, format_value, int_from_text, int_text
+from tlacheck import __version__
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE, canon, canon_key
+from tlacheck.core.values import format_int, format_value, int_from_text, int_text
 
 
 FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"

@@ -36,10 +36,10 @@ from dataclasses import dataclass
 
 import graphviz
 
-from checker.core.result import Step, Trace
-from checker.core.runtime import EVAL_FAILURES
-from checker.core.values import format_value
-from checker.output import diff
+from tlacheck.core.result import Step, Trace
+from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.core.values import format_value
+from tlacheck.output import diff
 
 
 FONT = "Helvetica"
@@ -656,7 +656,7 @@ def graph_labels(model, graph, view: GraphView = GraphView()) -> list[list[str]]
     names = view.variables if view.variables is not None else model.var_names
     slots = [model.var_names.index(n) for n in names]
     types = [model.var_types[k] for k in slots]
-    from checker.engine.stategraph import parents  # networkx, which stategraph imports, only for graphs
+    from tlacheck.engine.stategraph import parents  # networkx, which stategraph imports, only for graphs
 
     mode = view.label_mode(graph)
     tree = parents(graph) if mode == "changes" else None

@@ -38,15 +38,15 @@ import traceback
 from dataclasses import dataclass
 from enum import Enum
 
-from checker.compile.model import Model, compile_spec
-from checker.core import types as T
-from checker.core.errors import suggest
-from checker.core.result import Step, Trace
-from checker.core.runtime import EVAL_FAILURES, Fault
-from checker.core.source import Span
-from checker.ir import nodes as ir
-from checker.output import diff
-from checker.output.savedtrace import SavedTrace, TraceFileError, decode_args
+from tlacheck.compile.model import Model, compile_spec
+from tlacheck.core import types as T
+from tlacheck.core.errors import suggest
+from tlacheck.core.result import Step, Trace
+from tlacheck.core.runtime import EVAL_FAILURES, Fault
+from tlacheck.core.source import Span
+from tlacheck.ir import nodes as ir
+from tlacheck.output import diff
+from tlacheck.output.savedtrace import SavedTrace, TraceFileError, decode_args
 
 
 class Outcome(Enum):

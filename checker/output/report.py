@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from checker import __version__
-from checker.compile.model import Model
-from checker.core.errors import Diagnostic
-from checker.core.result import Result, Trace, Verdict
-from checker.output import diff
+from tlacheck import __version__
+from tlacheck.compile.model import Model
+from tlacheck.core.errors import Diagnostic
+from tlacheck.core.result import Result, Trace, Verdict
+from tlacheck.output import diff
 
 
 _HEADLINES = {

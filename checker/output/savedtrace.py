@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from checker.core import types as T
-from checker.core.result import Step, Trace
-from checker.core.runtime import NONE
-from checker.core.values import int_from_text
-from checker.output import itf
+from tlacheck.core import types as T
+from tlacheck.core.result import Step, Trace
+from tlacheck.core.runtime import NONE
+from tlacheck.core.values import int_from_text
+from tlacheck.output import itf
 
 
 class TraceFileError(ValueError):

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from math import prod
 
-from checker.core import types as T
-from checker.core.errors import Diagnostic
-from checker.core.runtime import NONE
-from checker.core.source import Span
-from checker.core.values import format_value, to_json
+from tlacheck.core import types as T
+from tlacheck.core.errors import Diagnostic
+from tlacheck.core.runtime import NONE
+from tlacheck.core.source import Span
+from tlacheck.core.values import format_value, to_json
 
 
 class Outcome(Enum):

@@ -35,16 +35,16 @@ from dataclasses import dataclass, field
 
 import z3
 
-from checker.ir import nodes as ir
-from checker.core import types as T
-from checker.core.errors import Diagnostic, SpecError, UsageError, suggest
-from checker.compile.model import Model
-from checker.prove.proof import (
+from tlacheck.ir import nodes as ir
+from tlacheck.core import types as T
+from tlacheck.core.errors import Diagnostic, SpecError, UsageError, suggest
+from tlacheck.compile.model import Model
+from tlacheck.prove.proof import (
     Cover, DiffResult, Flip, Input, Outcome, ProofReport, TheoremResult, condition, cube_size, domain_values,
     irredundant, point_cube, union_size,
 )
-from checker.core.runtime import NONE, canon
-from checker.core.source import Span
+from tlacheck.core.runtime import NONE, canon
+from tlacheck.core.source import Span
 
 DEFAULT_TIMEOUT_S = 10.0
 MAX_CUBES = 1000  # a cover with more cubes than this is reported incomplete
@@ -894,7 +894,7 @@ class Decision:
 def decide(target: Model | ir.Spec, name: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Decision:
     """Decide the theorem `name` of a compiled model (an ir.Spec is compiled first)."""
     if isinstance(target, ir.Spec):
-        from checker.compile.model import compile_spec
+        from tlacheck.compile.model import compile_spec
 
         target = compile_spec(target)
     report = prove(target, timeout_s, names=[name], guards=False)

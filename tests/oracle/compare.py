@@ -40,12 +40,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from checker.compile.model import Model, build_model
-from checker.core.errors import SpecError
-from checker.core.result import Result, Verdict
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.options import Options, Storage
+from tlacheck.compile.model import Model, build_model
+from tlacheck.core.errors import SpecError
+from tlacheck.core.result import Result, Verdict
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options, Storage
 from tests.oracle import tlc as tlc_runner
 from tests.oracle.generate import GeneratedSpec, generate
 from tests.oracle.tla import Unsupported, translate

@@ -27,13 +27,13 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
-from checker.compile.model import build_model
-from checker.core.errors import SpecError
-from checker.core.result import Verdict
-from checker.core.source import Source
-from checker.engine.explore import explore
-from checker.engine.fingerprints import Fingerprinter
-from checker.engine.options import Options, Storage
+from tlacheck.compile.model import build_model
+from tlacheck.core.errors import SpecError
+from tlacheck.core.result import Verdict
+from tlacheck.core.source import Source
+from tlacheck.engine.explore import explore
+from tlacheck.engine.fingerprints import Fingerprinter
+from tlacheck.engine.options import Options, Storage
 from tests.oracle.generate import generate
 
 DECLARATION = "const Node: set[model]"

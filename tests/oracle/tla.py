@@ -44,10 +44,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from checker.core import types as T
-from checker.core.runtime import NONE
-from checker.ir import nodes as ir
-from checker.ir.nodes import function_reads
+from tlacheck.core import types as T
+from tlacheck.core.runtime import NONE
+from tlacheck.ir import nodes as ir
+from tlacheck.ir.nodes import function_reads
 
 
 MODULE = "Oracle"

@@ -30,7 +30,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker.core.cache import cache_folder
+from tlacheck.core.cache import cache_folder
 from tests.oracle.tla import MODULE, Translation
 
 

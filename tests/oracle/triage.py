@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from checker.compile.model import Model, build_model
-from checker.core.runtime import EVAL_FAILURES
-from checker.core.source import Source
+from tlacheck.compile.model import Model, build_model
+from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.core.source import Source
 from tests.oracle import tlc as tlc_runner
 from tests.oracle.compare import LIMIT, Outcome, diff, reference_answer, run_tlacheck
 from tests.oracle.tla import translate
@@ -124,7 +124,7 @@ def equal_states_apart(model: Model, states) -> bool:
     dictionaries can give a value the equal form of another type, which encodes differently.
     One process's memo of per-slot hashes (keyed by value) hides it; each worker has its own."""
     try:
-        from checker.engine.fingerprints import Fingerprinter
+        from tlacheck.engine.fingerprints import Fingerprinter
     except ImportError:
         return False
     by_value = {s: s for s in states}
@@ -144,7 +144,7 @@ def _fingerprint(model: Model):
     """The explorers' fingerprint function: checker.engine.fingerprints.Fingerprinter where it exists,
     else CPython's hash() (the fingerprint before the soundness fixes)."""
     try:
-        from checker.engine.fingerprints import Fingerprinter
+        from tlacheck.engine.fingerprints import Fingerprinter
     except ImportError:
         return hash
     return Fingerprinter(model.var_types)
