@@ -532,3 +532,111 @@ def test_simple_allocator_inf_often_satisfied_breaks_without_strong_fairness_of_
     r = explore(model, Options(properties=("InfOftenSatisfied",)))
     assert r.verdict == Verdict.LIVENESS_VIOLATED and r.violation.name == "InfOftenSatisfied"
     replay_lasso(model, r.violation.trace)
+
+
+# ---------------------------------------------------------------- the shortest cycle (issue 32, item 3)
+
+UP_DOWN = """
+    var x: bool = false
+    var done: bool = false
+    action Up:
+        require not x
+        x = true
+    action Down:
+        require x
+        x = false
+    action Finish:
+        require not x and not done
+        done = true
+    fair weak Down
+    fair weak Finish
+    property EventuallyDone: eventually done
+    """
+
+
+def test_issue_32_a_lassos_cycle_goes_round_once():
+    """Weak fairness of Down is met in the initial state (Down is disabled there) and that of
+    Finish in the state after Up: `Up, Down` is the whole cycle, not `Up, Down, Up, Down`."""
+    model, r = check(UP_DOWN)
+    assert r.verdict == Verdict.LIVENESS_VIOLATED
+    trace = r.violation.trace
+    replay_lasso(model, trace)
+    names = [model.spec.actions[s.action].name for s in (*trace.steps[1:], trace.closing)]
+    assert (trace.loop_index, names) == (0, ["Up", "Down"])
+    assert len({s.state for s in trace.steps}) == len(trace.steps)  # no state twice
+
+
+# Liveness violations of the specs of specs/ (as they are, or with a fairness condition dropped or
+# weakened), each a (file, property, text replaced, its replacement, variant)
+LASSOS = {
+    "up-down": (None, "EventuallyDone", "", "", "base"),
+    "notify-race": ("notify_race.spec", "ParentHearsBack", "", "", "base"),
+    "fork-teammate": ("fork_teammate.spec", "DispatchReachesTeammate", "", "", "base"),
+    "fork-teammate-rollout": ("fork_teammate.spec", "DispatchReachesTeammate", "", "", "RolloutGate"),
+    "allocator-weak-obtain": ("classic/simple_allocator.spec", "ClientsWillObtain", "fair strong Allocate",
+                              "fair weak Allocate", "base"),
+    "allocator-weak-often": ("classic/simple_allocator.spec", "InfOftenSatisfied", "fair strong Allocate",
+                             "fair weak Allocate", "base"),
+    "allocator-unfair-obtain": ("classic/simple_allocator.spec", "ClientsWillObtain", "fair strong Allocate",
+                                "# (no fairness of Allocate)", "base"),
+    "allocator-unfair-often": ("classic/simple_allocator.spec", "InfOftenSatisfied", "fair strong Allocate",
+                               "# (no fairness of Allocate)", "base"),
+    "scheduling-no-schedule": ("corpus/scheduling_allocator.spec", "ClientsWillObtain", "fair weak Schedule",
+                               "# (no fairness of Schedule)", "base"),
+    "dining-unfair": ("classic/dining_philosophers.spec", "NobodyStarves", "fair weak", "# (no fairness)", "base"),
+}
+
+
+def lasso_model(case: str):
+    from tlacheck.core.source import Source
+
+    file, prop, old, new, variant = LASSOS[case]
+    if file is None:
+        return model_of(UP_DOWN), prop
+    path = SPECS / file
+    text = path.read_text()
+    assert old in text
+    return build_model(Source(str(path), text.replace(old, new)), None, variant), prop
+
+
+@pytest.mark.skipif(__import__("tests.oracle.tlc", fromlist=["tlc"]).available() is not None,
+                    reason="TLC cannot run here")
+@pytest.mark.parametrize("case", sorted(LASSOS))
+def test_issue_32_lassos_are_never_longer_than_tlcs(case):
+    """TLC, on the translation of the same spec (tests/oracle/tla.py), finds a counterexample too,
+    and ours has no more states than its: the prefix and the cycle's states (TLC prints stuttering
+    forever as one more state, `Stuttering`)."""
+    import dataclasses
+
+    from tlacheck.engine.options import Options
+    from tests.oracle import tlc
+    from tests.oracle.tla import translate
+
+    model, prop = lasso_model(case)
+    r = explore(model, Options(check_deadlock=False, invariants=(), properties=(prop,)))
+    assert r.verdict == Verdict.LIVENESS_VIOLATED and r.violation.name == prop
+    replay_lasso(model, r.violation.trace)
+    spec = dataclasses.replace(model.spec, invariants=(), properties=tuple(
+        p for p in model.spec.properties if p.name == prop))
+    theirs = tlc.run(translate(spec), check_deadlock=False)
+    assert theirs.verdict == "temporal", theirs.output[-2000:]
+    their_states = theirs.trace_length - ("\nState %d: Stuttering" % theirs.trace_length in theirs.output)
+    assert len(r.violation.trace.steps) <= their_states
+
+
+@pytest.mark.parametrize("case", sorted(LASSOS))
+def test_issue_32_a_cycle_built_a_requirement_at_a_time_is_a_fair_counterexample(monkeypatch, case):
+    """Where the shortest cycle would cost too much to find (liveness._EXACT pairs), the cycle
+    walks to the nearest state meeting a requirement not met yet, again and again: still a fair
+    behaviour that violates the property, and no shorter cycle than that search gives."""
+    from tlacheck.engine import liveness
+    from tlacheck.engine.options import Options
+
+    model, prop = lasso_model(case)
+    options = Options(check_deadlock=False, invariants=(), properties=(prop,))
+    shortest = explore(model, options).violation.trace
+    monkeypatch.setattr(liveness, "_EXACT", 0)
+    greedy = explore(model, options).violation.trace
+    replay_lasso(model, greedy)
+    assert greedy.steps[:shortest.loop_index + 1] == shortest.steps[:shortest.loop_index + 1]
+    assert len(greedy.steps) >= len(shortest.steps)

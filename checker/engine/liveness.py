@@ -40,8 +40,13 @@ where a strong condition is enabled but never taken loses the states where it
 is enabled, and its remaining SCCs are searched again.
 
 Counterexamples: the prefix is a shortest path (within the states the
-property allows) to the cycle's entry; the cycle is built from shortest paths
-inside the SCC through one state or transition per fairness requirement.
+property allows) to the cycle's entry, the state of a fair SCC nearest to the
+initial states; the cycle is the shortest one through the entry, inside the
+SCC, that meets every requirement (each fairness condition taken or, if weak,
+disabled in a state of it; a state the property asks for), any of its steps or
+states meeting any requirement. It is found breadth first over the pairs
+(state, requirements met so far); past _EXACT pairs, a requirement at a time
+(Checker._cycle).
 
 Stopping: the analysis asks its `stop` callable (an interrupt, --time-limit,
 --memory-limit) every few thousand states or edges of each pass over the graph
@@ -727,29 +732,18 @@ def _sorted(states: array, n: int) -> array:
     return array("i", compress(range(n), marks))
 
 
-def _internal_edges(comp, graph: Graph, s: int):
-    """The transitions of s to states of `comp` (a set, or anything with `in`)."""
-    for e in graph.edges(s):
-        t = graph.succ[e]
-        if t >= 0 and t in comp:
-            yield e, t
-
-
 @dataclass
 class _FairCycle:
+    """A fair SCC and what a cycle in it must do to be fair and to visit what the property asks
+    for (Checker._cycle builds the cycle)."""
+
     nodes: list[int]
-    required_edges: list[tuple[int, int]]  # (state, edge) to take
-    required_states: list[int]
+    # Weak conditions enabled somewhere in the SCC: a fair cycle takes each or visits a state where
+    # it is disabled. Strong ones (each taken in the SCC): a fair cycle takes each.
+    weak: int = 0
+    strong: int = 0
+    musts: list = field(default_factory=list)  # predicates on a state: the cycle visits one of each
     stutter: int | None = None  # a state where stuttering forever is fair
-
-
-def _bits(mask: int):
-    c = 0
-    while mask:
-        if mask & 1:
-            yield c
-        mask >>= 1
-        c += 1
 
 
 def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Watch, must_visit=None,
@@ -769,7 +763,7 @@ def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Wat
         if not i & 0xFFF:
             watch.poll()
         if stutter and not enabled[s] and all(must(s) for must in musts):
-            yield _FairCycle([s], [], [], stutter=s)
+            yield _FairCycle([s], stutter=s)
     # Regions are labelled in `region`: 1 the states given, then each component and each
     # part of one searched again its own label (a label, once searched, is never used again).
     region = array("i", iter(nodes))  # (a bytearray itself would be read as raw bytes)
@@ -785,7 +779,6 @@ def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Wat
             for s in comp_list:
                 region[s] = c
             taken = 0
-            first_taking: dict[int, tuple[int, int]] = {}
             has_edge = False
             for i, s in enumerate(comp_list):
                 if not i & 0xFFF:
@@ -795,11 +788,7 @@ def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Wat
                     if t < 0 or region[t] != c:
                         continue
                     has_edge = True
-                    m = take[e] & ~taken
-                    if m:
-                        taken |= m
-                        for b in _bits(m):
-                            first_taking[b] = (s, e)
+                    taken |= take[e]
             if not has_edge:
                 continue
             en_any = 0
@@ -820,42 +809,54 @@ def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Wat
                         region[s] = sub
                     work.append((sub, rest))
                 continue
-            required_edges = [first_taking[b] for b in sorted(first_taking)]
-            required_states = [next(s for s in comp_list if not enabled[s] & (1 << b))
-                               for b in _bits(missing)]
-            targets = [next((s for s in comp_list if must(s)), None) for must in musts]
-            if None in targets:
+            if not all(any(map(must, comp_list)) for must in musts):
                 continue
-            required_states += targets
-            yield _FairCycle(comp_list, required_edges, required_states)
+            yield _FairCycle(comp_list, en_any & ~strong_mask, en_any & strong_mask, musts)
 
 
-def _path_within(graph: Graph, start: int, goal, allowed: set, watch: _Watch) -> list[tuple[int, int]]:
-    """Shortest path from `start` to a state satisfying `goal` inside `allowed`, as (state, edge)
-    steps (empty when start satisfies goal)."""
-    if goal(start):
-        return []
-    prev: dict[int, tuple[int, int]] = {start: (-1, -1)}
-    queue = deque([start])
+def _walk(graph: Graph, start: int, met: int, goal, meets, comp: set, watch: _Watch,
+          budget: int | None = None) -> tuple[list[tuple[int, int]], int] | None:
+    """A shortest walk of one step or more inside `comp` from `start`, where the requirements `met`
+    (bits) are met, to a state t where goal(t, m) holds, m the requirements met by then (`meets(e,
+    t)`: those that transition e, to t, meets). Breadth first over the pairs (state, requirements
+    met): a state seen again with more requirements met is a new pair. Returns the (state, edge)
+    steps and the requirements met at the end, or None when more than `budget` pairs were seen."""
+    first = (start, met)
+    prev: dict = {}
+    queue = deque([first])
+    edges, succ = graph.edges, graph.succ
+    seen = 0
     while queue:
-        s = queue.popleft()
-        if not s & 0xFFF:
+        node = queue.popleft()
+        s, m = node
+        seen += 1
+        if not seen & 0xFFF:
             watch.poll()
-        for e in graph.edges(s):
-            t = graph.succ[e]
-            if t < 0 or t not in allowed or t in prev:
+        if budget is not None and seen > budget:
+            return None
+        for e in edges(s):
+            t = succ[e]
+            if t < 0 or t not in comp:
                 continue
-            prev[t] = (s, e)
-            if goal(t):
-                path = []
-                while t != start:
-                    p, pe = prev[t]
-                    path.append((p, pe))
-                    t = p
-                path.reverse()
-                return path
-            queue.append(t)
-    raise AssertionError("no path inside a strongly connected component")  # pragma: no cover
+            reached = m | meets(e, t)
+            pair = (t, reached)
+            if goal(t, reached):
+                steps = [(s, e)]
+                while node != first:
+                    node, pe = prev[node]
+                    steps.append((node[0], pe))
+                steps.reverse()
+                return steps, reached
+            if pair in prev or pair == first:
+                continue
+            prev[pair] = (node, e)
+            queue.append(pair)
+    raise AssertionError("no walk inside a strongly connected component")  # pragma: no cover
+
+
+# The most pairs (state, requirements met) the search for the shortest cycle visits (_walk) before
+# the cycle is built a requirement at a time instead (Checker._cycle)
+_EXACT = 1 << 17
 
 
 def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed: bytearray, watch: _Watch) -> tuple[array, array]:
@@ -1159,25 +1160,45 @@ class Checker:
         return next(e for e in self.graph.edges(s) if self.graph.succ[e] == t)
 
     def _cycle(self, cycle: _FairCycle, entry: int, graph=None) -> list[tuple[int, int]]:
-        """Steps from `entry` around the SCC, through every requirement, back to `entry` (in
-        `graph`: the behaviour graph, or a product with an automaton)."""
+        """Steps from `entry` around the SCC back to `entry` (in `graph`: the behaviour graph, or a
+        part or a product of it) that make a fair cycle and visit what the property asks for: the
+        shortest such cycle through `entry`; where finding it would visit more than _EXACT pairs
+        of a state and the requirements met (_walk), shortest walks each to the nearest state
+        meeting some requirement not met yet, then back. Each requirement is met by any step or
+        state of the cycle that meets it, the entry included."""
         graph = self.graph if graph is None else graph
         comp = set(cycle.nodes)
+        enabled, take = graph.enabled, graph.take
+        weak, conditions, musts = cycle.weak, cycle.weak | cycle.strong, cycle.musts
+        shift = self.fairness.count  # a `must` is bit shift + its index, after the conditions
+        full = conditions | (((1 << len(musts)) - 1) << shift)
+        memo: dict[int, int] = {}
+
+        def at(t: int) -> int:  # the requirements state t meets
+            found = memo.get(t)
+            if found is None:
+                found = ~enabled[t] & weak
+                for j, must in enumerate(musts):
+                    if must(t):
+                        found |= 1 << (shift + j)
+                memo[t] = found
+            return found
+
+        def meets(e: int, t: int) -> int:
+            return (take[e] & conditions) | at(t)
+
+        met = at(entry)
+        found = _walk(graph, entry, met, lambda t, m: t == entry and m == full, meets, comp, self.watch, _EXACT)
+        if found is not None:
+            return found[0]
         steps: list[tuple[int, int]] = []
         here = entry
-        for s, e in sorted(set(cycle.required_edges)):
-            steps += _path_within(graph, here, lambda x, s=s: x == s, comp, self.watch)
-            steps.append((s, e))
-            here = graph.succ[e]
-        for target in sorted(set(cycle.required_states)):
-            steps += _path_within(graph, here, lambda x, t=target: x == t, comp, self.watch)
-            here = target
-        if not steps:  # no requirement: any edge out of entry inside the SCC, then back
-            e, t = next(_internal_edges(comp, graph, entry))
-            steps.append((entry, e))
-            here = t
-        if here != entry:
-            steps += _path_within(graph, here, lambda x: x == entry, comp, self.watch)
+        while met != full:
+            part, met = _walk(graph, here, met, lambda t, m, before=met: m != before, meets, comp, self.watch)
+            steps += part
+            here = graph.succ[part[-1][1]]
+        if here != entry or not steps:
+            steps += _walk(graph, here, met, lambda t, m: t == entry, meets, comp, self.watch)[0]
         return steps
 
     def _trace(self, prefix, end: int, loop, stutter: bool = False) -> Trace:
