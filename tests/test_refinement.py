@@ -63,8 +63,13 @@ def run_tlc(folder: Path, mutate: bool) -> tlc.TlcResult:
         assert TLA_MUTATION[0] in text
         (folder / "EWD840.tla").write_text(text.replace(TLA_MUTATION[0], TLA_MUTATION[1], 1))
     (folder / "M.cfg").write_text("CONSTANTS N = 3\nSPECIFICATION Spec\nPROPERTIES TDSpec\n")
+    return tlc_on(folder, "M.cfg", "EWD840.tla")
+
+
+def tlc_on(folder: Path, cfg: str, module: str) -> tlc.TlcResult:
+    """TLC's report on `module` in `folder`, with one worker and deadlocks not checked."""
     proc = subprocess.run(["java", "-XX:+UseParallelGC", "-cp", str(tlc.jar()), "tlc2.TLC", "-workers", "1",
-                           "-deadlock", "-metadir", str(folder / "meta"), "-config", "M.cfg", "EWD840.tla"],
+                           "-deadlock", "-metadir", str(folder / "meta"), "-config", cfg, module],
                           cwd=folder, capture_output=True, text=True, timeout=300)
     return tlc.parse(proc.stdout + proc.stderr, proc.returncode)
 
@@ -278,10 +283,7 @@ def test_tlc_agrees_that_ewd840_without_fairness_breaks_tdspec(tmp_path):
     assert old in text
     (tmp_path / "EWD840.tla").write_text(text.replace(old, "Spec == Init /\\ [][Next]_vars", 1))
     (tmp_path / "M.cfg").write_text("CONSTANTS N = 3\nSPECIFICATION Spec\nPROPERTIES TDSpec\n")
-    proc = subprocess.run(["java", "-XX:+UseParallelGC", "-cp", str(tlc.jar()), "tlc2.TLC", "-workers", "1",
-                           "-deadlock", "-metadir", str(tmp_path / "meta"), "-config", "M.cfg", "EWD840.tla"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    theirs = tlc.parse(proc.stdout + proc.stderr, proc.returncode)
+    theirs = tlc_on(tmp_path, "M.cfg", "EWD840.tla")
     (tmp_path / "port").mkdir()
     _, ours = check(unfair_port(tmp_path / "port"), properties=("TDSpec",), invariants=())
     assert theirs.verdict == "temporal" and ours.verdict.name == "LIVENESS_VIOLATED"
@@ -315,3 +317,86 @@ def test_the_abstract_fairness_is_decided_alike_with_two_workers(tmp_path):
     assert (two.verdict, two.distinct_states, two.states_generated) == (one.verdict, one.distinct_states,
                                                                          one.states_generated)
     assert [s.state for s in two.violation.trace.steps] == [s.state for s in one.violation.trace.steps]
+
+
+# ---------------------------------------------------------------- constants from an import (issue 32, item 13)
+
+LIB = "const K: int = 1\n"
+IMPORTING_ABSTRACT = 'import "lib.spec"\nvar x: int = 0\naction Inc:\n    require x < K\n    x = x + 1\n'
+IMPORTING_CONCRETE = """\
+    import "lib.spec"
+    var y: int = 0
+    action Inc:
+        require y < K
+        y = y + 1
+    refines A "abstract.spec":
+        x = y
+"""
+
+
+def importing_pair(tmp_path: Path, mapping: str = "") -> Path:
+    (tmp_path / "lib.spec").write_text(LIB)
+    return write(tmp_path, IMPORTING_CONCRETE + mapping, IMPORTING_ABSTRACT)
+
+
+@pytest.mark.parametrize("mapping", ["", "        K = K\n"])
+def test_issue_32_an_abstract_specs_imported_constant_follows_the_override(tmp_path, mapping):
+    """Both specs import K: the abstract K is the concrete one (implicitly, or mapped `K = K`),
+    so `-D K=3` holds for both and x = y refines."""
+    path = importing_pair(tmp_path, mapping)
+    for k in (1, 3):
+        model = build_model(read_source(str(path)), {"K": str(k)})
+        abstract = model.refinements[0].abstract
+        assert dict(zip((c.name for c in abstract.spec.constants), abstract.constants)) == {"K": k}
+        result = explore(model, Options(check_deadlock=False))
+        assert (result.verdict.name, result.distinct_states) == ("OK", k + 1)
+
+
+def test_issue_32_an_imported_constant_mapped_to_another_value(tmp_path):
+    """`K = 2` under `refines`, with -D K=3: the abstract spec stops at 2, the concrete one goes on."""
+    path = importing_pair(tmp_path, "        K = 2\n")
+    result = explore(build_model(read_source(str(path)), {"K": "3"}), Options(check_deadlock=False))
+    v = result.violation
+    assert (v.kind, v.name, len(v.trace.steps)) == ("step", "A", 4)  # y = 0, 1, 2, then 3 > K
+
+
+LIB_TLA = "---- MODULE Lib ----\nCONSTANT K\n====\n"
+ABS_TLA = """---- MODULE Abs ----
+EXTENDS Lib, Naturals
+VARIABLE x
+Init == x = 0
+Inc == x < K /\\ x' = x + 1
+Spec == Init /\\ [][Inc]_x
+====
+"""
+CONC_TLA = """---- MODULE Conc ----
+EXTENDS Lib, Naturals
+VARIABLE y
+Init == y = 0
+Inc == y < K /\\ y' = y + 1
+Spec == Init /\\ [][Inc]_y
+A == INSTANCE Abs WITH x <- y{with}
+Refines == A!Spec
+====
+"""
+
+
+@pytest.mark.skipif(tlc.available() is not None, reason=f"TLC cannot run here: {tlc.available()}")
+@pytest.mark.parametrize("mapping, tla", [("", ""), ("        K = 2\n", ", K <- 2")])
+def test_issue_32_tlc_agrees_on_a_refinement_whose_constant_is_imported(tmp_path, mapping, tla):
+    """TLC on the TLA+ equivalent (Lib declares K, both modules extend it, `INSTANCE Abs WITH
+    x <- y`), K = 3: the same verdict, counts and trace length."""
+    (tmp_path / "Lib.tla").write_text(LIB_TLA)
+    (tmp_path / "Abs.tla").write_text(ABS_TLA)
+    (tmp_path / "Conc.tla").write_text(CONC_TLA.replace("{with}", tla))
+    (tmp_path / "Conc.cfg").write_text("CONSTANT K = 3\nSPECIFICATION Spec\nPROPERTY Refines\n")
+    theirs = tlc_on(tmp_path, "Conc.cfg", "Conc.tla")
+    (tmp_path / "port").mkdir()
+    ours = explore(build_model(read_source(str(importing_pair(tmp_path / "port", mapping))), {"K": "3"}),
+                   Options(check_deadlock=False))
+    if not tla:
+        assert theirs.verdict == "ok" and ours.verdict.name == "OK", theirs.output[-2000:]
+        assert (ours.distinct_states, ours.states_generated) == (theirs.distinct, theirs.generated)
+        return
+    assert theirs.verdict == "temporal" and "Action property" in theirs.output, theirs.output[-2000:]
+    assert ours.violation.kind == "step" and len(ours.violation.trace.steps) == theirs.trace_length

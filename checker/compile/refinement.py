@@ -8,7 +8,9 @@ under a mapping of the abstract variables (and constants) to expressions of this
 
 An abstract variable or constant that has no mapping line maps to the name it has (TLA+'s
 implicit substitution): to this spec's variable or constant of that name, or to its `def` of
-that name without parameters; an abstract constant without one keeps its own value.
+that name without parameters; an abstract constant without one keeps its own value. The
+abstract spec's variables and constants include those of the files it imports (a constant both
+specs import follows this spec's -D overrides).
 
 The check, made during the search like a step property, on every behaviour of this spec:
 
@@ -97,9 +99,12 @@ def load(tree: S.SpecFile, source: Source) -> tuple[S.SpecFile, dict[str, Source
 
 
 def _parse(source: Source) -> S.SpecFile:
+    """The abstract spec's tree with the declarations of the files it imports in front of its own
+    (as build_model reads it): their variables and constants are the abstract spec's too."""
+    from tlacheck.lang.modules import resolve
     from tlacheck.lang.parser import parse
 
-    return parse(source)
+    return resolve(parse(source), source)
 
 
 def _concrete_names(tree: S.SpecFile) -> dict:
