@@ -397,3 +397,49 @@ def test_a_set_built_as_its_set_lies_reports_the_first_fault_in_canonical_order(
         invariant Keys: len({x for x in s if m[x] > 0}) == 2
     """, check_deadlock=False)
     assert result.verdict == Verdict.OK
+
+
+# ---------------------------------------------------------------- issue 32, item 13: the order of `_constants()`
+
+def test_issue_32_a_constant_computed_by_a_recursive_def_reads_its_hoisted_literal():
+    """`{0, 7}` is hoisted (computed once, in `_constants()`): it must be computed before the
+    constant whose value calls F, not after every constant."""
+    model, result = run("""
+        def F(n: int) -> set[int]: if n == 0 then {0, 7} else F(n - 1)
+        const S: set[int] = F(1)
+        var x: int = 0
+        action Step:
+            skip
+        """)
+    assert model.constants == [frozenset({0, 7})]
+    assert result.verdict == Verdict.OK and result.distinct_states == 1
+
+
+def test_issue_32_a_hoisted_value_reading_a_constant_comes_between_the_constants():
+    """`{N, 7}` reads N and is read (through F) by S: after N, before S."""
+    model, _ = run("""
+        const N: int = 3
+        def F(n: int) -> set[int]: if n == 0 then {N, 7} else F(n - 1)
+        const S: set[int] = F(2)
+        const Size: int = len(S)
+        var x: int = 0
+        action Step:
+            skip
+        """)
+    assert model.constants == [3, frozenset({3, 7}), 2]
+
+
+def test_issue_32_a_hoisted_call_of_a_later_def_comes_after_that_defs_own_values():
+    """H calls G(2), computed once with the constants; G (too large to be written where it is
+    called) reads its own hoisted sets, which must exist when G(2) is computed."""
+    branches = " else ".join(f"(if n == {i} then {{{i}, {i + 7}}}" for i in range(4)) + " else {n, n + 1, n + 2}" + ")" * 4
+    model = model_of(f"""
+        def H(n: int) -> set[int]: G(2) | {{n}}
+        def G(n: int) -> set[int]: {branches}
+        var x: int = 0
+        action Step:
+            require x < 2
+            x = x + len(H(x))
+        """)
+    assert "= f1(2)" in model.generated.source  # the call is computed once, with the constants
+    assert [s for _, s in model.actions[0]((0,))] == [(3,)]  # H(0) = {2, 9} | {0}

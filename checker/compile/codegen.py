@@ -19,7 +19,8 @@ passes all its `require`s. A failed `require` abandons the innermost choice
 Speed (docs/performance.md): sub-expressions that read no state and no bound
 name and cannot fault (constant sets, records, ranges; the canonical order of
 a constant domain) are computed once, in `_constants()`, into generated `t`
-names. A parameter, `with` choice or generator that ranges over a constant
+names, each after the constants it reads and before the constants that read it
+through a `def` (_in_dependency_order). A parameter, `with` choice or generator that ranges over a constant
 domain and is used as a map key is bound with its position too, and `m[k]`
 reads and `m[k] = v` updates take that position directly when the map's key
 tuple is the domain's (`is`, else `==`); otherwise they fall back to the
@@ -224,11 +225,14 @@ class _Gen:
         self.emit(1, "return [" + ", ".join(names) + "]")
         self.emit(0, "")
         self.hoisting = True
+        function_code: dict[str, str] = {}  # f{i} -> its generated text
         for i, f in enumerate(spec.functions):
             self.at, self.owner = f.span, ("function", i)
             params = [f"l{p.id}" for p in f.params] + [f"v{s}" for s in self.reads[i]]
+            start = len(self.out)
             self.emit(0, f"def f{i}({', '.join(params)}):")
             self.emit(1, f"return {self.ex(f.body)}")
+            function_code[f"f{i}"] = "\n".join(self.out[start:])
             if not params:  # no arguments and no state: a constant, computed once
                 self.emit(0, f"f{i} = _memo(f{i})")
             self.emit(0, "")
@@ -264,11 +268,17 @@ class _Gen:
             self.owner = ("action", i)
             sends.append(None if a.sends_expr is None else self._scoped_function(f"send{i}", a.sends_expr, True))
         hoisted = list(self.hoisted.values())
-        tail = [f"    {line}" for line in self.hoisted_lines]
-        tail += [f"    {self._keys_table(t)}[{d}] = {d}"
-                 for d, t in sorted(self.domain_names.items(), key=lambda item: int(item[0][1:]))]
-        self.out[constants_end:constants_end] = tail
-        self.spans[constants_end:constants_end] = self.hoisted_at + [None] * (len(tail) - len(self.hoisted_at))
+        # The constants and the hoisted values, each after what it reads (a constant may call a
+        # `def` that reads a hoisted value, which may read an earlier constant), then the domains
+        # interned in the keys tables
+        lines = [(f"K{i}", line, at) for i, (line, at) in
+                 enumerate(zip(self.out[header:constants_end], self.spans[header:constants_end]))]
+        lines += [(name, f"    {line}", at) for name, line, at in zip(hoisted, self.hoisted_lines, self.hoisted_at)]
+        lines = _in_dependency_order(lines, function_code)
+        tables = [f"    {self._keys_table(t)}[{d}] = {d}"
+                  for d, t in sorted(self.domain_names.items(), key=lambda item: int(item[0][1:]))]
+        self.out[header:constants_end] = [line for _, line, _ in lines] + tables
+        self.spans[header:constants_end] = [at for _, _, at in lines] + [None] * len(tables)
         if names or hoisted:
             self.out.insert(header, "    global " + ", ".join(names + hoisted))
             self.spans.insert(header, None)
@@ -1132,6 +1142,52 @@ class _Gen:
 
 _TRIVIAL = (ir.Lit, ir.ConstRef, ir.VarRef, ir.LocalRef)  # never worth hoisting
 _SIMPLE_NAME = re.compile(r"[vl]\d+$")  # a state slot or bound name: safe to evaluate twice
+_GLOBAL_NAME = re.compile(r"\b[Ktf]\d+\b")  # a constant, a hoisted value or a `def`, in generated code
+
+
+def _in_dependency_order(lines: list[tuple[str, str, object]], functions: dict[str, str]) -> list:
+    """The lines of `_constants()`, each (the name it defines, its code, its span), in the order
+    given except that each comes after the lines defining what it reads: directly, or through the
+    `def`s it calls and those they call (`functions`: their generated text, by name). The typecheck
+    guarantees an order exists (E111: a constant depends only on earlier ones)."""
+    defined = {name for name, _, _ in lines}
+    reads = {f: set(_GLOBAL_NAME.findall(code)) for f, code in functions.items()}
+    closure: dict[str, set] = {}
+
+    def through(f: str) -> set:  # the lines' names f reads, through the defs it calls too
+        found = closure.get(f)
+        if found is None:
+            found = closure[f] = set()
+            seen, todo = {f}, [f]
+            while todo:
+                for x in reads.get(todo.pop(), ()):
+                    if x in reads and x not in seen:
+                        seen.add(x)
+                        todo.append(x)
+                    elif x in defined:
+                        found.add(x)
+        return found
+
+    by_name = {name: (name, code, at) for name, code, at in lines}
+    position = {name: i for i, name in enumerate(by_name)}
+    out: list = []
+    placed: set[str] = set()
+
+    def place(name: str) -> None:
+        if name in placed:
+            return
+        placed.add(name)  # (before its dependencies: a cycle, which E111 excludes, ends here)
+        _, code, _ = by_name[name]
+        needs = set()
+        for x in _GLOBAL_NAME.findall(code):
+            needs |= through(x) if x in reads else {x} if x in defined else set()
+        for x in sorted(needs - {name}, key=position.__getitem__):
+            place(x)
+        out.append(by_name[name])
+
+    for name, _, _ in lines:
+        place(name)
+    return out
 
 
 def _key_code(t: T.Type, x: str, sort_key) -> str:
