@@ -102,24 +102,22 @@ class Symmetry:
         self.renamings: list[Callable[[tuple], tuple]] = []
         self.perms: list[dict[str, tuple[int, ...]]] = []  # each renaming: sort name -> member images
         self._by_images: dict[tuple, Callable[[tuple], tuple]] = {}  # per-sort images -> the renaming
+        count = 1
+        for images in self._all:
+            count *= len(images)
+        limit = max(_MEMO_LIMIT // count, 256)  # each renaming's memos: all of them together, about _MEMO_LIMIT
         for images in product(*self._all):
             if all(p == tuple(range(len(p))) for p in images):
                 continue  # the identity
             perm = {s.name: p for s, p in zip(self.sorts, images)}
             self.perms.append(perm)
-            rename = _state_renaming(tuple(renamer(t, perm) for t in var_types))
+            rename = _state_renaming(tuple(renamer(t, perm) for t in var_types), limit)
             self.renamings.append(rename)
             self._by_images[images] = rename
-        # Per sort, the variables that sign its members: maps keyed by it whose values hold no
-        # symmetric member, so that a member's entries do not change when it is renamed:
-        # (slot, whether the values are plain ints or bools, compared as they are).
-        self._signs = [tuple((i, _plain(t.value)) for i, t in enumerate(var_types)
-                             if isinstance(t, T.MapT) and t.key == s and not mentions(t.value, names))
-                       for s in self.sorts]
-        # Per sort, its members' occurrences elsewhere in a state (_Occurrences), and the slots of
-        # every map keyed by it (two members absent elsewhere whose entries there are equal can
-        # be swapped without changing the state).
-        self._occurrences = [_Occurrences(var_types, s) for s in self.sorts]
+        # Per sort, its members' signatures in a state (_Signatures), and the slots of every map
+        # keyed by it (two members absent elsewhere whose entries there are equal can be swapped
+        # without changing the state).
+        self._signatures = [_Signatures(var_types, s, names) for s in self.sorts]
         self._keyed = [tuple(i for i, t in enumerate(var_types) if isinstance(t, T.MapT) and t.key == s)
                        for s in self.sorts]
 
@@ -151,12 +149,11 @@ class Symmetry:
         be swapped without changing the state (they occur nowhere but as keys of maps keyed by
         the set, with equal entries there) keep one order: the other orders give the same
         states."""
-        plans = [(len(s.members), signs, occurrences, keyed) for s, signs, occurrences, keyed
-                 in zip(self.sorts, self._signs, self._occurrences, self._keyed)]
+        plans = tuple(zip(self._signatures, self._keyed))
         by_images = self._by_images
 
         def key(state: tuple) -> int:
-            choices = [_sorting(state, n, signs, occurrences, keyed) for n, signs, occurrences, keyed in plans]
+            choices = [_sorting(state, signatures, keyed) for signatures, keyed in plans]
             best = None
             for images in product(*choices):
                 rename = by_images.get(images)
@@ -170,24 +167,86 @@ class Symmetry:
 
 _MISSING = (-1,)  # the signature entry of a member a partial map does not hold (canon_key order)
 
+# The most values whose parts of the signatures one slot memoises (_Signatures); emptied when full
+_MEMO_LIMIT = 1 << 16
+
 
 def _plain(t: T.Type) -> bool:
     return isinstance(t, (T.IntT, T.BoolT, T.SortT))
 
 
-class _Occurrences:
-    """How often each member of the sort `sort` occurs at each place of a state of types
-    `var_types`: the places are the positions in the types where a value of the sort stands
-    (an element of a set or sequence, a field, a tuple position, an option's value, a map's key
-    or value), except the keys of maps keyed by the sort itself (those are `_signs` and
-    `_keyed`). Calling it on a state gives one count tuple per member, or None when the sort
-    stands nowhere but there."""
+def _sign(n: int, plain: bool) -> Callable:
+    """The members' entries in a map keyed by the sort (its values hold no symmetric member), as
+    a tuple per member: the value itself when plain (ints, bools), else its canon_key; _MISSING
+    where a partial map holds none."""
+    def entries(v) -> tuple:
+        keys, values = v
+        if len(keys) == n:  # the whole set: the keys are 0..n-1, in order
+            return tuple(values) if plain else tuple(map(canon_key, values))
+        return tuple(canon_key(values[keys.index(m)]) if m in keys else _MISSING for m in range(n))
+    return entries
 
-    def __init__(self, var_types: Sequence[T.Type], sort: T.SortT):
+
+class _Signatures:
+    """The signatures of the members of the sort `sort` in a state of types `var_types`
+    (Symmetry.key): per member, its entries in each map keyed by the sort whose values hold no
+    symmetric member (`names`: the symmetric sorts), and how often it occurs at each place of
+    each other variable (_Occurrences). Both are unchanged when a member is renamed together
+    with the state. Each variable's part is a function of its value alone, memoised per value:
+    a successor shares most of its values with its parent and its siblings, and many states
+    share each value."""
+
+    def __init__(self, var_types: Sequence[T.Type], sort: T.SortT, names: frozenset):
+        self.n = n = len(sort.members)
+        # (slot, the part of a value, its memo (None: a map of plain values, whose values are
+        # the part when it holds every member), whether it counts occurrences)
+        parts = []
+        for i, t in enumerate(var_types):
+            if isinstance(t, T.MapT) and t.key == sort and not mentions(t.value, names):
+                plain = _plain(t.value)
+                parts.append((i, _sign(n, plain), None if plain else {}, False))
+                continue
+            occurrences = _Occurrences(t, sort)
+            if occurrences.walk is not None:
+                parts.append((i, occurrences, {}, True))
+        self.parts = tuple(parts)
+        self.counted = tuple(j for j, part in enumerate(parts) if part[3])
+
+    def __call__(self, state: tuple) -> list[tuple]:
+        """Per member, its signature: a tuple of the variables' parts."""
+        found = []
+        n = self.n
+        for slot, part, memo, _ in self.parts:
+            v = state[slot]
+            if memo is None:
+                found.append(v[1] if len(v[0]) == n else part(v))
+                continue
+            p = memo.get(v)
+            if p is None:
+                if len(memo) >= _MEMO_LIMIT:
+                    memo.clear()
+                p = memo[v] = part(v)
+            found.append(p)
+        return [*zip(*found)] if found else [()] * self.n
+
+    def occurs(self, sig: tuple) -> bool:
+        """Whether the member with signature `sig` occurs anywhere but as a key of maps keyed by
+        the sort."""
+        return any(any(sig[j]) for j in self.counted)
+
+
+class _Occurrences:
+    """How often each member of the sort `sort` occurs at each place of a value of type `t`:
+    the places are the positions in the type where a value of the sort stands (an element of a
+    set or sequence, a field, a tuple position, an option's value, a map's key or value), except
+    the keys of maps keyed by the sort itself (those are signs and `_keyed`). Calling it on a
+    value gives one count tuple per member; `walk` is None when the sort stands nowhere but
+    there."""
+
+    def __init__(self, t: T.Type, sort: T.SortT):
         self.n = len(sort.members)
         self.places = 0
-        self.walks = tuple((i, w) for i, t in enumerate(var_types)
-                           if (w := self._walker(t, sort)) is not None)
+        self.walk = self._walker(t, sort)
 
     def _walker(self, t: T.Type, sort: T.SortT):
         """A function (value, counts) adding the value's occurrences of the sort's members to
@@ -240,13 +299,10 @@ class _Occurrences:
             return entries
         raise AssertionError(f"no occurrence walker for {t}")  # pragma: no cover
 
-    def __call__(self, state: tuple) -> list[tuple[int, ...]] | None:
-        if not self.places:
-            return None
+    def __call__(self, value) -> tuple[tuple[int, ...], ...]:
         counts = [[0] * self.places for _ in range(self.n)]
-        for slot, walk in self.walks:
-            walk(state[slot], counts)
-        return [tuple(c) for c in counts]
+        self.walk(value, counts)
+        return tuple(map(tuple, counts))
 
 
 def _entries(state: tuple, keyed: tuple, m: int) -> tuple:
@@ -261,30 +317,25 @@ def _entries(state: tuple, keyed: tuple, m: int) -> tuple:
     return tuple(out)
 
 
-def _sorting(state: tuple, n: int, signs: tuple, occurrences=None, keyed: tuple = ()) -> list[tuple[int, ...]]:
+def _sorting(state: tuple, signatures: _Signatures, keyed: tuple = ()) -> list[tuple[int, ...]]:
     """The renamings (images of the members 0..n-1) that order the members by their signature
     in `state`, every order of the members whose signatures tie (but one order of members that
     swap without changing the state)."""
-    counts = occurrences(state) if occurrences is not None else None
-    sigs = []
-    for m in range(n):
-        sig = [] if counts is None else [counts[m]]
-        for slot, plain in signs:
-            keys, values = state[slot]
-            if len(keys) == n:  # the whole set: the keys are 0..n-1, in order
-                v = values[m]
-                sig.append(v if plain else canon_key(v))
-            else:
-                sig.append(canon_key(values[keys.index(m)]) if m in keys else _MISSING)
-        sigs.append(tuple(sig))
+    sigs = signatures(state)
+    n = signatures.n
     order = sorted(range(n), key=sigs.__getitem__)
+    if len(set(sigs)) == n:  # all told apart: one renaming
+        image = [0] * n
+        for position, m in enumerate(order):
+            image[m] = position
+        return [tuple(image)]
     groups: list[list[int]] = []
     for m in order:
         if groups and sigs[groups[-1][-1]] == sigs[m]:
             groups[-1].append(m)
         else:
             groups.append([m])
-    orders = [_orders(g, state, keyed, counts) for g in groups]
+    orders = [_orders(g, state, keyed, signatures, sigs) for g in groups]
     out = []
     for arrangement in product(*orders):
         image = [0] * n
@@ -297,13 +348,13 @@ def _sorting(state: tuple, n: int, signs: tuple, occurrences=None, keyed: tuple 
     return out
 
 
-def _orders(group: list[int], state: tuple, keyed: tuple, counts) -> list[tuple[int, ...]]:
+def _orders(group: list[int], state: tuple, keyed: tuple, signatures: _Signatures, sigs: list) -> list[tuple[int, ...]]:
     """The orders to try of a group of members whose signatures tie: every one, except that
     members occurring nowhere but as keys of maps keyed by the sort, with equal entries there,
     stay in one order among themselves (swapping two of them gives the state back)."""
     if len(group) < 2:
         return [tuple(group)]
-    idle = group if counts is None else [m for m in group if not any(counts[m])]
+    idle = [m for m in group if not signatures.occurs(sigs[m])]
     if len(idle) < 2:
         return list(permutations(group))
     by_entries: dict[tuple, list[int]] = {}
@@ -324,13 +375,22 @@ def _increasing(ms: list[int]) -> bool:
     return all(a < b for a, b in zip(ms, ms[1:]))
 
 
-def _state_renaming(slots: tuple) -> Callable[[tuple], tuple]:
-    moved = tuple(i for i, f in enumerate(slots) if f is not None)
+def _state_renaming(slots: tuple, limit: int) -> Callable[[tuple], tuple]:
+    """The renaming of a state, slot by slot (`slots`: each slot's renamer, None where nothing
+    moves), each slot's renamed values memoised per value (at most `limit`, emptied when full),
+    as _Signatures memoises its parts."""
+    moved = tuple((i, f, {}) for i, f in enumerate(slots) if f is not None)
 
     def rename(state: tuple) -> tuple:
         values = list(state)
-        for i in moved:
-            values[i] = slots[i](values[i])
+        for i, f, memo in moved:
+            v = values[i]
+            renamed = memo.get(v)
+            if renamed is None:
+                if len(memo) >= limit:
+                    memo.clear()
+                renamed = memo[v] = f(v)
+            values[i] = renamed
         return tuple(values)
 
     return rename
