@@ -84,3 +84,18 @@ def test_a_scaled_seed_model_at_size_one_is_the_seed(seed, scaled, overrides, va
     want = _counts(ROOT / "specs" / seed, variant=variant, invariants=invariants)
     assert want[0] == "ok"
     assert _counts(MODELS_DIR / scaled, overrides, variant) == want
+
+
+def test_issue_32_the_task_queue_under_symmetry_stores_its_orbits():
+    """benchmarks/models/task_queue.spec (docs/language.md, "When symmetry pays"), with 3 workers
+    to stay small: one state per orbit of the reachable states (renamed by every permutation of
+    the messages), and the orbits' sizes add up to the unreduced count."""
+    from tests.oracle.symmetric import orbits, reachable
+
+    model = build_model(read_source(str(MODELS_DIR / "task_queue.spec")), {"Workers": "{w1, w2, w3}"}, "Fenced")
+    reduced = explore(model, Options(check_deadlock=False))
+    full = explore(model, Options(check_deadlock=False, symmetry=False))
+    states = reachable(model)
+    assert full.distinct_states == len(states) == reduced.symmetry.states
+    assert reduced.distinct_states == orbits(model, states) == reduced.symmetry.orbits
+    assert reduced.verdict == full.verdict and reduced.verdict.name == "OK"

@@ -26,11 +26,14 @@ pytestmark = pytest.mark.skipif(not Coordinator.available(), reason="needs the f
 
 
 def summary(r):
-    """Everything a Result says, with errors reduced to their code, message and span."""
+    """Everything a Result says, with errors reduced to their code, message and span (and the
+    symmetry statistics to their counts: the time differs from run to run)."""
     err = r.error
+    sym = r.symmetry
     return (r.verdict, r.distinct_states, r.states_generated, r.depth, r.queue_left, r.stop_reason,
             [(c.enabled, c.generated, c.distinct) for c in r.coverage], r.violation, r.witnesses,
-            (err.code, err.message, err.span) if err is not None else None)
+            (err.code, err.message, err.span) if err is not None else None,
+            None if sym is None else (sym.orbits, sym.states))
 
 
 def assert_same(model, workers=(2,), **options):

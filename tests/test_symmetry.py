@@ -202,3 +202,73 @@ def test_occurrences_and_interchangeable_members_cut_the_renamings_tried():
     tried.clear()
     key(state)  # r1 voted once, r2 twice, r3 never; v1 twice, v2 once, v3 never: all told apart
     assert len(tried) == 1
+
+
+# ---------------------------------------------------------------- what symmetry costs and saves (issue 32, item 12)
+
+@pytest.mark.parametrize("text", [MUTEX, VOTES], ids=["mutex", "votes"])
+def test_issue_32_orbit_sizes_are_those_of_the_orbits(text):
+    """orbit_size (from the signatures' ties) is the number of distinct renamings of the state;
+    over one state per orbit they add up to the unreduced state count."""
+    from tlacheck.engine.fingerprints import Fingerprinter
+
+    model = model_of(text)
+    symmetry = model.symmetry
+    fingerprint = Fingerprinter(model.var_types)
+    states = _reachable(model)
+    for s in states:
+        assert symmetry.orbit_size(s, fingerprint) == len(symmetry.orbit(s))
+    left, total = set(states), 0
+    while left:  # one state of each orbit
+        s = next(iter(left))
+        total += symmetry.orbit_size(s, fingerprint)
+        left -= symmetry.orbit(s)
+    assert total == len(states)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_issue_32_the_result_says_how_many_states_the_orbits_stand_for(workers):
+    """A complete search: one state per orbit stored, and the orbits' states are those the
+    unreduced search stores; the time spent in the keys is measured."""
+    model = model_of(MUTEX)
+    reduced = explore(model, Options(check_deadlock=False, workers=workers))
+    full = explore(model, Options(check_deadlock=False, symmetry=False))
+    sym = reduced.symmetry
+    assert (sym.orbits, sym.states) == (reduced.distinct_states, full.distinct_states) == (7, 20)
+    assert sym.reduction == 20 / 7 and sym.keys_s > 0
+    assert full.symmetry is None
+
+
+def test_issue_32_stopped_at_a_violation_the_orbits_are_those_stored():
+    buggy = MUTEX.replace("    waiting = waiting - {n}\n", "")
+    model = model_of(buggy)
+    from tlacheck.engine.fingerprints import Fingerprinter
+
+    result = explore(model, Options(check_deadlock=False))
+    assert result.verdict == Verdict.INVARIANT_VIOLATED
+    sym = result.symmetry
+    assert sym.orbits == result.distinct_states
+    # the states stored are, up to renaming, those of the unreduced search's first levels
+    assert sym.orbits < sym.states <= len(_reachable(model))
+    fingerprint = Fingerprinter(model.var_types)
+    assert sym.states >= sum(model.symmetry.orbit_size(s.state, fingerprint) for s in result.violation.trace.steps[:-1])
+
+
+def test_issue_32_the_summary_and_json_say_what_symmetry_saved_and_cost(tmp_path, capsys):
+    from tlacheck.app.cli import main
+    import json
+
+    path = tmp_path / "mutex.spec"
+    path.write_text(MUTEX)
+    assert main(["check", str(path), "--no-deadlock"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("symmetry"))
+    assert "7 orbits stored, 20 states without symmetry (2.9x fewer); orbit keys " in line
+    assert main(["check", str(path), "--no-deadlock", "--json", "--quiet"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    sym = data["symmetry"]
+    assert (sym["orbits"], sym["states"], sym["reduction"]) == (7, 20, 2.86) and sym["keys_s"] >= 0
+    assert main(["check", str(path), "--no-deadlock", "--json", "--quiet", "--no-symmetry"]) == 0
+    assert json.loads(capsys.readouterr().out)["symmetry"] is None
+    assert main(["check", str(path), "--no-deadlock", "--no-symmetry"]) == 0
+    assert "symmetry " not in capsys.readouterr().out

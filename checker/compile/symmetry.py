@@ -23,6 +23,7 @@ Temporal properties and exact storage are checked without the reduction (explore
 from __future__ import annotations
 
 from itertools import permutations, product
+from math import factorial
 from operator import itemgetter
 from typing import Callable, Sequence
 
@@ -120,6 +121,8 @@ class Symmetry:
         self._signatures = [_Signatures(var_types, s, names) for s in self.sorts]
         self._keyed = [tuple(i for i, t in enumerate(var_types) if isinstance(t, T.MapT) and t.key == s)
                        for s in self.sorts]
+        self._plans = tuple(zip(self._signatures, self._keyed))
+        self.order = count  # the number of renamings, the identity included
 
     def moves(self, value, t: T.Type) -> bool:
         """Whether some renaming changes `value` (of type `t`): a constant that does breaks the
@@ -137,32 +140,58 @@ class Symmetry:
         """Every renaming of `state`, itself included."""
         return {state, *(r(state) for r in self.renamings)}
 
-    def key(self, fingerprint: Callable[[tuple], int]) -> Callable[[tuple], int]:
+    def key(self, fingerprint: Callable[[tuple], int], sizes: list | None = None) -> Callable[[tuple], int]:
         """The key of a state's orbit: the smallest fingerprint of the renamings that put each
         symmetric set's members in the order of their signatures, trying every order of the
         members whose signatures tie. A member's signature is its entries in the maps keyed by
-        the set (`_signs`) and how often it occurs at each place of the state's type
-        (`_Occurrences`: as the `acceptor` of a message, as a map's value, ...); both are
-        unchanged by renaming the member together with the state, so the renamed states that
-        qualify are the same for every state of an orbit and the key is the orbit's. When the
-        signatures differ, one renaming qualifies instead of all n!. Members that tie and can
-        be swapped without changing the state (they occur nowhere but as keys of maps keyed by
-        the set, with equal entries there) keep one order: the other orders give the same
-        states."""
-        plans = tuple(zip(self._signatures, self._keyed))
-        by_images = self._by_images
+        the set whose values hold no symmetric member and how often it occurs at each place of
+        the state's type (_Signatures: as the `acceptor` of a message, as a map's value, ...);
+        both are unchanged by renaming the member together with the state, so the renamed
+        states that qualify are the same for every state of an orbit and the key is the orbit's.
+        When the signatures differ, one renaming qualifies instead of all n!. Members that tie
+        and can be swapped without changing the state (they occur nowhere but as keys of maps
+        keyed by the set, with equal entries there) keep one order: the other orders give the
+        same states.
+
+        With `sizes`, the key also appends to it the number of states of the orbit: the group's
+        order over the order of the stabiliser of the state. A renaming that fixes the state
+        keeps every member's signature, so it only permutes members whose signatures tie (the
+        group T of those permutations); the orbit of the state under T holds as many states as
+        the renamings tried give (those left out give states tried), and it is
+        |T| / |stabiliser|."""
+        plans, by_images, order = self._plans, self._by_images, self.order
+        single = len(plans) == 1
+        append = None if sizes is None else sizes.append
 
         def key(state: tuple) -> int:
-            choices = [_sorting(state, signatures, keyed) for signatures, keyed in plans]
-            best = None
-            for images in product(*choices):
-                rename = by_images.get(images)
-                fp = fingerprint(state if rename is None else rename(state))
-                if best is None or fp < best:
-                    best = fp
-            return best
+            ties = 1
+            choices = []
+            for signatures, keyed in plans:
+                sigs = signatures(state)
+                if len(set(sigs)) == signatures.n:  # all told apart: one renaming
+                    choices.append((_ordering(sigs),))
+                    continue
+                images, tied = _arrangements(state, sigs, signatures, keyed)
+                choices.append(images)
+                ties *= tied
+            if ties == 1:  # one renaming, and only the identity fixes the state
+                rename = by_images.get(choices[0] if single else tuple(c[0] for c in choices))
+                if append is not None:
+                    append(order)
+                return fingerprint(state if rename is None else rename(state))
+            fps = {fingerprint(state if (rename := by_images.get(images)) is None else rename(state))
+                   for images in product(*choices)}
+            if append is not None:
+                append(order * len(fps) // ties)
+            return min(fps)
 
         return key
+
+    def orbit_size(self, state: tuple, fingerprint: Callable[[tuple], int]) -> int:
+        """The number of states of the orbit of `state` (as `key` with `sizes` counts it)."""
+        sizes: list[int] = []
+        self.key(fingerprint, sizes)(state)
+        return sizes[0]
 
 
 _MISSING = (-1,)  # the signature entry of a member a partial map does not hold (canon_key order)
@@ -317,18 +346,22 @@ def _entries(state: tuple, keyed: tuple, m: int) -> tuple:
     return tuple(out)
 
 
-def _sorting(state: tuple, signatures: _Signatures, keyed: tuple = ()) -> list[tuple[int, ...]]:
-    """The renamings (images of the members 0..n-1) that order the members by their signature
-    in `state`, every order of the members whose signatures tie (but one order of members that
-    swap without changing the state)."""
-    sigs = signatures(state)
+def _ordering(sigs: list) -> tuple[int, ...]:
+    """The renaming (the images of the members 0..n-1) that orders the members by their
+    signatures `sigs`, no two equal."""
+    image = [0] * len(sigs)
+    for position, m in enumerate(sorted(range(len(sigs)), key=sigs.__getitem__)):
+        image[m] = position
+    return tuple(image)
+
+
+def _arrangements(state: tuple, sigs: list, signatures: _Signatures, keyed: tuple) -> tuple[list[tuple[int, ...]], int]:
+    """The renamings (images of the members 0..n-1) that order the members by their signatures
+    `sigs` in `state`, some of which tie: every order of the members whose signatures tie (but
+    one order of members that swap without changing the state); and the number of renamings
+    that keep every signature (the product of the factorials of the ties' sizes)."""
     n = signatures.n
     order = sorted(range(n), key=sigs.__getitem__)
-    if len(set(sigs)) == n:  # all told apart: one renaming
-        image = [0] * n
-        for position, m in enumerate(order):
-            image[m] = position
-        return [tuple(image)]
     groups: list[list[int]] = []
     for m in order:
         if groups and sigs[groups[-1][-1]] == sigs[m]:
@@ -345,7 +378,10 @@ def _sorting(state: tuple, signatures: _Signatures, keyed: tuple = ()) -> list[t
                 image[m] = position
                 position += 1
         out.append(tuple(image))
-    return out
+    ties = 1
+    for group in groups:
+        ties *= factorial(len(group))
+    return out, ties
 
 
 def _orders(group: list[int], state: tuple, keyed: tuple, signatures: _Signatures, sigs: list) -> list[tuple[int, ...]]:

@@ -77,6 +77,22 @@ class SimulationStats:
     shrink_method: str | None = None  # "search" (over the expanded states) or "cycles" (cut out)
 
 
+@dataclass(frozen=True)
+class SymmetryStats:
+    """What the symmetry reduction of a search did (engine/levels.py): the states it expanded,
+    one per orbit; the states of those orbits, which a search without the reduction would have
+    expanded (the same count when the search is complete); the seconds computing orbit keys."""
+
+    orbits: int
+    states: int
+    keys_s: float
+
+    @property
+    def reduction(self) -> float:
+        """How many times fewer states the reduced search expanded."""
+        return self.states / self.orbits if self.orbits else 1.0
+
+
 @dataclass
 class Result:
     verdict: Verdict
@@ -98,3 +114,4 @@ class Result:
     # states shared a fingerprint (one was then never explored). None: states stored exactly.
     fingerprint_collision: float | None = None
     simulation: SimulationStats | None = None  # a simulation's statistics (None: an exhaustive search)
+    symmetry: SymmetryStats | None = None  # None: no symmetry reduction

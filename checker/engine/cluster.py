@@ -119,6 +119,7 @@ class Expansion:
     graph: tuple | None  # its part of the behaviour graph: (succ, enabled, take, fairness fault, steps)
     halted: str | None = None  # "memory_limit": the actor's memory passed --memory-limit (the level is dropped)
     sent: int = 0  # states it sent to other partitions (benchmarks/cluster.py)
+    keying: float = 0.0  # with symmetry: the seconds its successors' orbit keys took
 
 
 @dataclass
@@ -133,6 +134,7 @@ class Merged:
     events: list  # at most one: the first event among its candidates
     placed: dict
     values: object  # the graph's atoms of each new state (None: no graph)
+    sizes: array | None = None  # with symmetry: the size of each new state's orbit
 
 
 # -------------------------------------------------------------------- actor
@@ -218,6 +220,7 @@ class Partition(Worker):
         fingerprint = self.fingerprint
         key = self.key or fingerprint
         memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
+        keying = self.keying[0]
         graph, fair = self.graph, None
         if graph is not None:
             gsucc, fair = graph.succ, self.fair
@@ -291,7 +294,8 @@ class Partition(Worker):
             self.graph = Graph(graph.plan, succ=array("q"))
         sent = sum(len(b.fps) for p, b in enumerate(batches) if p != me)
         self.own, batches[me] = batches[me], None  # its own batch stays here: merge takes it from self.own
-        return Expansion(parents, counts, enabled, generated, events, placed, part, sent=sent), batches
+        return Expansion(parents, counts, enabled, generated, events, placed, part, sent=sent,
+                         keying=self.keying[0] - keying), batches
 
     def merge(self, *batches: Batch) -> Merged:
         """This level's new states among those sent here: each at its smallest key, those not stored
@@ -319,6 +323,7 @@ class Partition(Worker):
         bits = graph.plan.bits if graph is not None else None
         values = graph.values if graph is not None else None
         keys, fps, acts, states = array("q"), array("q"), array("H"), []
+        sizes = array("q") if self.sized is not None else None
         witnesses: dict[str, int] = {}
         faults: dict[str, int] = {}
         events: list = []
@@ -364,6 +369,8 @@ class Partition(Worker):
             fps.append(fp)
             acts.append(ai)
             states.append(succ)
+            if sizes is not None:
+                sizes.append(self.model.symmetry.orbit_size(succ, self.fingerprint))
             if bits is not None:
                 values.append(bits(succ))
             if reach:
@@ -388,7 +395,7 @@ class Partition(Worker):
         self.new_fps, self.new_states = fps, states
         if graph is not None:
             self.graph = Graph(graph.plan, succ=array("q"))
-        return Merged(keys, fps, acts, witnesses, faults, events, placed, values)
+        return Merged(keys, fps, acts, witnesses, faults, events, placed, values, sizes)
 
 
 # -------------------------------------------------------------------- driver
@@ -674,7 +681,11 @@ class ClusterSearch(Coordinator):
                   "enabled": [sum(e.enabled[ai] for e in expansions) for ai in range(a_count)],
                   "generated": [sum(e.generated[ai] for e in expansions) for ai in range(a_count)],
                   "witnesses": witnesses, "faults": faults, "events": events, "placed": placed, "collected": (),
-                  "graph": graph, "mask": None}
+                  "graph": graph, "mask": None, "keying": sum(e.keying for e in expansions),
+                  "sizes": None}
+        if self.symmetric:  # the new states' orbit sizes, in the order of their keys
+            cat_sizes = array("q", chain.from_iterable(m.sizes for m in merged))
+            report["sizes"] = array("q", map(cat_sizes.__getitem__, order))
         settled = {"all_keys": all_keys, "all_fps": array("q", map(cat_fps.__getitem__, order)), "reports": [report],
                    "base": base, "start": start}
         return settled, numbering

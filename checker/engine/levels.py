@@ -123,7 +123,7 @@ from operator import itemgetter, not_
 from typing import Callable
 
 from tlacheck.compile.model import Model
-from tlacheck.core.result import Result, Verdict
+from tlacheck.core.result import Result, SymmetryStats, Verdict
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.search import Search
 from tlacheck.engine.fingerprints import Fingerprinter, NumberTable, collision_probability
@@ -270,6 +270,10 @@ class Coordinator(Search):
         self.workers = workers
         self.local: Worker | None = None  # the one worker, when it runs in this process
         self.distinct = 0  # states stored (numbered) so far
+        # With symmetry: the states of the orbits of the states stored so far, and the seconds
+        # the workers spent computing orbit keys (Result.symmetry)
+        self.orbit_states = 0
+        self.keying = 0.0
         self.table: Table | None = None
         self.grown: Table | None = None  # the table, grown since the workers last had it
         # Set, it tells the workers to drop the level they are expanding: one shared byte that the
@@ -328,6 +332,8 @@ class Coordinator(Search):
                     continue
                 seen.put(fp, ~slot)
                 i = self._store(state, -1, fp)
+                if self.symmetric:
+                    self.orbit_states += self.model.symmetry.orbit_size(state, self.fingerprint)
                 if seen.count > seen.limit:
                     seen.grow()
                 stored.append(state)
@@ -347,6 +353,9 @@ class Coordinator(Search):
 
     def _collision(self) -> float | None:
         return None if self.exact is not None else collision_probability(self._counts()[0], self.generated)
+
+    def _symmetry(self) -> SymmetryStats | None:
+        return SymmetryStats(self._counts()[0], self.orbit_states, self.keying) if self.symmetric else None
 
     def _run(self) -> Result:
         initial, initial_fps = self._initial_states()
@@ -589,7 +598,7 @@ class Coordinator(Search):
         a_count = len(self.coverage)
         nothing = {"fps": array("q"), "keys": array("q"), "acts": array("H"), "parents": array("q"),
                    "counts": array("I"), "enabled": [0] * a_count, "generated": [0] * a_count, "witnesses": {},
-                   "faults": {}, "events": [], "placed": {}}
+                   "faults": {}, "events": [], "placed": {}, "sizes": None, "keying": 0.0}
         return done + [nothing] * (len(expansions) - halted)
 
     def _in_flight(self, replies: list, expanding: set) -> tuple[int, int, int]:
@@ -716,6 +725,7 @@ class Coordinator(Search):
             all_fps.extend(e["fps"] if m is None else compress(e["fps"], m))
             keys = e["keys"] if m is None else array("q", compress(e["keys"], m))
             acts = e["acts"] if m is None else array("H", compress(e["acts"], m))
+            sizes = e["sizes"] if m is None or e["sizes"] is None else array("q", compress(e["sizes"], m))
             all_keys.extend(keys)
             distinct = [0] * len(self.coverage)
             for ai, c in Counter(acts).items():
@@ -724,7 +734,7 @@ class Coordinator(Search):
                             "counts": e["counts"], "enabled": e["enabled"], "generated": e["generated"],
                             "witnesses": e["witnesses"], "faults": e["faults"], "events": e["events"],
                             "placed": e["placed"], "collected": e.get("collected", ()),
-                            "graph": e.get("graph"), "mask": m})
+                            "graph": e.get("graph"), "mask": m, "sizes": sizes, "keying": e["keying"]})
         settled["all_keys"], settled["all_fps"], settled["reports"] = all_keys, all_fps, reports
         return settled
 
@@ -838,6 +848,9 @@ class Coordinator(Search):
             self.edges = edges
         for r in reports:
             self.generated += sum(r["generated"])
+            if r["sizes"] is not None:
+                self.orbit_states += sum(r["sizes"])
+            self.keying += r["keying"]
             for ai, cov in enumerate(self.coverage):
                 cov.enabled += r["enabled"][ai]
                 cov.generated += r["generated"][ai]
@@ -904,7 +917,11 @@ class Coordinator(Search):
                         self.coverage[ai].generated += row[ai]
             keys, acts = r["keys"], r["acts"]
             j = bisect_left(keys, key)
-            if covered_self and j < len(keys) and keys[j] == key:
+            at_key = j < len(keys) and keys[j] == key
+            if r["sizes"] is not None:
+                self.orbit_states += sum(r["sizes"][:j + (stored_self and at_key)])
+            self.keying += r["keying"]
+            if covered_self and at_key:
                 j += 1
             for ai in acts[:j]:
                 self.coverage[ai].distinct += 1
@@ -1034,11 +1051,20 @@ class Coordinator(Search):
 
 # -------------------------------------------------------------------- worker side
 
-def _keyed(act, key: Callable[[tuple], int]):
-    """A successor function giving each successor's orbit key (symmetry) instead of its fingerprint."""
+def _keyed(act, key: Callable[[tuple], int], keying: list):
+    """A successor function giving each successor's orbit key (symmetry) instead of its
+    fingerprint, adding the time the keys took to keying[0] (`key` leaves the size of each
+    successor's orbit in Worker.sizes: the summary's `symmetry` line)."""
+    clock = time.perf_counter
+    sizes = keying[1]
+
     def nexts(state, raw, memos, entries):
         succs = [*map(_second, act(state))]
-        return succs, [*map(key, succs)]
+        sizes.clear()
+        start = clock()
+        keys = [*map(key, succs)]
+        keying[0] += clock() - start
+        return succs, keys
     return nexts
 
 
@@ -1124,6 +1150,10 @@ class Worker:
         # functions), or, with symmetry, its orbit's (compile/symmetry.py)
         # (exact storage: the successor's id in the store; `id_draw` gives those of a list of states)
         self.key = exact.id_of() if exact else model.symmetry.key(self.fingerprint) if symmetric else None
+        # With symmetry: the seconds spent computing successors' orbit keys, and the sizes of the
+        # orbits of the last successors keyed (_keyed); those of the candidates go with them
+        self.keying: list = [0.0, []]
+        self.sized = model.symmetry.key(self.fingerprint, self.keying[1]) if symmetric and not exact else None
         self.id_draw = exact.draw() if exact else None
         self.exact = exact is not None  # the stored states are kept: no pools, no clearing
         # This level's part of the behaviour graph of temporal properties (liveness.Graph), shipped
@@ -1167,7 +1197,7 @@ class Worker:
             elif self.exact:
                 nexts = None  # inline in _expand: the action, then the successors' ids
             elif self.key is not None:
-                nexts = _keyed(model.actions[ai], self.key)
+                nexts = _keyed(model.actions[ai], self.sized, self.keying)
             self.plan.append((ai, nexts, model.actions[ai], invs, interned))
 
     def serve(self) -> None:
@@ -1289,6 +1319,8 @@ class Worker:
             by_args = fair.by_args if fair is not None else ()
             held = self.args
             transitions = []
+        # with symmetry, the size of each candidate's orbit (levels: in `fps` order)
+        sizes, keying, spent = (array("q"), self.keying, self.keying[0]) if self.sized is not None else (None, None, 0.0)
         frontier, self.frontier = self.frontier, []
         frontier_fps, self.frontier_fps = self.frontier_fps, []
         frontier.reverse()  # expanded from the end: each state is freed once expanded
@@ -1323,6 +1355,11 @@ class Worker:
                         fps_of = [*map(setdefault, succs, numbers)]
                 except EVAL_FAILURES as first:
                     succs, fps_of, fault = until_fault(act, state, first, key)
+                    if sizes is not None:  # (the sizes of the successors before the fault)
+                        keying[1].clear()
+                        for succ in succs:
+                            self.sized(succ)
+                first_k = k + 1  # the key of the first of these successors
                 if graph is not None:
                     gsucc.extend(fps_of)
                     if step_bits is not None:
@@ -1375,6 +1412,8 @@ class Worker:
                         keys.append(k)
                         acts.append(ai)
                         states.append(succ)
+                        if sizes is not None:
+                            sizes.append(keying[1][k - first_k])
                         if graph is not None:
                             gvalues.append(bits(succ))
                         if reach:
@@ -1441,7 +1480,8 @@ class Worker:
             self.graph = Graph(graph.plan, succ=array("q"))
         return {"fps": fps, "keys": keys, "acts": acts, "parents": parents, "counts": counts,
                 "enabled": enabled, "generated": generated, "witnesses": witnesses, "faults": faults,
-                "events": events, "placed": placed, "collected": collected, "graph": part}
+                "events": events, "placed": placed, "collected": collected, "graph": part,
+                "sizes": sizes, "keying": self.keying[0] - spent}
 
     def _record_fairness(self, state: tuple, pfp: int, transitions: list, g: int, successors: int) -> None:
         """Record in the graph the fairness conditions that parent `state` (number `g`, key `pfp`)

@@ -17,7 +17,7 @@ import time
 from typing import Callable
 
 from tlacheck.compile.model import Model
-from tlacheck.core.result import ActionCoverage, Result, Step, Trace, Verdict, Violation
+from tlacheck.core.result import ActionCoverage, Result, Step, SymmetryStats, Trace, Verdict, Violation
 from tlacheck.core.runtime import EVAL_FAILURES, Fault
 from tlacheck.engine.limits import MemoryWatch, limit_reached
 from tlacheck.engine.liveness import Checker as LivenessChecker
@@ -136,7 +136,12 @@ class Search:
         result = Result(verdict, distinct, self.generated, self.depth,
                         time.perf_counter() - self.start, self.coverage, violation, error, stop_reason, queue_left)
         result.fingerprint_collision = self._collision()
+        result.symmetry = self._symmetry()
         return result
+
+    def _symmetry(self) -> SymmetryStats | None:
+        """What the symmetry reduction did (None: the search stores every state)."""
+        return None
 
     def _counts(self) -> tuple[int, int]:
         """Distinct states stored, and how many of them are not expanded yet."""

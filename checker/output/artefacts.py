@@ -2,7 +2,7 @@
 
 One counterexample gives, under the stem `<spec file>.<variant>.<property>`:
 `.txt` (the text report without the run-dependent summary), `.json` (what
-`check --json` prints, with `elapsed_s` null so the file is reproducible),
+`check --json` prints, with `elapsed_s` (and `symmetry.keys_s`) null so the file is reproducible),
 `.itf.json` (ITF), `.dot` (trace diagram), when the trace involves more
 than one actor or when asked, `.swimlanes.dot`, and `.html` (the offline
 report of output/html.py). The command line turns each
@@ -143,12 +143,14 @@ def headline(model: Model, violation: Violation, source: Source | None = None) -
 def run_json(model: Model, result: Result, spec_path: str, variant: str, defines: dict,
              reproducible: bool = False) -> dict:
     """`check --json`'s object, plus the variant and `-D` overrides needed to rebuild the model
-    (render and replay read them); `reproducible` drops the one run-dependent value."""
+    (render and replay read them); `reproducible` drops the run-dependent values (the times)."""
     data = result_json(model, result, spec_path)
     data["variant"] = variant
     data["defines"] = dict(sorted(defines.items()))
     if reproducible:
         data["elapsed_s"] = None
+        if data["symmetry"] is not None:
+            data["symmetry"]["keys_s"] = None
     return data
 
 

@@ -241,6 +241,10 @@ def format_summary(model: Model, result: Result, unchecked_deadlock: str | None 
         ("depth", _n(result.depth)),
         ("time", f"{result.elapsed_s:.2f} s ({_n(int(rate))} states/s)"),
     ]
+    sym = result.symmetry
+    if sym is not None:  # what the reduction saved, and what its orbit keys cost
+        rows.append(("symmetry", f"{_n(sym.orbits)} orbits stored, {_n(sym.states)} states without symmetry "
+                                 f"({sym.reduction:.1f}x fewer); orbit keys {sym.keys_s:.2f} s"))
     out = ["Summary:"]
     out += [f"  {k:<17} {v}" for k, v in rows]
     if result.fingerprint_collision is None:
@@ -301,7 +305,8 @@ def _changes_json(model: Model, old: tuple, new: tuple) -> list[dict]:
 
 
 def result_json(model: Model, result: Result, spec_path: str) -> dict:
-    """The `--json` object. Keys are stable; `elapsed_s` is the only run-dependent value."""
+    """The `--json` object. Keys are stable; `elapsed_s` and `symmetry.keys_s` are the only
+    run-dependent values."""
     violation = None
     if result.violation is not None:
         v = result.violation
@@ -335,6 +340,9 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
         "queue_left": result.queue_left,
         "elapsed_s": round(result.elapsed_s, 3),
         "stop_reason": result.stop_reason,
+        "symmetry": None if result.symmetry is None else {
+            "orbits": result.symmetry.orbits, "states": result.symmetry.states,
+            "reduction": round(result.symmetry.reduction, 2), "keys_s": round(result.symmetry.keys_s, 3)},
         "coverage": {
             info.name: {"enabled": cov.enabled, "generated": cov.generated, "distinct": cov.distinct}
             for info, cov in zip(model.action_info, result.coverage)
