@@ -401,3 +401,107 @@ def test_collect_mode_reports_each_failing_check_once():
     for v in result.violations:
         assert_execution(model, v.trace)
         assert not invariant(model, v.name)(v.trace.steps[-1].state)
+
+
+# ---------------------------------------------------------------- shortening a trace (issue 32, item 9)
+
+TASK_QUEUE = str(SPECS.parent / "benchmarks" / "models" / "task_queue.spec")
+
+
+def assert_ends_in(model, trace, name: str) -> None:
+    """The trace breaks the invariant `name` in its last state, and no check before it."""
+    states = [s.state for s in trace.steps]
+    assert not invariant(model, name)(states[-1])
+    assert all(check(s) for s in states[:-1] for _, check in model.invariants)
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_issue_32_a_trace_padded_with_other_processes_steps_is_shortened(seed):
+    """The task queue's behaviours meet the double processing after 8 to 16 steps, with other
+    workers' and messages' steps in between; the trace reported takes only the steps needed:
+    as short as check's breadth-first one, and a real execution of the spec."""
+    model = model_of(path=TASK_QUEUE)
+    options = SimOptions(seed=seed, check_deadlock=False)
+    raw = simulate(model, SimOptions(seed=seed, check_deadlock=False, shrink=False))
+    short = simulate(model, options)
+    shortest = explore(model, Options(check_deadlock=False)).violation.trace
+    sim = short.simulation
+    assert sim.found_steps == len(raw.violation.trace.steps) - 1 > len(shortest.steps) - 1
+    assert sim.shrunk_steps == len(short.violation.trace.steps) - 1 == len(shortest.steps) - 1
+    assert sim.shrink_method == "instances"
+    assert_execution(model, short.violation.trace)
+    assert_ends_in(model, short.violation.trace, "ProcessedOnce")
+    # (the steps taken are among those of the behaviour found)
+    assert {(s.action, s.args) for s in short.violation.trace.steps[1:]} <= \
+        {(s.action, s.args) for s in raw.violation.trace.steps[1:]}
+    again = simulate(model, options)
+    assert again.violation == short.violation and again.simulation == sim
+
+
+def test_issue_32_past_its_bound_steps_are_dropped_instead(monkeypatch):
+    """When the search over the trace's action instances gives up (here at once), steps are
+    dropped, runs of them then single ones, each shorter trace taken again by the model: still
+    a real execution that ends in the same violation."""
+    from tlacheck.engine import simulate as module
+
+    monkeypatch.setattr(module, "_INSTANCE_STATES", 0)
+    model = model_of(path=TASK_QUEUE)
+    shortened = 0
+    for seed in range(1, 9):
+        r = simulate(model, SimOptions(seed=seed, check_deadlock=False))
+        trace, sim = r.violation.trace, r.simulation
+        assert_execution(model, trace)
+        assert_ends_in(model, trace, "ProcessedOnce")
+        if sim.shrunk_steps is not None:
+            assert sim.shrink_method in ("steps", "search", "cycles") and sim.shrunk_steps < sim.found_steps
+            shortened += sim.shrink_method == "steps"
+    assert shortened >= 4
+
+
+def test_issue_32_a_step_property_and_a_deadlock_are_shortened_too(tmp_path):
+    """Three counters: the step property's violation needs A's steps only."""
+    text = """
+        var a: int = 0
+        var b: int = 0
+        var c: int = 0
+        action A:
+            require a < 4
+            a = a + 1
+        action B:
+            require b < 3
+            b = b + 1
+        action C:
+            require c < 3
+            c = c + 1
+        property AStaysLow: always (a' <= 3)
+        """
+    model = model_of(text)
+    shortest = explore(model, Options(check_deadlock=False)).violation.trace
+    for seed in range(1, 6):
+        r = simulate(model, SimOptions(seed=seed, check_deadlock=False))
+        assert r.violation.kind == "step" and r.violation.name == "AStaysLow"
+        assert len(r.violation.trace.steps) == len(shortest.steps) == 5  # four steps of A
+        assert_execution(model, r.violation.trace)
+    # B wanders until A has run twice and Stop ends everything: the deadlock needs A, A, Stop
+    stopping = model_of("""
+        var a: int = 0
+        var b: int = 0
+        var stopped: bool = false
+        action A:
+            require not stopped and a < 2
+            a = a + 1
+        action B:
+            require not stopped
+            b = (b + 1) % 5
+        action Stop:
+            require not stopped and a == 2
+            stopped = true
+        """)
+    assert len(explore(stopping, Options()).violation.trace.steps) == 4
+    found = []
+    for seed in range(1, 6):
+        r = simulate(stopping, SimOptions(seed=seed))
+        assert r.violation.kind == "deadlock" and len(r.violation.trace.steps) == 4
+        assert_execution(stopping, r.violation.trace)
+        found.append(r.simulation.found_steps)
+    assert max(found) > 3

@@ -74,7 +74,9 @@ class SimulationStats:
     traces_bound: int | None  # behaviours at most (None: until the time limit)
     found_steps: int | None = None  # steps of the behaviour to the violation, before shrinking
     shrunk_steps: int | None = None  # steps of the trace reported, when shrinking shortened it
-    shrink_method: str | None = None  # "search" (over the expanded states) or "cycles" (cut out)
+    # "cycles" (cut out), "search" (over the expanded states), "instances" (over the behaviours
+    # taking only the trace's action instances) or "steps" (dropped): simulate.py's docstring
+    shrink_method: str | None = None
 
 
 @dataclass(frozen=True)

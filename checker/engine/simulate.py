@@ -23,14 +23,18 @@ Deterministic: the only randomness is `random.Random(seed)`, drawn once per init
 once per step, so a seed gives the same behaviours, trace and counts on every run (the time
 aside; a time limit cuts the run where the clock says).
 
-The trace of a violation is the behaviour that reached it, shortened (`shrink`) by a
-breadth-first search from the initial states over the states this run expanded (every
-successor of them was computed), to the first state, or step, that fails the same check first;
-when that search cannot improve on it (or meets an evaluation error), by cutting the cycles out
-of the behaviour (a state that occurs twice: the steps between the two are dropped). Either way
-the result is a real execution of the spec, each step re-executed by the model's actions, ending
-in the same violation; it is the shortest one among the expanded states, not in the whole state
-space. Evaluation errors keep the behaviour with its cycles cut.
+The trace of a violation is the behaviour that reached it, shortened (`shrink`, the shortest
+kept): by cutting the cycles out of the behaviour (a state that occurs twice: the steps between
+the two are dropped); by a breadth-first search from the initial states over the states this
+run expanded (every successor of them was computed), to the first state, or step, that fails
+the same check first; then, from the shortest so far, by a breadth-first search over the
+behaviours that take only its action instances (the same action with the same arguments:
+other processes' steps interleaved but not needed drop out), or past _INSTANCE_STATES states
+by dropping runs of steps and taking the rest again (`_drop_steps`). Every way gives a real
+execution of the spec, each step re-executed by the model's actions, ending in the same
+violation and meeting no other check before; it is the shortest among the expanded states and
+among the behaviours of those instances, not in the whole state space. Evaluation errors keep
+the behaviour with its cycles cut.
 
 In collecting mode (`collect`, for `tlacheck verify --simulate`) the run goes on after a
 violation: each check is reported once (its trace with the cycles cut) and no longer checked, a
@@ -58,6 +62,11 @@ from tlacheck.engine.watchdog import StepInterrupted, Watchdog
 
 DEFAULT_DEPTH = 100  # steps per behaviour, as TLC's -depth
 DEFAULT_TRACES = 1000  # behaviours, when no time limit is given
+# The most states of the search over the behaviours that take a trace's action instances
+# (_Simulator._instances), and the most action instances taken when dropping steps instead
+# (_Simulator._drop_steps): shortening a trace stays a matter of seconds
+_INSTANCE_STATES = 100_000
+_DROP_BUDGET = 200_000
 
 
 @dataclass(frozen=True)
@@ -388,6 +397,11 @@ class _Simulator:
             shorter = self._search(v)
             if shorter is not None and len(shorter.steps) < len(trace.steps):
                 trace, method = shorter, "search"
+            shorter, how = self._instances(v, trace), "instances"
+            if shorter is None:  # too many states, or an error: steps dropped one run at a time
+                shorter, how = self._drop_steps(v, trace), "steps"
+            if len(shorter.steps) < len(trace.steps):
+                trace, method = shorter, how
         if len(trace.steps) == len(v.trace.steps):
             return result
         result.violation = Violation(v.kind, v.name, trace, v.message)
@@ -401,36 +415,123 @@ class _Simulator:
         """A shortest path over the expanded states, from the initial ones among them, to a
         state (a step) failing `v`'s check first, or a deadlock; None when there is none or an
         evaluation error (or a stop) interrupts the search."""
-        model = self.model
         expanded = self.expanded
         if len(v.trace.steps) > 1:  # the state whose expansion met the violation: re-expanded up to it
             expanded = expanded | {v.trace.steps[-2].state}
+        return self._bfs(v, self._initial_in(expanded), lambda state, step: step.state in expanded)
+
+    def _instances(self, v: Violation, trace: Trace) -> Trace | None:
+        """A shortest behaviour from `trace`'s initial state that takes only the action instances
+        `trace` takes (an action with the same arguments) and ends in `v`: the steps of other
+        processes, of other arguments, interleaved but unneeded, are left out, and the ones
+        needed may come in another order. Its states must satisfy the constraints and every
+        other check, as a simulation's would. None when there is none, past _INSTANCE_STATES
+        states, or on an evaluation error (or a stop)."""
+        instances = {(s.action, s.args) for s in trace.steps[1:]}
+
+        def admit(state: tuple, step: Step) -> bool:
+            return (self._first_failure([], step, self.state_checks) is None and self._in_model([], step)
+                    and not (self.steps and step.state != state
+                             and self._failed_step([Step(None, (), state)], step) is not None))
+
+        return self._bfs(v, [trace.steps[0].state], admit, instances, _INSTANCE_STATES)
+
+    def _bfs(self, v: Violation, starts: list, admit, instances: set | None = None,
+             limit: int | None = None) -> Trace | None:
+        """A shortest path from the states `starts`, through the successors `admit(state, step)`
+        accepts (by the action instances in `instances`; None: any), to a state (a step) failing
+        `v`'s check first, or a deadlock; None when there is none, past `limit` states, or when
+        an evaluation error (or a stop) interrupts the search."""
+        model = self.model
         stop = self.options.stop
         target = {"invariant": "invariant", "property": "property"}.get(v.kind)
         parents: dict = {}
         queue: deque = deque()
         try:
-            for state in self._initial_in(expanded):
+            for state in starts:
                 parents[state] = None
                 queue.append(state)
             n = 0
             while queue:
                 n += 1
-                if n & 0xFF == 0 and stop is not None and stop.is_set():
+                if n & 0xFF == 0 and stop is not None and stop.is_set() or limit is not None and n > limit:
                     return None
                 state = queue.popleft()
                 any_successor = False
                 for ai, act in enumerate(model.actions):
                     for args, succ in act(state):
                         any_successor = True
+                        if instances is not None and (ai, args) not in instances:
+                            continue
                         step = Step(ai, args, succ)
                         if self._hits(state, step, v, target):
                             return Trace(tuple(_path(parents, state)) + (step,))
-                        if succ in expanded and succ not in parents:
+                        if succ not in parents and admit(state, step):
                             parents[succ] = (state, ai, args)
                             queue.append(succ)
                 if not any_successor and v.kind == "deadlock":
                     return Trace(tuple(_path(parents, state)))
+        except (_Found, *EVAL_FAILURES):
+            return None
+        return None
+
+    def _drop_steps(self, v: Violation, trace: Trace) -> Trace:
+        """`trace`, a behaviour ending in `v`, with steps dropped for as long as one can be: runs
+        of half its steps, then of a quarter, ... then single steps (again, until none can be)
+        are left out in turn, and the rest is taken again from the same initial state, action
+        instance by action instance (`_replay`); a shorter behaviour that still ends in `v`
+        replaces it. Deterministic:
+        nothing random, and the work is bounded by _DROP_BUDGET action instances taken (a stop
+        ends it too, with the shortest so far)."""
+        first, steps = trace.steps[0], list(trace.steps[1:])
+        budget = [_DROP_BUDGET]
+        stop = self.options.stop
+        chunk = len(steps) // 2
+        while chunk >= 1 and budget[0] > 0:
+            i = 0
+            dropped = False
+            while i < len(steps) and budget[0] > 0:
+                if stop is not None and stop.is_set():
+                    return Trace((first, *steps))
+                found = self._replay(first.state, steps[:i] + steps[i + chunk:], v, budget)
+                if found is not None:
+                    steps = found  # (no longer than the candidate: the same place is tried again)
+                    dropped = True
+                else:
+                    i += chunk
+            if chunk > 1:
+                chunk = max(1, min(chunk // 2, len(steps) // 2))
+            elif not dropped:  # single steps, until none can be dropped
+                chunk = 0
+        return Trace((first, *steps))
+
+    def _replay(self, state: tuple, steps: list[Step], v: Violation, budget: list) -> list[Step] | None:
+        """The behaviour from `state` that takes the action instances of `steps` in turn (where an
+        instance has several successors, the step's own state if it is one, else the first), up
+        to the first state (step) that fails `v`'s check first, or for a deadlock to a state
+        without successor: its steps. None when an instance is not enabled, a state fails a
+        constraint or another check before, an evaluation error happens, or the violation is not
+        met. Each instance taken costs budget[0] one."""
+        model = self.model
+        target = {"invariant": "invariant", "property": "property"}.get(v.kind)
+        out: list[Step] = []
+        try:
+            for step in steps:
+                budget[0] -= 1
+                succs = [succ for args, succ in model.actions[step.action](state) if args == step.args]
+                if not succs:
+                    return None
+                nxt = Step(step.action, step.args, step.state if step.state in succs else succs[0])
+                if self._hits(state, nxt, v, target):
+                    return out + [nxt]
+                if self._first_failure([], nxt, self.state_checks) is not None or not self._in_model([], nxt):
+                    return None
+                if self.steps and nxt.state != state and self._failed_step([Step(None, (), state)], nxt) is not None:
+                    return None
+                out.append(nxt)
+                state = nxt.state
+            if v.kind == "deadlock" and not any(True for act in model.actions for _ in act(state)):
+                return out
         except (_Found, *EVAL_FAILURES):
             return None
         return None

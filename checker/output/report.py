@@ -475,7 +475,9 @@ def _found(sim) -> list[str]:
     if sim.shrunk_steps is None:
         return [line + "."]
     how = {"search": "a breadth-first search over the states the simulation expanded",
-           "cycles": "cutting out the cycles (states it visited twice)"}[sim.shrink_method]
+           "cycles": "cutting out the cycles (states it visited twice)",
+           "instances": "a breadth-first search over the behaviours that take only its action instances",
+           "steps": "dropping steps and taking the rest again"}[sim.shrink_method]
     return [f"{line}; shortened to {_n(sim.shrunk_steps)} steps by {how}. It is a real execution, not necessarily a "
             "shortest one."]
 
