@@ -856,7 +856,7 @@ def _walk(graph: Graph, start: int, met: int, goal, meets, comp: set, watch: _Wa
 
 # The most pairs (state, requirements met) the search for the shortest cycle visits (_walk) before
 # the cycle is built a requirement at a time instead (Checker._cycle)
-_EXACT = 1 << 17
+_EXACT = 1 << 15
 
 
 def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed: bytearray, watch: _Watch) -> tuple[array, array]:
