@@ -263,7 +263,7 @@ def test_issue_32_the_summary_and_json_say_what_symmetry_saved_and_cost(tmp_path
     assert main(["check", str(path), "--no-deadlock"]) == 0
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("symmetry"))
-    assert "7 orbits stored, 20 states without symmetry (2.9x fewer); orbit keys " in line
+    assert "7 orbits stored, standing for 20 states (2.9x fewer); orbit keys " in line
     assert main(["check", str(path), "--no-deadlock", "--json", "--quiet"]) == 0
     data = json.loads(capsys.readouterr().out)
     sym = data["symmetry"]

@@ -243,7 +243,7 @@ def format_summary(model: Model, result: Result, unchecked_deadlock: str | None 
     ]
     sym = result.symmetry
     if sym is not None:  # what the reduction saved, and what its orbit keys cost
-        rows.append(("symmetry", f"{_n(sym.orbits)} orbits stored, {_n(sym.states)} states without symmetry "
+        rows.append(("symmetry", f"{_n(sym.orbits)} orbits stored, standing for {_n(sym.states)} states "
                                  f"({sym.reduction:.1f}x fewer); orbit keys {sym.keys_s:.2f} s"))
     out = ["Summary:"]
     out += [f"  {k:<17} {v}" for k, v in rows]
