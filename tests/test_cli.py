@@ -128,11 +128,30 @@ def test_usage_errors_exit_2(args, capsys):
     (["chek", TWO_PHASE], "did you mean `check`?"),
     (["check", TWO_PHASE, "--wokers", "2"], "did you mean `--workers`?"),
     (["check", TWO_PHASE, "--max-stats=9"], "did you mean `--max-states`?"),
-    (["check", TWO_PHASE, "--zzz"], "run `tlacheck --help` for the options"),
+    (["check", TWO_PHASE, "--zzz"], "run `tlacheck check --help` for the options"),
 ])
 def test_a_misspelt_command_or_option_gets_a_did_you_mean(args, hint, capsys):
     assert main(args) == 2
     assert f"  = hint: {hint}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, told, never", [
+    # `--out` belongs to render, graph and counterexamples: never offered to check
+    (["check", "--bogus", TWO_PHASE], "run `tlacheck check --help` for the options", "--out"),
+    # `--simulate` is verify's: the hint says so, and points at the `simulate` command
+    (["check", "--simulate", TWO_PHASE],
+     "`--simulate` is an option of `tlacheck verify`, not of `tlacheck check`; did you mean the command "
+     "`tlacheck simulate`?", "did you mean `--simulate`"),
+    (["simulate", TWO_PHASE, "--reachable", "X"], "`--reachable` is an option of `tlacheck check`, not of "
+     "`tlacheck simulate`", "did you mean `--reachable`"),
+    (["replay", TWO_PHASE, "t.json", "--jsn"], "did you mean `--json`? (`tlacheck replay --help`", "--jsn`?"),
+    (["render", "t.json", "--ouput", "d"], "did you mean `--out`? (`tlacheck render --help`", "--output"),
+])
+def test_issue_32_option_hints_come_from_the_command_given(args, told, never, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert told in err
+    assert never not in err.split("hint:")[1]
 
 
 def test_define_overrides_model_values(capsys):

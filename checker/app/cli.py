@@ -102,34 +102,71 @@ class _Output:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors raise UsageError instead of exiting from deep inside."""
+    """argparse, but usage errors raise UsageError instead of exiting from deep inside, and a
+    misspelt option is matched against the options of the command it was given to (`check --bogus`
+    never suggests an option of `render`)."""
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self._command(getattr(parsed, "command", None))
+            raise UsageError(f"unrecognized arguments: {' '.join(extras)}",
+                             command._unknown_hint(extras, self) or f"run `{command.prog} --help` for the options")
+        return parsed
 
     def error(self, message):
         raise UsageError(message, self._did_you_mean(message) or f"run `{self.prog} --help` for the options")
 
     def _did_you_mean(self, message: str) -> str | None:
-        """A did-you-mean hint for a misspelt command or option."""
+        """A did-you-mean hint for a misspelt command."""
         import re
 
         choice = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
         if choice:
             close = suggest(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
             return f"did you mean `{close}`?" if close else None
-        unknown = re.match(r"unrecognized arguments: (.*)$", message)
-        if unknown:
-            options = {o for p in self._parsers() for a in p._actions for o in a.option_strings}
-            for word in unknown.group(1).split():
-                close = suggest(word.split("=")[0], options) if word.startswith("--") else None
-                if close:
-                    return f"did you mean `{close}`? (`{self.prog} --help` lists the options)"
         return None
+
+    def _unknown_hint(self, words: list[str], top: "_Parser") -> str | None:
+        """For options this (sub)command does not have: the nearest of its own options, else which
+        other command has the option (`check --simulate`: `verify` has it, and `simulate` is a
+        command)."""
+        options = {o for a in self._actions for o in a.option_strings}
+        for word in words:
+            name = word.split("=")[0]
+            if not name.startswith("--"):
+                continue
+            owners = [p.prog for p in top._commands() if p is not self
+                      and name in {o for a in p._actions for o in a.option_strings}]
+            command = name[2:] if name[2:] in top._command_names() else None
+            if owners or command:
+                named = [f"`{o}`" for o in owners]
+                where = f"`{name}` is an option of {', '.join(named[:-1]) + ' and ' if named[1:] else ''}{named[-1]}" \
+                    if owners else ""
+                instead = f"the command `{top.prog} {command}`" if command else ""
+                return (f"{where}, not of `{self.prog}`" if where else f"`{self.prog}` has no `{name}`") + \
+                    (f"; did you mean {instead}?" if instead else "") + f" (`{self.prog} --help` lists its options)"
+            close = suggest(name, options)
+            if close:
+                return f"did you mean `{close}`? (`{self.prog} --help` lists the options)"
+        return None
+
+    def _commands(self):
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                yield from action.choices.values()
+
+    def _command_names(self) -> set[str]:
+        return {name for action in self._actions if isinstance(action, argparse._SubParsersAction)
+                for name in action.choices}
+
+    def _command(self, name: str | None) -> "_Parser":
+        """The parser of the subcommand `name` (this one when there is none)."""
+        return next((p for p in self._commands() if p.prog.split()[-1] == name), self)
 
     def _parsers(self):
         yield self
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for sub in action.choices.values():
-                    yield from sub._parsers()
+        yield from self._commands()
 
 
 def _build_parser() -> argparse.ArgumentParser:
