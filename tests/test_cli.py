@@ -562,3 +562,78 @@ def test_issue_15_a_port_whose_cfg_allows_deadlock_checks_cleanly_without_flags(
     assert (code, data["distinct_states"], data["states_generated"], data["deadlock_checked"]) == (0, 34, 94, False)
     code, data = run_json(capsys, ["check", str(SPECS / "classic" / "tcommit.spec"), "--deadlock"])
     assert (code, data["verdict"]) == (11, "deadlock")
+
+
+# ---------------------------------------------------------------- issue 32: nothing to check
+
+NOTHING = "tlacheck: warning: nothing to check: the spec declares no invariant, property or reachable check"
+
+
+def test_issue_32_an_empty_spec_says_nothing_is_checked_and_does_not_invent_a_declaration(tmp_path, capsys):
+    path = write(tmp_path, "")
+    assert main(["check", path]) == 0
+    out, err = capsys.readouterr()
+    assert "`deadlock: allowed`" not in out + err  # the file declares nothing
+    assert "deadlocks were not checked (the spec has no variables and no actions)" in out
+    assert f"{NOTHING}, and deadlocks are not checked (the spec has no variables and no actions)" in err
+    code, data = run_json(capsys, ["check", path])
+    [warning] = data["warnings"]
+    assert warning["code"] is None and warning["message"].startswith("nothing to check:")
+    assert "evaluation errors" in warning["hint"]
+
+
+@pytest.mark.parametrize("text, args, why", [
+    ("deadlock: allowed\nvar x: int = 0\naction A:\n    require x < 1\n    x = x + 1\n", [],
+     "the spec says `deadlock: allowed`"),
+    ("var x: int = 0\naction A:\n    require x < 1\n    x = x + 1\n", ["--no-deadlock"], "--no-deadlock"),
+    ("def f(b: bool) -> bool: b\ntheorem T: forall b: f(b) == b\n", [], "the spec has no variables and no actions"),
+])
+def test_issue_32_a_spec_without_checks_and_deadlocks_unchecked_is_told(tmp_path, capsys, text, args, why):
+    path = write(tmp_path, text)
+    for command in ("check", "simulate"):
+        assert main([command, path, *args]) == 0
+        err = capsys.readouterr().err
+        assert f"{NOTHING}, and deadlocks are not checked ({why})" in err
+    if "theorem" in text:
+        assert "`tlacheck prove` decides its theorems" in err
+
+
+@pytest.mark.parametrize("text, args", [
+    ("var x: int = 0\naction A:\n    require x < 1\n    x = x + 1\n", []),  # deadlocks are checked
+    ("deadlock: allowed\nvar x: int = 0\naction A: skip\ninvariant I: x == 0\n", []),
+    ("deadlock: allowed\nvar x: int = 0\naction A: skip\nreachable R: x == 0\n", []),
+    ("deadlock: allowed\nvar x: int = 0\naction A: skip\nproperty P: always x == 0\n", []),
+])
+def test_issue_32_a_spec_with_something_to_check_gets_no_such_warning(tmp_path, capsys, text, args):
+    path = write(tmp_path, text)
+    main(["check", path, *args])
+    assert "nothing to check" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 32: progress lines
+
+def test_issue_32_progress_lines_give_the_elapsed_time_and_the_rate_since_the_last_line(capsys):
+    from tlacheck.app.cli import _Progress
+    from tlacheck.engine.options import Progress
+
+    report = _Progress()
+    report.search(Progress(generated=10_000, distinct=4_000, queue=900, depth=7, elapsed_s=5.0))
+    report.search(Progress(generated=12_000, distinct=4_500, queue=950, depth=8, elapsed_s=3725.0))
+    report.search(Progress(generated=4_000, distinct=4_500, queue=0, depth=8, elapsed_s=3727.0, phase="liveness"))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "progress: 0:00:05 10,000 generated (2,000/s), 4,000 distinct (800/s), 900 on queue, depth 7"
+    # over the last interval (3,720 s), not since the start: 2,000 states, 500 distinct
+    assert lines[1] == "progress: 1:02:05 12,000 generated (1/s), 4,500 distinct (0/s), 950 on queue, depth 8"
+    assert lines[2].startswith("progress: 1:02:07 search complete (4,500 distinct states, 4,000 transitions)")
+
+
+def test_issue_32_simulation_progress_gives_the_rate_of_behaviours_since_the_last_line(capsys):
+    from tlacheck.app.cli import _Progress
+    from tlacheck.engine.simulate import SimProgress
+
+    report = _Progress()
+    report.simulation(SimProgress(behaviours=100, states_visited=2_000, distinct=50, elapsed_s=4.0))
+    report.simulation(SimProgress(behaviours=1_100, states_visited=22_000, distinct=60, elapsed_s=8.0))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["progress: 0:00:04 100 behaviours (25/s), 2,000 states visited (50 distinct)",
+                     "progress: 0:00:08 1,100 behaviours (250/s), 22,000 states visited (60 distinct)"]

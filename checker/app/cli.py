@@ -281,7 +281,11 @@ def _unchecked_deadlock(args, model) -> str | None:
     """Why the run does not report deadlocks (None: it does), for the text report."""
     if _checks_deadlock(args, model):
         return None
-    return "--no-deadlock" if args.deadlock is False else "the spec says `deadlock: allowed`"
+    if args.deadlock is False:
+        return "--no-deadlock"
+    if not model.spec.variables and not model.spec.actions:  # its one state has no step to take
+        return "the spec has no variables and no actions"
+    return "the spec says `deadlock: allowed`"
 
 
 def _add_limits(p, time_help: str) -> None:
@@ -563,14 +567,48 @@ def _add_source(sources: dict[str, Source], span) -> None:
         pass
 
 
-def _progress(p: Progress) -> None:
-    if p.phase == "liveness":
-        print(f"progress: search complete ({p.distinct:,} distinct states, {p.generated:,} transitions); "
-              f"checking the temporal properties, {p.elapsed_s:,.0f} s so far", file=sys.stderr, flush=True)
-        return
-    rate = p.generated / p.elapsed_s if p.elapsed_s > 0 else 0
-    print(f"progress: {p.generated:,} generated, {p.distinct:,} distinct, {p.queue:,} on queue, "
-          f"depth {p.depth}, {rate:,.0f} states/s", file=sys.stderr, flush=True)
+class _Progress:
+    """The progress lines on stderr: how long the run has gone, what it has done, and how fast it
+    went since the previous line (as TLC's lines give the rate over the last interval: the rate
+    since the start hides a search that slows down). `label` heads the line (verify: which variant)."""
+
+    def __init__(self, label: str = ""):
+        self.label = label
+        self.last = (0.0, 0, 0)  # elapsed, count and distinct at the previous line
+        self.phase = "explore"
+
+    def _rates(self, elapsed: float, count: int, distinct: int) -> tuple[str, str]:
+        then, before, distinct_before = self.last
+        self.last = (elapsed, count, distinct)
+        span = elapsed - then
+        if span <= 0:
+            return "", ""
+        return f" ({(count - before) / span:,.0f}/s)", f" ({(distinct - distinct_before) / span:,.0f}/s)"
+
+    def _print(self, elapsed: float, text: str) -> None:
+        print(f"progress: {self.label}{_clock(elapsed)} {text}", file=sys.stderr, flush=True)
+
+    def search(self, p: Progress) -> None:
+        if p.phase != self.phase:  # the analysis of temporal properties counts transitions anew
+            self.phase, self.last = p.phase, (p.elapsed_s, 0, 0)
+        if p.phase == "liveness":
+            self._print(p.elapsed_s, f"search complete ({p.distinct:,} distinct states, {p.generated:,} "
+                                     "transitions); checking the temporal properties")
+            return
+        generated, distinct = self._rates(p.elapsed_s, p.generated, p.distinct)
+        self._print(p.elapsed_s, f"{p.generated:,} generated{generated}, {p.distinct:,} distinct{distinct}, "
+                                 f"{p.queue:,} on queue, depth {p.depth}")
+
+    def simulation(self, p) -> None:
+        behaviours, _ = self._rates(p.elapsed_s, p.behaviours, p.distinct)
+        self._print(p.elapsed_s, f"{p.behaviours:,} behaviours{behaviours}, {p.states_visited:,} states visited "
+                                 f"({p.distinct:,} distinct)")
+
+
+def _clock(seconds: float) -> str:
+    """Elapsed time as h:mm:ss."""
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
 @contextlib.contextmanager
@@ -644,22 +682,25 @@ def _check_ray_options(args) -> None:
                          "drop --workers: --ray-actors N sets the partitions of the cluster")
 
 
-def _run_warning(message: str, severity: str = "warning") -> dict:
-    """A warning of the run (not of the spec) as `--json` lists it."""
-    return {"code": None, "severity": severity, "message": message, "file": None, "line": None, "column": None,
-            "hint": None}
+class _Notices:
+    """The run's own warnings and notes (about this run, not the spec's text): each printed on
+    stderr as it comes (warnings not with --quiet), and listed in `--json`'s `warnings` with code,
+    file, line and column null."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.json: list[dict] = []
+
+    def add(self, message: str, hint: str | None = None, severity: str = "warning") -> None:
+        self.json.append(Diagnostic(None, message, None, hint, severity).to_json())
+        if not (self.quiet and severity == "warning"):
+            print(f"tlacheck: {severity}: {message}" + (f"\n  = hint: {hint}" if hint else ""), file=sys.stderr,
+                  flush=True)
 
 
 def _check(args, sources: dict[str, Source]) -> int:
     source, model, (invariants, properties, reachables) = _load(args, sources)
-    run_warnings: list[dict] = []
-
-    def memory_warning(estimate) -> None:
-        """The early memory estimate: once, on stderr (unless --quiet) and in the JSON."""
-        run_warnings.append(dict(_run_warning(estimate.message()), hint=estimate.hint))
-        if not args.quiet:
-            print(f"tlacheck: warning: {estimate.message()}; {estimate.hint}", file=sys.stderr, flush=True)
-
+    notices = _Notices(args.quiet)
     options = Options(
         check_deadlock=_checks_deadlock(args, model),
         max_states=args.max_states,
@@ -667,7 +708,8 @@ def _check(args, sources: dict[str, Source]) -> int:
         time_limit=args.time_limit,
         memory_limit_mb=args.memory_limit,
         stop=threading.Event(),
-        warn=memory_warning,
+        # the early memory estimate (docs/cli.md, Memory estimate)
+        warn=lambda estimate: notices.add(estimate.message(), estimate.hint),
         invariants=invariants,
         properties=properties,
         reachables=reachables,
@@ -678,29 +720,35 @@ def _check(args, sources: dict[str, Source]) -> int:
         ray_actors=args.ray_actors,
     )
     _check_ray_options(args)
+    _nothing_to_check(args, model, notices)
     unreduced = symmetry_not_applied(model, options)
     if unreduced is not None:
-        message = f"symmetry is not applied: {unreduced}"
-        run_warnings.append(_run_warning(message))
-        if not args.quiet:
-            print(f"tlacheck: warning: {message}", file=sys.stderr, flush=True)
+        notices.add(f"symmetry is not applied: {unreduced}")
     single = one_process_reason(options) if options.workers > 1 else None
     if single is not None:
-        message = f"--workers {options.workers} has no effect on this run: {single}"
-        run_warnings.append(_run_warning(message))
-        if not args.quiet:
-            print(f"tlacheck: warning: {message}", file=sys.stderr, flush=True)
+        notices.add(f"--workers {options.workers} has no effect on this run: {single}")
     with _stop_on_signals(options.stop):
-        result = explore(model, options, progress=None if args.quiet else _progress,
+        result = explore(model, options, progress=None if args.quiet else _Progress().search,
                          progress_every=args.progress_every)
 
     def more_json(data: dict) -> None:
-        data["warnings"] += run_warnings
+        data["warnings"] += notices.json
         data["undecided_properties"] = list(result.undecided)
 
     return _conclude(args, model, result, source, sources,
                      lambda: format_result(model, result, args.file, args.full_states, _unchecked_deadlock(args, model)),
                      more_json)
+
+
+def _nothing_to_check(args, model, notices: _Notices) -> None:
+    """`check` and `simulate` of every check of a spec that has none, deadlocks unchecked: say so."""
+    from tlacheck.app.verify import nothing_to_check, nothing_to_check_hint
+
+    if args.invariant or args.property or getattr(args, "reachable", None):
+        return
+    message = nothing_to_check(model, _unchecked_deadlock(args, model))
+    if message is not None:
+        notices.add(message, nothing_to_check_hint(model))
 
 
 def _conclude(args, model, result, source: Source, sources: dict[str, Source], text_report, more_json) -> int:
@@ -733,9 +781,10 @@ def _simulate(args, sources: dict[str, Source]) -> int:
     from tlacheck.output.report import add_simulation_json, format_simulation
 
     source, model, (invariants, properties, _) = _load(args, sources)
-    notes = _simulation_notes(model, properties, args.invariant or args.property)
-    for note in notes:
-        print(f"tlacheck: note: {note}", file=sys.stderr)
+    notices = _Notices(args.quiet)
+    _nothing_to_check(args, model, notices)
+    for note in _simulation_notes(model, properties, args.invariant or args.property):
+        notices.add(note, severity="note")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     if args.traces is not None:
         traces = args.traces
@@ -745,12 +794,12 @@ def _simulate(args, sources: dict[str, Source]) -> int:
                          memory_limit_mb=args.memory_limit, stop=threading.Event(), check_deadlock=_checks_deadlock(args, model),
                          invariants=invariants, properties=properties, shrink=not args.no_shrink)
     with _stop_on_signals(options.stop):
-        result = simulate(model, options, progress=None if args.quiet else _simulation_progress,
+        result = simulate(model, options, progress=None if args.quiet else _Progress().simulation,
                           progress_every=args.progress_every)
 
     def more_json(data: dict) -> None:
         add_simulation_json(data, result)
-        data["warnings"] += [_run_warning(n, "note") for n in notes]
+        data["warnings"] += notices.json
 
     return _conclude(args, model, result, source, sources, lambda: format_simulation(model, result, args.file,
                                                                                      args.full_states), more_json)
@@ -769,12 +818,6 @@ def _simulation_notes(model, properties, chosen) -> list[str]:
         notes.append(f"simulate does not decide reachable checks ({', '.join(reachables)}): a run without a "
                      "witness proves nothing; `tlacheck check` decides them")
     return notes
-
-
-def _simulation_progress(p) -> None:
-    rate = p.behaviours / p.elapsed_s if p.elapsed_s > 0 else 0
-    print(f"progress: {p.behaviours:,} behaviours, {p.states_visited:,} states visited ({p.distinct:,} distinct), "
-          f"{rate:,.0f} behaviours/s", file=sys.stderr, flush=True)
 
 
 def _report_without_trace(model, result, args) -> str:

@@ -157,6 +157,22 @@ def _checks(model: Model) -> dict[str, str]:
     return out
 
 
+def nothing_to_check(model: Model, unchecked_deadlock: str | None) -> str | None:
+    """Why a run of every check of `model` checks nothing but that its expressions evaluate (None:
+    it checks something): no invariant, temporal or step property, reachable check or refinement,
+    and deadlocks not checked, for the reason `unchecked_deadlock` (None: they are checked).
+    Theorems are `prove`'s, not the search's."""
+    if unchecked_deadlock is None or any(kind != "theorem" for kind in _checks(model).values()):
+        return None
+    return ("nothing to check: the spec declares no invariant, property or reachable check, and deadlocks are "
+            f"not checked ({unchecked_deadlock})")
+
+
+def nothing_to_check_hint(model: Model) -> str:
+    prove = "; `tlacheck prove` decides its theorems" if model.spec.theorems else ""
+    return f"the run can only find evaluation errors: declare an invariant (`invariant NAME: EXPR`) or a property{prove}"
+
+
 def _row(source: Source, e: S.ExpectDecl, run: _Run, simulation: SimOptions | None = None,
          deadlock: bool | None = None) -> Row:
     row = _decided(source, e, run, deadlock)
