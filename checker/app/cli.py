@@ -218,6 +218,9 @@ def _build_parser() -> argparse.ArgumentParser:
                         help=f"with --simulate: steps per behaviour at most (default {DEFAULT_DEPTH})")
     verify.add_argument("--traces", type=_positive_int, metavar="N", default=DEFAULT_TRACES,
                         help=f"with --simulate: behaviours per variant (default {DEFAULT_TRACES:,})")
+    verify.add_argument("--progress-every", type=_positive_float, metavar="SECONDS", default=5.0,
+                        help="seconds between progress lines on stderr (default 5)")
+    verify.add_argument("--quiet", action="store_true", help="no progress lines and no warnings of the run on stderr")
     verify.add_argument("--html", metavar="FILE",
                         help="also write the table and every counterexample as one offline HTML report to FILE "
                              "(for a fix: the step and guard that block the base counterexample)")
@@ -279,13 +282,9 @@ def _checks_deadlock(args, model) -> bool:
 
 def _unchecked_deadlock(args, model) -> str | None:
     """Why the run does not report deadlocks (None: it does), for the text report."""
-    if _checks_deadlock(args, model):
-        return None
-    if args.deadlock is False:
-        return "--no-deadlock"
-    if not model.spec.variables and not model.spec.actions:  # its one state has no step to take
-        return "the spec has no variables and no actions"
-    return "the spec says `deadlock: allowed`"
+    from tlacheck.app.verify import unchecked_deadlock
+
+    return unchecked_deadlock(model, args.deadlock)
 
 
 def _add_limits(p, time_help: str) -> None:
@@ -586,7 +585,7 @@ class _Progress:
         return f" ({(count - before) / span:,.0f}/s)", f" ({(distinct - distinct_before) / span:,.0f}/s)"
 
     def _print(self, elapsed: float, text: str) -> None:
-        print(f"progress: {self.label}{_clock(elapsed)} {text}", file=sys.stderr, flush=True)
+        print(f"progress: {_clock(elapsed)} {self.label}{text}", file=sys.stderr, flush=True)
 
     def search(self, p: Progress) -> None:
         if p.phase != self.phase:  # the analysis of temporal properties counts transitions anew
@@ -839,37 +838,52 @@ _TRACE_TOO_LARGE = "The trace is too large to print: formatting its states ran o
 
 
 def _verify(args, sources: dict[str, Source]) -> int:
-    from tlacheck.output.report import format_verify, trace_json
-    from tlacheck.app.verify import verify_source
+    """`tlacheck verify`: exit 0 every expectation met, 10 one failed; stopped (Ctrl-C, SIGTERM),
+    the rows decided until then and exit 5."""
+    from tlacheck.output.report import format_verify, verify_json
+    from tlacheck.app.verify import Reporting, verify_source
 
     from tlacheck.engine.simulate import SimOptions
 
     overrides = parse_defines(args.defines)
     simulation = SimOptions(seed=args.seed, depth=args.depth, traces=args.traces) if args.simulate else None
+    notices = _Notices(args.quiet)
+
+    def warn(diagnostic) -> None:
+        if diagnostic.code is None:  # the run's: nothing to check, symmetry not applied
+            notices.add(diagnostic.message, diagnostic.hint, diagnostic.severity)
+        else:
+            print(diagnostic.render(sources), file=sys.stderr)
+            notices.json.append(diagnostic.to_json())
+
+    def progress(path: str):
+        def per_variant(variant: str):
+            report = _Progress(f"{path}, variant {variant}: ")
+            return None if args.quiet else report.simulation if simulation is not None else report.search
+        return per_variant
+
     rows = []
-    for path in args.files:
-        source = read_source(path)
-        sources[source.name] = source
-        rows += verify_source(source, dict(overrides), simulation, args.deadlock)
+    stop = threading.Event()
+    with _stop_on_signals(stop):
+        for path in args.files:
+            source = read_source(path)
+            sources[source.name] = source
+            reporting = Reporting(warn=warn, progress=progress(path), progress_every=args.progress_every, stop=stop)
+            rows += verify_source(source, dict(overrides), simulation, args.deadlock, reporting)
+            if stop.is_set():
+                break
+    interrupted = stop.is_set()
     if args.json:
-        out = []
-        for r in rows:
-            trace = getattr(r.evidence, "trace", r.evidence)
-            out.append({
-                "file": r.file, "spec": r.spec, "variant": r.variant, "check": r.check,
-                "expected": r.expected, "got": r.got, "ok": r.ok, "unchecked": r.unchecked, "states": r.states,
-                "elapsed_s": round(r.seconds, 3), "trace_length": r.trace_length, "note": r.note,
-                "trace": trace_json(r.model, trace) if trace is not None and trace.steps else None,
-            })
-        print(json.dumps({"tool": "tlacheck", "version": __version__, "rows": out,
-                          "ok": all(r.ok or r.unchecked for r in rows)}, indent=2))
+        print(json.dumps(verify_json(rows, notices.json, interrupted), indent=2))
     else:
-        print(format_verify(rows, simulation), end="")
+        print(format_verify(rows, simulation, interrupted), end="")
     if args.html:
         from tlacheck.output import artefacts
 
         _write_text(args.html, artefacts.verify_html(rows, sources, overrides, simulated=simulation is not None))
         print(f"tlacheck: wrote {args.html}", file=sys.stderr)
+    if interrupted:
+        return EXIT_LIMIT
     return 0 if all(r.ok or r.unchecked for r in rows) else EXIT_VERIFY_FAILED
 
 

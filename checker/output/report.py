@@ -9,6 +9,11 @@ from tlacheck.core.result import Result, Trace, Verdict
 from tlacheck.output import diff
 
 
+# The version of the `--json` objects' shape (docs/cli.md, "The JSON schema"): MAJOR.MINOR, the
+# `schema_version` of every object printed, the const of checker/output/tlacheck.schema.json.
+SCHEMA_VERSION = "1.0"
+
+
 _HEADLINES = {
     Verdict.OK: "No error found.",
     Verdict.INCOMPLETE: "Stopped before the search was complete: no error found so far.",
@@ -358,9 +363,33 @@ def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: s
     }
 
 
-def format_verify(rows, simulation=None) -> str:
+def verify_json(rows, warnings: list[dict], interrupted: bool = False) -> dict:
+    """The `verify --json` object: one row per expectation decided (all of them unless
+    `interrupted`), the warnings, and the verdict: `ok` (every expectation met, or not decided by
+    simulation), `failed` or `incomplete` (stopped before every expectation was decided)."""
+    failed = not all(r.ok or r.unchecked for r in rows)
+    out = []
+    for r in rows:
+        trace = getattr(r.evidence, "trace", r.evidence)
+        out.append({
+            "file": r.file, "spec": r.spec, "variant": r.variant, "check": r.check,
+            "expected": r.expected, "got": r.got, "ok": r.ok, "unchecked": r.unchecked, "states": r.states,
+            "elapsed_s": round(r.seconds, 3), "trace_length": r.trace_length, "note": r.note,
+            "trace": trace_json(r.model, trace) if trace is not None and trace.steps else None,
+            "base_counterexample": None if r.replay is None else {
+                "check": r.base[1].name or r.base[1].kind if r.base is not None else None,
+                "blocked_step": r.blocked_step, "blocked_line": r.blocked_line, "message": r.replay},
+        })
+    return {"schema_version": SCHEMA_VERSION, "tool": "tlacheck", "version": __version__, "command": "verify",
+            "verdict": "incomplete" if interrupted else "failed" if failed else "ok",
+            "stop_reason": "interrupted" if interrupted else None,
+            "ok": not failed and not interrupted, "rows": out, "warnings": warnings}
+
+
+def format_verify(rows, simulation=None, interrupted: bool = False) -> str:
     """The `tlacheck verify` table, one row per expectation, then the failures in detail;
-    `simulation` (SimOptions): the expectations were decided by simulation, which it says."""
+    `simulation` (SimOptions): the expectations were decided by simulation, which it says;
+    `interrupted`: the run was stopped, the rows are those decided until then."""
     header = ("spec", "variant", "check", "expected", "got", "states", "time", "trace")
     table = []
     for r in rows:
@@ -388,6 +417,9 @@ def format_verify(rows, simulation=None) -> str:
     failed = [r for r in rows if not r.ok and not r.unchecked]
     unchecked = sum(1 for r in rows if r.unchecked)
     lines.append("")
+    if interrupted:
+        lines.append(f"Interrupted: {len(rows)} expectation{'s' if len(rows) != 1 else ''} decided before the stop; "
+                     "the others were not.")
     lines.append(f"{len(rows) - len(failed) - unchecked} of {len(rows)} expectations met" +
                  (f"; {unchecked} not decided by simulation" if unchecked else "") +
                  ("." if not failed else f"; {len(failed)} failed:"))
