@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -637,3 +638,51 @@ def test_issue_32_simulation_progress_gives_the_rate_of_behaviours_since_the_las
     lines = capsys.readouterr().err.splitlines()
     assert lines == ["progress: 0:00:04 100 behaviours (25/s), 2,000 states visited (50 distinct)",
                      "progress: 0:00:08 1,100 behaviours (250/s), 22,000 states visited (60 distinct)"]
+
+
+# ---------------------------------------------------------------- issue 32: exit codes in --help
+
+def _documented_exit_codes() -> dict[int, str]:
+    text = (ROOT / "docs" / "cli.md").read_text()
+    table = text[text.index("## Exit codes"):text.index("## Debugging")]
+    return {int(row.split("|")[1]): row.split("|")[2].strip() for row in table.splitlines()
+            if row.startswith("| ") and row.split("|")[1].strip().isdigit()}
+
+
+def _help(*command: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "tlacheck", *command, "--help"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _listed_exit_codes(help_text: str) -> dict[int, str]:
+    table = help_text[help_text.index("\nexit codes:\n"):].splitlines()[2:]
+    return {int(line.split()[0]): line.split(None, 1)[1] for line in table if line.strip()}
+
+
+def test_issue_32_help_lists_every_documented_exit_code():
+    listed = _listed_exit_codes(_help())
+    documented = _documented_exit_codes()
+    assert set(listed) == set(documented) and len(listed) >= 13
+    for code, meaning in listed.items():  # the same meaning as the docs' table: a word of it in common
+        words = {w for w in re.findall(r"[a-z]{4,}", meaning.lower())}
+        assert words & set(re.findall(r"[a-z]{4,}", documented[code].lower())), (code, meaning, documented[code])
+
+
+@pytest.mark.parametrize("command, codes", [
+    ("check", {0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13}),
+    ("simulate", {0, 1, 2, 3, 4, 5, 6, 11, 12}),
+    ("verify", {0, 1, 2, 3, 4, 5, 6, 10}),
+    ("prove", {0, 1, 2, 3, 4, 5, 6, 12}),
+    ("replay", {0, 1, 2, 3, 4, 6, 14}),
+    ("render", {0, 1, 2, 3, 4, 6}),
+    ("graph", {0, 1, 2, 3, 4, 5, 6}),
+    ("counterexamples", {0, 1, 2, 3, 4, 6, 10}),
+])
+def test_issue_32_each_command_help_lists_its_exit_codes(command, codes):
+    listed = _listed_exit_codes(_help(command))
+    assert set(listed) == codes
+    assert set(listed) <= set(_documented_exit_codes())
+    if command == "prove":
+        assert listed[12] == "a theorem refuted"

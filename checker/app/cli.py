@@ -38,7 +38,53 @@ EXIT_LIMIT = 5
 EXIT_OUTPUT = 6
 EXIT_CLUSTER = 7
 EXIT_VERIFY_FAILED = 10
+EXIT_DEADLOCK = 11
+EXIT_VIOLATION = 12
+EXIT_LIVENESS = 13
 EXIT_NO_REPLAY = 14
+
+# What each exit code means (docs/cli.md, "Exit codes"); `--help` lists those of each command,
+# with the meanings a command gives some of them in _COMMAND_EXITS.
+EXIT_CODES = {
+    EXIT_OK: "no error found",
+    EXIT_INTERNAL: "internal error (a bug in tlacheck)",
+    EXIT_USAGE: "usage error",
+    EXIT_SPEC: "spec error (syntax, names, types)",
+    EXIT_EVAL: "evaluation error",
+    EXIT_LIMIT: "stopped at a limit, or interrupted",
+    EXIT_OUTPUT: "an output could not be written",
+    EXIT_CLUSTER: "--ray: the Ray cluster failed",
+    EXIT_VERIFY_FAILED: "an `expect` line does not hold",
+    EXIT_DEADLOCK: "deadlock",
+    EXIT_VIOLATION: "safety violation (invariant, safety property, reachable check)",
+    EXIT_LIVENESS: "liveness violation",
+    EXIT_NO_REPLAY: "the saved trace does not replay",
+}
+_COMMON_EXITS = (EXIT_INTERNAL, EXIT_USAGE, EXIT_SPEC, EXIT_EVAL, EXIT_OUTPUT)
+_COMMAND_EXITS = {
+    "check": {EXIT_LIMIT: None, EXIT_CLUSTER: None, EXIT_DEADLOCK: None, EXIT_VIOLATION: None, EXIT_LIVENESS: None},
+    "simulate": {EXIT_OK: "no violation found (in the behaviours run: not a proof)",
+                 EXIT_LIMIT: "interrupted, or the --memory-limit reached", EXIT_DEADLOCK: None,
+                 EXIT_VIOLATION: "safety violation (invariant, safety property)"},
+    "verify": {EXIT_OK: "every expectation met", EXIT_LIMIT: "interrupted (the rows decided are printed)",
+               EXIT_VERIFY_FAILED: None},
+    "prove": {EXIT_OK: "every theorem proved (--diff: computed completely)",
+              EXIT_LIMIT: "a theorem unknown (timeout; --diff: stopped at the timeout)",
+              EXIT_VIOLATION: "a theorem refuted"},
+    "render": {EXIT_OK: "the diagrams or the report written"},
+    "graph": {EXIT_OK: "the graph drawn", EXIT_LIMIT: "the graph is too large to draw"},
+    "replay": {EXIT_OK: "the trace replays", EXIT_NO_REPLAY: None},
+    "counterexamples": {EXIT_OK: "every counterexample written", EXIT_VERIFY_FAILED: None},
+}
+
+
+def exit_codes(command: str | None) -> dict[int, str]:
+    """The exit codes of one command (None: of tlacheck as a whole) and their meanings."""
+    if command is None:
+        return dict(EXIT_CODES)
+    own = _COMMAND_EXITS[command]
+    codes = sorted(set(own) | set(_COMMON_EXITS) | {EXIT_OK})
+    return {c: own.get(c) or EXIT_CODES[c] for c in codes}
 
 
 class OutputError(TlacheckError):
@@ -101,10 +147,30 @@ class _Output:
         return getattr(self.stream, name)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's, but the table of exit codes at the end of `--help` keeps its lines."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith(_EXIT_HEADING):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+_EXIT_HEADING = "exit codes:"
+
+
+def _exit_epilog(command: str | None) -> str:
+    return "\n".join([_EXIT_HEADING] + [f"  {code:>2}  {meaning}" for code, meaning in exit_codes(command).items()])
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors raise UsageError instead of exiting from deep inside, and a
     misspelt option is matched against the options of the command it was given to (`check --bogus`
-    never suggests an option of `render`)."""
+    never suggests an option of `render`); `--help` ends with the exit codes."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def parse_args(self, args=None, namespace=None):
         parsed, extras = self.parse_known_args(args, namespace)
@@ -247,6 +313,7 @@ def _build_parser() -> argparse.ArgumentParser:
     for each in parser._parsers():  # before or after the command; SUPPRESS: a command's default keeps the other
         each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                           help=f"on an internal error, also print its Python traceback (or set {DEBUG_ENV}=1)")
+        each.epilog = _exit_epilog(None if each is parser else each.prog.split()[-1])
     return parser
 
 
@@ -887,9 +954,6 @@ def _verify(args, sources: dict[str, Source]) -> int:
     return 0 if all(r.ok or r.unchecked for r in rows) else EXIT_VERIFY_FAILED
 
 
-EXIT_REFUTED = 12
-
-
 def _prove(args, sources: dict[str, Source]) -> int:
     """`tlacheck prove`: exit 0 all proved (or the diff finished), 12 one refuted, 5 one unknown."""
     from tlacheck.prove import smt  # z3 is loaded only for this command
@@ -919,7 +983,7 @@ def _prove(args, sources: dict[str, Source]) -> int:
         print(json.dumps(proofs_json(report, __version__), indent=2))
     else:
         print(format_proofs(report, __version__, args.all), end="")
-    return {Outcome.PROVED: EXIT_OK, Outcome.REFUTED: EXIT_REFUTED, Outcome.UNKNOWN: EXIT_LIMIT}[report.outcome]
+    return {Outcome.PROVED: EXIT_OK, Outcome.REFUTED: EXIT_VIOLATION, Outcome.UNKNOWN: EXIT_LIMIT}[report.outcome]
 
 
 # ---------------------------------------------------------------- counterexamples: diagrams, ITF, replay
