@@ -686,3 +686,100 @@ def test_issue_32_each_command_help_lists_its_exit_codes(command, codes):
     assert set(listed) <= set(_documented_exit_codes())
     if command == "prove":
         assert listed[12] == "a theorem refuted"
+
+
+# ---------------------------------------------------------------- issue 32: colour
+
+ESC = "\x1b["
+
+
+def _run_on_a_terminal(args, env_extra=None):
+    """tlacheck with stdout and stderr on a pseudo-terminal: everything it wrote."""
+    import pty
+
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env.update(TERM="xterm", **(env_extra or {}))
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "tlacheck", *args], stdout=follower, stderr=follower, cwd=ROOT,
+                            env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    return proc.wait(timeout=60), b"".join(chunks).decode()
+
+
+def _run_piped(args, env_extra=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env.update(env_extra or {})
+    proc = subprocess.run([sys.executable, "-m", "tlacheck", *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env, timeout=60)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_issue_32_a_terminal_gets_colour(tmp_path):
+    code, text = _run_on_a_terminal(["check", DIEHARD])
+    assert code == 12
+    assert f"{ESC}31;1mError:{ESC}0m invariant NotSolved is violated." in text
+    assert f"{ESC}1mState 2:{ESC}0m FillBigJug" in text
+    path = write(tmp_path, "var x: int = 0\naction A:\n    require notx\n")
+    code, text = _run_on_a_terminal(["check", path])
+    assert code == 3 and f"{ESC}31;1merror[E100]{ESC}0m: unknown name `notx`" in text
+    # the words are coloured, never changed: without the codes it is the plain report
+    def untimed(text):
+        return re.sub(r"  time .*", "", text)
+
+    plain = _run_piped(["check", DIEHARD])[1]
+    coloured = _run_on_a_terminal(["check", DIEHARD])[1].replace("\r\n", "\n")
+    assert untimed(re.sub(r"\x1b\[[0-9;]*m", "", coloured)) == untimed(plain)
+
+
+def test_issue_32_colour_respects_no_color_json_and_pipes():
+    assert ESC not in _run_on_a_terminal(["check", DIEHARD], {"NO_COLOR": "1"})[1]
+    assert ESC not in _run_on_a_terminal(["check", DIEHARD, "--json"])[1]
+    code, out, err = _run_piped(["check", DIEHARD])
+    assert code == 12 and ESC not in out + err
+
+
+def test_issue_32_force_color_colours_a_pipe_but_never_json_and_no_color_wins():
+    code, out, _ = _run_piped(["check", DIEHARD], {"FORCE_COLOR": "1"})
+    assert code == 12 and f"{ESC}31;1mError:{ESC}0m" in out
+    code, out, err = _run_piped(["check", DIEHARD, "--json"], {"FORCE_COLOR": "1"})
+    assert code == 12 and ESC not in out + err
+    json.loads(out)
+    code, out, err = _run_piped(["check", DIEHARD], {"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert ESC not in out + err
+
+
+@pytest.mark.parametrize("env, tty, want_json, expected", [
+    ({}, True, False, True),
+    ({}, False, False, False),
+    ({}, True, True, False),
+    ({"NO_COLOR": "1"}, True, False, False),
+    ({"NO_COLOR": ""}, True, False, True),  # set but empty: no effect (no-color.org)
+    ({"FORCE_COLOR": "1"}, False, False, True),
+    ({"FORCE_COLOR": ""}, False, False, False),
+    ({"FORCE_COLOR": "1"}, False, True, False),
+    ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, True, False, False),
+    ({"TERM": "dumb"}, True, False, False),
+])
+def test_issue_32_when_to_colour(monkeypatch, env, tty, want_json, expected):
+    from tlacheck.app.cli import _colour
+
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+    class Stream:
+        def isatty(self):
+            return tty
+
+    assert _colour(Stream(), want_json) is expected

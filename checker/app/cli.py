@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -113,10 +114,11 @@ class _Output:
         self.stream = stream
         self.what = what  # None: errors are ignored
         self.dropping = False
+        self.colour = False  # set by _run once the arguments say whether (_colour)
 
     def write(self, text: str) -> int:
         if not self.dropping:
-            self._attempt(self.stream.write, text)
+            self._attempt(self.stream.write, _paint(text) if self.colour else text)
         return len(text)
 
     def flush(self) -> None:
@@ -145,6 +147,87 @@ class _Output:
 
     def __getattr__(self, name):  # encoding, isatty, fileno... of the stream itself
         return getattr(self.stream, name)
+
+
+# ---------------------------------------------------------------- colour
+
+_RED, _GREEN, _YELLOW, _CYAN, _BOLD, _DIM = "31", "32", "33", "36", "1", "2"
+
+# (pattern, style of each group): the words of a report line that colour marks, the text itself
+# unchanged; a line may match several patterns.
+_PAINT = tuple((re.compile(pattern, re.M), styles) for pattern, styles in (
+    (r"^(Error:|Theorem \S+: refuted|The trace does not replay)", (_RED + ";" + _BOLD,)),
+    (r"(?<=: )(error\[\w+\]|error)(?=: )", (_RED + ";" + _BOLD,)),
+    (r"(?<=: )(warning\[\w+\]|warning)(?=: )", (_YELLOW + ";" + _BOLD,)),
+    (r"^(tlacheck: )(note|stopping|interrupted)\b", (_DIM, _CYAN)),
+    (r"^(  = hint:)", (_CYAN,)),
+    (r"^(No error found\.|No violation found|The trace replays|Theorem \S+: proved)", (_GREEN + ";" + _BOLD,)),
+    (r"^(Stopped before|Stopped while|Interrupted:|Theorem \S+: unknown)", (_YELLOW + ";" + _BOLD,)),
+    (r"^((?:State|Step) \d+:)", (_BOLD,)),
+    (r"^(  )([*~])( )", (None, _YELLOW, None)),
+    (r"(?<=  )(FAIL) ", (_RED + ";" + _BOLD,)),
+    (r"(?<=  )(ok) (?=holds|violates|proves|refutes)", (_GREEN,)),
+    (r"^(\d+ of \d+ expectations met)(?=\.$)", (_GREEN + ";" + _BOLD,)),
+    (r"^(\d+ of \d+ expectations met)(?=;)", (_RED + ";" + _BOLD,)),
+    (r"^(progress:)", (_DIM,)),
+))
+
+
+_CARET = re.compile(r"^(\s+)(\^+)$")  # under the source line a diagnostic quotes
+
+
+def _paint_line(line: str, caret: str) -> str:
+    """One line of a report or message with its key words coloured (ANSI SGR codes); a caret line
+    in the colour `caret` (that of the diagnostic it belongs to)."""
+    match = _CARET.match(line)
+    if match:
+        return f"{match.group(1)}\033[{caret};{_BOLD}m{match.group(2)}\033[0m"
+    for pattern, styles in _PAINT:
+        match = pattern.match(line) if pattern.pattern.startswith("^") else pattern.search(line)
+        if match is None:
+            continue
+        out, at = [], 0
+        for i, style in enumerate(styles, start=1):
+            out.append(line[at:match.start(i)])
+            text = match.group(i)
+            out.append(text if style is None else f"\033[{style}m{text}\033[0m")
+            at = match.end(i)
+        line = "".join(out) + line[at:]
+    return line
+
+
+def _paint(text: str) -> str:
+    out = []
+    caret = _RED
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\n")
+        if re.search(r": (warning|error)\[\w+\]: ", body):
+            caret = _YELLOW if ": warning[" in body else _RED
+        out.append(_paint_line(body, caret) + line[len(body):])
+    return "".join(out)
+
+
+def _set_colour(want_json: bool) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, _Output):
+            stream.colour = _colour(stream.stream, want_json)
+
+
+def _colour(stream, want_json: bool) -> bool:
+    """Whether to colour what goes to `stream`: never with --json or under NO_COLOR (set and not
+    empty, https://no-color.org); always under FORCE_COLOR (set and not empty); else on a terminal
+    (not TERM=dumb) only, so never into a pipe or a file. NO_COLOR wins over FORCE_COLOR, as in
+    Python's own colour."""
+    if want_json or os.environ.get("NO_COLOR", ""):
+        return False
+    if os.environ.get("FORCE_COLOR", ""):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -185,8 +268,6 @@ class _Parser(argparse.ArgumentParser):
 
     def _did_you_mean(self, message: str) -> str | None:
         """A did-you-mean hint for a misspelt command."""
-        import re
-
         choice = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
         if choice:
             close = suggest(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
@@ -565,8 +646,10 @@ def _run(argv: list[str] | None) -> int:
     sources: dict[str, Source] = {}
     args = None
     try:
+        _set_colour("--json" in (sys.argv[1:] if argv is None else argv))  # a usage error comes before the args
         args = _build_parser().parse_args(argv)
         want_json = getattr(args, "json", False)
+        _set_colour(want_json)
         if args.command is None:
             _build_parser().print_help(stdout)
             return EXIT_USAGE
