@@ -2,10 +2,12 @@
 
 import json
 
+import jsonschema
 import pytest
 
 from tlacheck.app.cli import main, read_source
 from tlacheck.app.verify import verify_source
+from tlacheck.output.report import json_schema
 from tests.conftest import SPECS
 
 
@@ -324,5 +326,6 @@ def test_issue_32_ctrl_c_in_verify_json_is_a_valid_incomplete_document(tmp_path)
     code, out, err = _verify_until_the_endless_variant(tmp_path, "--json")
     assert code == 5, err
     data = json.loads(out)
+    jsonschema.validate(data, json_schema(), cls=jsonschema.Draft202012Validator)
     assert (data["verdict"], data["stop_reason"], data["ok"]) == ("incomplete", "interrupted", False)
     assert [(r["variant"], r["check"], r["got"]) for r in data["rows"]] == [("base", "Small", "violates")]

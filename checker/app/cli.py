@@ -628,78 +628,98 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = streams
 
 
-def _report_plain(exc: UsageError | ClusterError, kind: str, verdict: str, want_json: bool) -> None:
+def _report_plain(exc: UsageError | ClusterError, kind: str, verdict: str, asked: "_Asked") -> None:
     """An error without a place in a spec: its message and hint on stderr, and with --json the
     errors object (`kind` its code, `verdict` the run's) on stdout."""
-    if want_json:
-        diag = Diagnostic(kind, exc.message, None, exc.hint)
-        print(json.dumps(errors_json([diag], None, verdict), indent=2), file=sys.stdout)
+    asked.errors([Diagnostic(kind, exc.message, None, exc.hint)], verdict)
     print(f"tlacheck: error: {exc.message}", file=sys.stderr)
     if exc.hint:
         print(f"  = hint: {exc.hint}", file=sys.stderr)
 
 
+class _Asked:
+    """What the command line asked for, as far as it is known when an error is reported: --json,
+    the command and its file (guessed from the words given until the arguments are parsed, so that
+    a usage error of `tlacheck check --json ...` is JSON too)."""
+
+    def __init__(self, argv: list[str]):
+        self.json = "--json" in argv
+        self.command = next((a for a in argv if a in _COMMANDS), None)
+        self.file = None
+
+    def parsed(self, args) -> None:
+        self.json = getattr(args, "json", False)
+        self.command = args.command
+        self.file = getattr(args, "file", None)
+
+    def errors(self, diagnostics, verdict: str, path: str | None = None) -> None:
+        """With --json, the errors object on stdout."""
+        if self.json:
+            print(json.dumps(errors_json(diagnostics, path or self.file, verdict, self.command), indent=2),
+                  file=sys.stdout)
+
+
 def _run(argv: list[str] | None) -> int:
     """main's command, each error rendered once with its exit code (OutputError: by main)."""
-    stdout, stderr = sys.stdout, sys.stderr
-    want_json = False
+    stderr = sys.stderr
     sources: dict[str, Source] = {}
     args = None
+    asked = _Asked(sys.argv[1:] if argv is None else argv)
     try:
-        _set_colour("--json" in (sys.argv[1:] if argv is None else argv))  # a usage error comes before the args
+        _set_colour(asked.json)  # a usage error comes before the arguments are parsed
         args = _build_parser().parse_args(argv)
-        want_json = getattr(args, "json", False)
-        _set_colour(want_json)
+        asked.parsed(args)
+        _set_colour(asked.json)
         if args.command is None:
-            _build_parser().print_help(stdout)
+            _build_parser().print_help(sys.stdout)
             return EXIT_USAGE
         return _COMMANDS[args.command](args, sources)
     except OutputError:
         raise
     except SpecError as exc:
-        _report_diagnostics(exc.diagnostics, sources, want_json, getattr(exc, "path", None) or getattr(args, "file", None))
+        _report_diagnostics(exc.diagnostics, sources, asked, getattr(exc, "path", None))
         return EXIT_SPEC
     except UsageError as exc:
-        _report_plain(exc, "usage", "usage_error", want_json)
+        _report_plain(exc, "usage", "usage_error", asked)
         return EXIT_USAGE
     except EvalError as exc:
-        _report_diagnostics([exc.diagnostic()], sources, want_json, getattr(args, "file", None), verdict="error")
+        _report_diagnostics([exc.diagnostic()], sources, asked)
         return EXIT_EVAL
     except ClusterError as exc:  # no verdict: the search did not finish
-        _report_plain(exc, "cluster", "incomplete", want_json)
+        _report_plain(exc, "cluster", "incomplete", asked)
         return EXIT_CLUSTER
     except TlacheckError as exc:  # pragma: no cover - every subclass is handled above
         print(f"tlacheck: error: {exc}", file=stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before or after the signal handlers of a search: reading, building the model
+        asked.errors([Diagnostic("interrupted", "interrupted", None)], "incomplete")
         print("tlacheck: interrupted", file=stderr)
         return EXIT_LIMIT
     except MemoryError as exc:  # outside the spec's expressions (those are E411): reading, the explorer's tables
         exc.__traceback__ = None  # free the frames' locals first: the message needs a little memory
-        diag = Diagnostic("out_of_memory", _OUT_OF_MEMORY, None, _OUT_OF_MEMORY_HINT)
-        if want_json:
-            print(json.dumps(errors_json([diag], None, "incomplete"), indent=2), file=stdout)
+        asked.errors([Diagnostic("out_of_memory", _OUT_OF_MEMORY, None, _OUT_OF_MEMORY_HINT)], "incomplete")
         print(f"tlacheck: {_OUT_OF_MEMORY}", file=stderr)
         print(f"  = hint: {_OUT_OF_MEMORY_HINT}", file=stderr)
         return EXIT_LIMIT
     except Exception as exc:  # an internal bug: say so plainly, without a traceback
-        print(f"tlacheck: internal error: {type(exc).__name__}: {exc}", file=stderr)
+        message = f"internal error: {type(exc).__name__}: {exc}"
+        asked.errors([Diagnostic("internal", message, None, _BUG_HINT)], "error")
+        print(f"tlacheck: {message}", file=stderr)
         if _debugging(args):
             traceback.print_exception(exc, file=stderr)
         else:
-            print(f"  = hint: this is a bug in tlacheck; please report it with the spec that triggered it "
-                  f"(--debug or {DEBUG_ENV}=1 shows the Python traceback)", file=stderr)
+            print(f"  = hint: {_BUG_HINT} (--debug or {DEBUG_ENV}=1 shows the Python traceback)", file=stderr)
         return EXIT_INTERNAL
 
 
+_BUG_HINT = "this is a bug in tlacheck; please report it with the spec that triggered it"
 _OUT_OF_MEMORY = "out of memory: the run needs more memory than this process may use"
 _OUT_OF_MEMORY_HINT = ("make the model smaller (constants, --max-states, a state constraint) or allow more memory "
                        "(ulimit -v)")
 
 
-def _report_diagnostics(diags, sources, want_json: bool, path, verdict: str = "error") -> None:
-    if want_json:
-        print(json.dumps(errors_json(diags, path, verdict), indent=2))
+def _report_diagnostics(diags, sources, asked: _Asked, path: str | None = None) -> None:
+    asked.errors(diags, "error", path)
     for d in diags:
         _add_source(sources, d.span)
         print(d.render(sources), file=sys.stderr)
@@ -882,7 +902,6 @@ def _check(args, sources: dict[str, Source]) -> int:
 
     def more_json(data: dict) -> None:
         data["warnings"] += notices.json
-        data["undecided_properties"] = list(result.undecided)
 
     return _conclude(args, model, result, source, sources,
                      lambda: format_result(model, result, args.file, args.full_states, _unchecked_deadlock(args, model)),
@@ -906,8 +925,8 @@ def _conclude(args, model, result, source: Source, sources: dict[str, Source], t
     counterexample files asked for; the verdict's exit code."""
     try:
         if args.json:
-            data = run_json(model, result, args.file, args.variant, parse_defines(args.defines))
-            data["deadlock_checked"] = _checks_deadlock(args, model)
+            data = run_json(model, result, args.file, args.variant, parse_defines(args.defines),
+                            deadlock_checked=_checks_deadlock(args, model))
             more_json(data)
             text = json.dumps(data, indent=2) + "\n"
         else:
@@ -975,7 +994,7 @@ def _report_without_trace(model, result, args) -> str:
 
     if args.json:
         data = errors_json([result.error.diagnostic()] if result.error is not None else [], args.file,
-                           result.verdict.value)
+                           result.verdict.value, args.command)
         data["trace"] = None
         data["trace_omitted"] = "out of memory"
         data["note"] = _TRACE_TOO_LARGE
@@ -1140,7 +1159,8 @@ def _write_counterexample(args, model, result, source) -> None:
         if missing:
             print(_NO_DOT, file=sys.stderr)
     if args.html:
-        doc = artefacts.html_doc(model, v, source, args.file, args.variant, parse_defines(args.defines), result)
+        doc = artefacts.html_doc(model, v, source, args.file, args.variant, parse_defines(args.defines), result,
+                                 deadlock_checked=_checks_deadlock(args, model))
         _write_text(args.html, html.trace_report(doc))
         print(f"tlacheck: wrote {args.html}", file=sys.stderr)
     if args.itf:
@@ -1339,6 +1359,7 @@ def _too_big_to_draw(args, model, graph, view, lines: int, states: int | None) -
 def _replay(args, sources: dict[str, Source]) -> int:
     """`tlacheck replay FILE TRACE`: exit 0 when the trace replays, 14 when it does not."""
     from tlacheck.output.replay import replay
+    from tlacheck.output.report import replay_json
 
     data = _read_json(args.trace)
     _, _, defines = _recorded(data)
@@ -1349,24 +1370,10 @@ def _replay(args, sources: dict[str, Source]) -> int:
     saved = _load_saved(data, model, args.trace)
     result = replay(model, saved)
     if args.json:
-        print(json.dumps(_replay_json(result, args), indent=2))
+        print(json.dumps(replay_json(result, args.file, args.trace, args.variant), indent=2))
     else:
         print(_replay_text(result, args, model, saved, sources), end="")
     return EXIT_OK if result.replays else EXIT_NO_REPLAY
-
-
-def _replay_json(result, args) -> dict:
-    return {
-        "tool": "tlacheck", "version": __version__, "file": args.file, "trace": args.trace, "variant": args.variant,
-        "replays": result.replays, "outcome": result.outcome.value, "message": result.message,
-        "step": result.step, "action": result.action, "replayed": result.replayed, "total_steps": result.total_steps,
-        "causes": [{"message": c.message, "file": c.span.file if c.span else None,
-                    "line": c.span.line if c.span else None, "column": c.span.column if c.span else None}
-                   for c in result.causes],
-        "differences": [{"variable": n, "path": p, "recorded": a, "replayed": b}
-                        for n, p, a, b in result.differences],
-        "still_violates": result.still_violates, "notes": list(result.notes),
-    }
 
 
 def _replay_text(result, args, model, saved, sources) -> str:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from tlacheck import __version__
+import json
+from importlib.resources import files
+
+from tlacheck import SCHEMA_VERSION, __version__
 from tlacheck.compile.model import Model
 from tlacheck.core.errors import Diagnostic
 from tlacheck.core.result import Result, Trace, Verdict
 from tlacheck.output import diff
-
-
-# The version of the `--json` objects' shape (docs/cli.md, "The JSON schema"): MAJOR.MINOR, the
-# `schema_version` of every object printed, the const of checker/output/tlacheck.schema.json.
-SCHEMA_VERSION = "1.0"
 
 
 _HEADLINES = {
@@ -329,8 +327,7 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
     if result.error is not None:
         error = result.error.diagnostic().to_json()
     return {
-        "tool": "tlacheck",
-        "version": __version__,
+        **header("check"),
         "spec": model.name,
         "file": spec_path,
         "verdict": result.verdict.value,
@@ -349,14 +346,28 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
         "witnesses": {name: trace_json(model, t) for name, t in sorted(result.witnesses.items())},
         "error": error,
         "warnings": [w.to_json() for w in model.warnings],
+        "undecided_properties": list(result.undecided),
     }
 
 
-def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: str = "error") -> dict:
-    """The `--json` object for a run that stopped before exploring (spec or usage error)."""
+def json_schema() -> dict:
+    """The JSON Schema (draft 2020-12) of every object `--json` prints: tlacheck.schema.json,
+    installed with the package. Its `$defs` has one definition per command's object."""
+    return json.loads(files("tlacheck.output").joinpath("tlacheck.schema.json").read_text(encoding="utf-8"))
+
+
+def header(command: str | None) -> dict:
+    """The keys every `--json` object starts with: the schema version, the tool and its version,
+    and the command that printed it (None: the arguments did not say)."""
+    return {"schema_version": SCHEMA_VERSION, "tool": "tlacheck", "version": __version__, "command": command}
+
+
+def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: str = "error",
+                command: str | None = None) -> dict:
+    """The `--json` object of a command that stopped on errors (a spec, usage or evaluation error,
+    a cluster that failed, memory) instead of giving its own."""
     return {
-        "tool": "tlacheck",
-        "version": __version__,
+        **header(command),
         "file": spec_path,
         "verdict": verdict,
         "errors": [d.to_json() for d in diagnostics],
@@ -380,10 +391,25 @@ def verify_json(rows, warnings: list[dict], interrupted: bool = False) -> dict:
                 "check": r.base[1].name or r.base[1].kind if r.base is not None else None,
                 "blocked_step": r.blocked_step, "blocked_line": r.blocked_line, "message": r.replay},
         })
-    return {"schema_version": SCHEMA_VERSION, "tool": "tlacheck", "version": __version__, "command": "verify",
+    return {**header("verify"),
             "verdict": "incomplete" if interrupted else "failed" if failed else "ok",
             "stop_reason": "interrupted" if interrupted else None,
             "ok": not failed and not interrupted, "rows": out, "warnings": warnings}
+
+
+def replay_json(result, spec_path: str, trace_path: str, variant: str) -> dict:
+    """The `replay --json` object of a replay.ReplayResult."""
+    return {
+        **header("replay"), "file": spec_path, "trace": trace_path, "variant": variant,
+        "replays": result.replays, "outcome": result.outcome.value, "message": result.message,
+        "step": result.step, "action": result.action, "replayed": result.replayed, "total_steps": result.total_steps,
+        "causes": [{"message": c.message, "file": c.span.file if c.span else None,
+                    "line": c.span.line if c.span else None, "column": c.span.column if c.span else None}
+                   for c in result.causes],
+        "differences": [{"variable": n, "path": p, "recorded": a, "replayed": b}
+                        for n, p, a, b in result.differences],
+        "still_violates": result.still_violates, "notes": list(result.notes),
+    }
 
 
 def format_verify(rows, simulation=None, interrupted: bool = False) -> str:
