@@ -8,12 +8,14 @@ import signal
 import subprocess
 import sys
 
+import jsonschema
 import pytest
 
 from tlacheck.app import cli
 from tlacheck.app.cli import main
 from tlacheck.engine.explore import explore
 from tlacheck.engine.limits import memory_estimate
+from tlacheck.output.report import json_schema
 from tests.conftest import ROOT
 
 
@@ -67,6 +69,7 @@ def test_a_signal_stops_cleanly_with_the_summary(endless, sig):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 5, err
     data = json.loads(out)
+    jsonschema.validate(data, json_schema(), cls=jsonschema.Draft202012Validator)  # issue 32: the schema holds
     assert data["verdict"] == "incomplete" and data["stop_reason"] == "interrupted"
     assert data["distinct_states"] > 0
     assert "Traceback" not in err
