@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -128,11 +129,30 @@ def test_usage_errors_exit_2(args, capsys):
     (["chek", TWO_PHASE], "did you mean `check`?"),
     (["check", TWO_PHASE, "--wokers", "2"], "did you mean `--workers`?"),
     (["check", TWO_PHASE, "--max-stats=9"], "did you mean `--max-states`?"),
-    (["check", TWO_PHASE, "--zzz"], "run `tlacheck --help` for the options"),
+    (["check", TWO_PHASE, "--zzz"], "run `tlacheck check --help` for the options"),
 ])
 def test_a_misspelt_command_or_option_gets_a_did_you_mean(args, hint, capsys):
     assert main(args) == 2
     assert f"  = hint: {hint}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, told, never", [
+    # `--out` belongs to render, graph and counterexamples: never offered to check
+    (["check", "--bogus", TWO_PHASE], "run `tlacheck check --help` for the options", "--out"),
+    # `--simulate` is verify's: the hint says so, and points at the `simulate` command
+    (["check", "--simulate", TWO_PHASE],
+     "`--simulate` is an option of `tlacheck verify`, not of `tlacheck check`; did you mean the command "
+     "`tlacheck simulate`?", "did you mean `--simulate`"),
+    (["simulate", TWO_PHASE, "--reachable", "X"], "`--reachable` is an option of `tlacheck check`, not of "
+     "`tlacheck simulate`", "did you mean `--reachable`"),
+    (["replay", TWO_PHASE, "t.json", "--jsn"], "did you mean `--json`? (`tlacheck replay --help`", "--jsn`?"),
+    (["render", "t.json", "--ouput", "d"], "did you mean `--out`? (`tlacheck render --help`", "--output"),
+])
+def test_issue_32_option_hints_come_from_the_command_given(args, told, never, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert told in err
+    assert never not in err.split("hint:")[1]
 
 
 def test_define_overrides_model_values(capsys):
@@ -543,3 +563,223 @@ def test_issue_15_a_port_whose_cfg_allows_deadlock_checks_cleanly_without_flags(
     assert (code, data["distinct_states"], data["states_generated"], data["deadlock_checked"]) == (0, 34, 94, False)
     code, data = run_json(capsys, ["check", str(SPECS / "classic" / "tcommit.spec"), "--deadlock"])
     assert (code, data["verdict"]) == (11, "deadlock")
+
+
+# ---------------------------------------------------------------- issue 32: nothing to check
+
+NOTHING = "tlacheck: warning: nothing to check: the spec declares no invariant, property or reachable check"
+
+
+def test_issue_32_an_empty_spec_says_nothing_is_checked_and_does_not_invent_a_declaration(tmp_path, capsys):
+    path = write(tmp_path, "")
+    assert main(["check", path]) == 0
+    out, err = capsys.readouterr()
+    assert "`deadlock: allowed`" not in out + err  # the file declares nothing
+    assert "deadlocks were not checked (the spec has no variables and no actions)" in out
+    assert f"{NOTHING}, and deadlocks are not checked (the spec has no variables and no actions)" in err
+    code, data = run_json(capsys, ["check", path])
+    [warning] = data["warnings"]
+    assert warning["code"] is None and warning["message"].startswith("nothing to check:")
+    assert "evaluation errors" in warning["hint"]
+
+
+@pytest.mark.parametrize("text, args, why", [
+    ("deadlock: allowed\nvar x: int = 0\naction A:\n    require x < 1\n    x = x + 1\n", [],
+     "the spec says `deadlock: allowed`"),
+    ("var x: int = 0\naction A:\n    require x < 1\n    x = x + 1\n", ["--no-deadlock"], "--no-deadlock"),
+    ("def f(b: bool) -> bool: b\ntheorem T: forall b: f(b) == b\n", [], "the spec has no variables and no actions"),
+])
+def test_issue_32_a_spec_without_checks_and_deadlocks_unchecked_is_told(tmp_path, capsys, text, args, why):
+    path = write(tmp_path, text)
+    for command in ("check", "simulate"):
+        assert main([command, path, *args]) == 0
+        err = capsys.readouterr().err
+        assert f"{NOTHING}, and deadlocks are not checked ({why})" in err
+    if "theorem" in text:
+        assert "`tlacheck prove` decides its theorems" in err
+
+
+@pytest.mark.parametrize("text, args", [
+    ("var x: int = 0\naction A:\n    require x < 1\n    x = x + 1\n", []),  # deadlocks are checked
+    ("deadlock: allowed\nvar x: int = 0\naction A: skip\ninvariant I: x == 0\n", []),
+    ("deadlock: allowed\nvar x: int = 0\naction A: skip\nreachable R: x == 0\n", []),
+    ("deadlock: allowed\nvar x: int = 0\naction A: skip\nproperty P: always x == 0\n", []),
+])
+def test_issue_32_a_spec_with_something_to_check_gets_no_such_warning(tmp_path, capsys, text, args):
+    path = write(tmp_path, text)
+    main(["check", path, *args])
+    assert "nothing to check" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 32: progress lines
+
+def test_issue_32_progress_lines_give_the_elapsed_time_and_the_rate_since_the_last_line(capsys):
+    from tlacheck.app.cli import _Progress
+    from tlacheck.engine.options import Progress
+
+    report = _Progress()
+    report.search(Progress(generated=10_000, distinct=4_000, queue=900, depth=7, elapsed_s=5.0))
+    report.search(Progress(generated=12_000, distinct=4_500, queue=950, depth=8, elapsed_s=3725.0))
+    report.search(Progress(generated=4_000, distinct=4_500, queue=0, depth=8, elapsed_s=3727.0, phase="liveness"))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "progress: 0:00:05 10,000 generated (2,000/s), 4,000 distinct (800/s), 900 on queue, depth 7"
+    # over the last interval (3,720 s), not since the start: 2,000 states, 500 distinct
+    assert lines[1] == "progress: 1:02:05 12,000 generated (1/s), 4,500 distinct (0/s), 950 on queue, depth 8"
+    assert lines[2].startswith("progress: 1:02:07 search complete (4,500 distinct states, 4,000 transitions)")
+
+
+def test_issue_32_simulation_progress_gives_the_rate_of_behaviours_since_the_last_line(capsys):
+    from tlacheck.app.cli import _Progress
+    from tlacheck.engine.simulate import SimProgress
+
+    report = _Progress()
+    report.simulation(SimProgress(behaviours=100, states_visited=2_000, distinct=50, elapsed_s=4.0))
+    report.simulation(SimProgress(behaviours=1_100, states_visited=22_000, distinct=60, elapsed_s=8.0))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["progress: 0:00:04 100 behaviours (25/s), 2,000 states visited (50 distinct)",
+                     "progress: 0:00:08 1,100 behaviours (250/s), 22,000 states visited (60 distinct)"]
+
+
+# ---------------------------------------------------------------- issue 32: exit codes in --help
+
+def _documented_exit_codes() -> dict[int, str]:
+    text = (ROOT / "docs" / "cli.md").read_text()
+    table = text[text.index("## Exit codes"):text.index("## Debugging")]
+    return {int(row.split("|")[1]): row.split("|")[2].strip() for row in table.splitlines()
+            if row.startswith("| ") and row.split("|")[1].strip().isdigit()}
+
+
+def _help(*command: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "tlacheck", *command, "--help"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _listed_exit_codes(help_text: str) -> dict[int, str]:
+    table = help_text[help_text.index("\nexit codes:\n"):].splitlines()[2:]
+    return {int(line.split()[0]): line.split(None, 1)[1] for line in table if line.strip()}
+
+
+def test_issue_32_help_lists_every_documented_exit_code():
+    listed = _listed_exit_codes(_help())
+    documented = _documented_exit_codes()
+    assert set(listed) == set(documented) and len(listed) >= 13
+    for code, meaning in listed.items():  # the same meaning as the docs' table: a word of it in common
+        words = {w for w in re.findall(r"[a-z]{4,}", meaning.lower())}
+        assert words & set(re.findall(r"[a-z]{4,}", documented[code].lower())), (code, meaning, documented[code])
+
+
+@pytest.mark.parametrize("command, codes", [
+    ("check", {0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13}),
+    ("simulate", {0, 1, 2, 3, 4, 5, 6, 11, 12}),
+    ("verify", {0, 1, 2, 3, 4, 5, 6, 10}),
+    ("prove", {0, 1, 2, 3, 4, 5, 6, 12}),
+    ("replay", {0, 1, 2, 3, 4, 6, 14}),
+    ("render", {0, 1, 2, 3, 4, 6}),
+    ("graph", {0, 1, 2, 3, 4, 5, 6}),
+    ("counterexamples", {0, 1, 2, 3, 4, 6, 10}),
+])
+def test_issue_32_each_command_help_lists_its_exit_codes(command, codes):
+    listed = _listed_exit_codes(_help(command))
+    assert set(listed) == codes
+    assert set(listed) <= set(_documented_exit_codes())
+    if command == "prove":
+        assert listed[12] == "a theorem refuted"
+
+
+# ---------------------------------------------------------------- issue 32: colour
+
+ESC = "\x1b["
+
+
+def _run_on_a_terminal(args, env_extra=None):
+    """tlacheck with stdout and stderr on a pseudo-terminal: everything it wrote."""
+    import pty
+
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env.update(TERM="xterm", **(env_extra or {}))
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "tlacheck", *args], stdout=follower, stderr=follower, cwd=ROOT,
+                            env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    return proc.wait(timeout=60), b"".join(chunks).decode()
+
+
+def _run_piped(args, env_extra=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env.update(env_extra or {})
+    proc = subprocess.run([sys.executable, "-m", "tlacheck", *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env, timeout=60)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_issue_32_a_terminal_gets_colour(tmp_path):
+    code, text = _run_on_a_terminal(["check", DIEHARD])
+    assert code == 12
+    assert f"{ESC}31;1mError:{ESC}0m invariant NotSolved is violated." in text
+    assert f"{ESC}1mState 2:{ESC}0m FillBigJug" in text
+    path = write(tmp_path, "var x: int = 0\naction A:\n    require notx\n")
+    code, text = _run_on_a_terminal(["check", path])
+    assert code == 3 and f"{ESC}31;1merror[E100]{ESC}0m: unknown name `notx`" in text
+    # the words are coloured, never changed: without the codes it is the plain report
+    def untimed(text):
+        return re.sub(r"  time .*", "", text)
+
+    plain = _run_piped(["check", DIEHARD])[1]
+    coloured = _run_on_a_terminal(["check", DIEHARD])[1].replace("\r\n", "\n")
+    assert untimed(re.sub(r"\x1b\[[0-9;]*m", "", coloured)) == untimed(plain)
+
+
+def test_issue_32_colour_respects_no_color_json_and_pipes():
+    assert ESC not in _run_on_a_terminal(["check", DIEHARD], {"NO_COLOR": "1"})[1]
+    assert ESC not in _run_on_a_terminal(["check", DIEHARD, "--json"])[1]
+    code, out, err = _run_piped(["check", DIEHARD])
+    assert code == 12 and ESC not in out + err
+
+
+def test_issue_32_force_color_colours_a_pipe_but_never_json_and_no_color_wins():
+    code, out, _ = _run_piped(["check", DIEHARD], {"FORCE_COLOR": "1"})
+    assert code == 12 and f"{ESC}31;1mError:{ESC}0m" in out
+    code, out, err = _run_piped(["check", DIEHARD, "--json"], {"FORCE_COLOR": "1"})
+    assert code == 12 and ESC not in out + err
+    json.loads(out)
+    code, out, err = _run_piped(["check", DIEHARD], {"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert ESC not in out + err
+
+
+@pytest.mark.parametrize("env, tty, want_json, expected", [
+    ({}, True, False, True),
+    ({}, False, False, False),
+    ({}, True, True, False),
+    ({"NO_COLOR": "1"}, True, False, False),
+    ({"NO_COLOR": ""}, True, False, True),  # set but empty: no effect (no-color.org)
+    ({"FORCE_COLOR": "1"}, False, False, True),
+    ({"FORCE_COLOR": ""}, False, False, False),
+    ({"FORCE_COLOR": "1"}, False, True, False),
+    ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, True, False, False),
+    ({"TERM": "dumb"}, True, False, False),
+])
+def test_issue_32_when_to_colour(monkeypatch, env, tty, want_json, expected):
+    from tlacheck.app.cli import _colour
+
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+    class Stream:
+        def isatty(self):
+            return tty
+
+    assert _colour(Stream(), want_json) is expected

@@ -92,7 +92,8 @@ def test_one_row_box_and_state_per_state_and_the_embedded_json(notify):
     assert [int(a["data-step"]) for a in states] == list(range(n))
     embedded = {a.get("id"): json.loads(text) for a, text in p.scripts if a.get("type") == "application/json"
                 and a.get("id")}
-    assert embedded["v0-json"] == artefacts.run_json(model, result, NOTIFY, "base", {}, reproducible=True)
+    assert embedded["v0-json"] == artefacts.run_json(model, result, NOTIFY, "base", {}, deadlock_checked=True,
+                                                     reproducible=True)
     assert embedded["v0-itf"]["#meta"]["source"] == NOTIFY
     assert len(embedded["v0-itf"]["states"]) == n
 

@@ -178,3 +178,80 @@ def test_every_committed_itf_trace_validates():
     assert traces
     for path in traces:
         validate(json.loads(path.read_text()))
+
+
+# ---------------------------------------------------------------- issue 32: process variables as identifiers
+
+IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+# A process over a set, its local `got`, and a variable that takes the name `Waiter__got` would
+# have: the names must stay apart.
+PROCESSES = """\
+const Tasks: set[model] = {t1, t2}
+var ready: bool = false
+var Waiter__got: int = 0
+process Waiter(self in Tasks):
+    var got: bool = false
+    wait:
+        await ready
+        got = true
+action Ready:
+    require not ready
+    ready = true
+invariant NotAll: not all(Waiter[t].got for t in Tasks)
+"""
+
+
+def _process_itf(tmp_path, capsys):
+    spec = tmp_path / "procs.spec"
+    spec.write_text(PROCESSES)
+    out = tmp_path / "t.itf.json"
+    assert main(["check", str(spec), "--itf", str(out), "--quiet"]) == 12
+    capsys.readouterr()
+    return spec, out, json.loads(out.read_text())
+
+
+def test_issue_32_itf_names_process_variables_with_identifiers_and_says_how(tmp_path, capsys):
+    import re
+
+    spec, _, data = _process_itf(tmp_path, capsys)
+    validate(data)
+    model = build_model(read_source(str(spec)))
+    assert any("." in n for n in model.var_names)  # the spec's own names are not identifiers
+    assert all(re.match(IDENTIFIER, n) for n in data["vars"])
+    assert len(set(data["vars"])) == len(model.var_names)
+    for state in data["states"]:
+        assert set(state) - {"#meta"} == set(data["vars"])
+        assert set(state["#meta"].get("changed", ())) <= set(data["vars"])
+    assert set(data["#meta"]["varTypes"]) == set(data["vars"])
+    renamed = data["#meta"]["varNames"]
+    assert {renamed.get(n, n) for n in data["vars"]} == set(model.var_names)
+    assert renamed["Waiter__got_"] == "Waiter.got" and "Waiter__got" not in renamed  # the spec's own variable
+    assert renamed["Waiter__pc"] == "Waiter.pc"
+
+
+@pytest.mark.parametrize("written_by", ["tlacheck", "a tool that drops #meta.varNames", "tlacheck before"])
+def test_issue_32_replay_reads_process_variables_back(tmp_path, capsys, written_by):
+    spec, out, data = _process_itf(tmp_path, capsys)
+    if written_by == "a tool that drops #meta.varNames":
+        del data["#meta"]["varNames"]
+        # without the map, the names are read as itf_names gives them; the spec's own `Waiter__got`
+        # keeps its name, so only a renamed variable other tools made up can be lost
+        data["vars"] = [n for n in data["vars"] if n != "Waiter__got_"]
+        for state in data["states"]:
+            state.pop("Waiter__got_")
+    elif written_by == "tlacheck before":  # the spec's names as they are, dots included
+        back = data["#meta"].pop("varNames")
+        data["vars"] = [back.get(n, n) for n in data["vars"]]
+        data["states"] = [{back.get(k, k): v for k, v in state.items()} for state in data["states"]]
+    out.write_text(json.dumps(data))
+    assert main(["replay", str(spec), str(out), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["replays"] and result["still_violates"] is True
+    dropped = written_by == "a tool that drops #meta.varNames"
+    if dropped:  # the one variable left out is named as the spec names it
+        [note] = result["notes"]
+        assert "Waiter.got" in note
+    else:
+        assert result["notes"] == []
+    assert main(["render", str(out), "--spec", str(spec), "--out", str(tmp_path / "d")]) == (0 if not dropped else 2)

@@ -2,10 +2,12 @@
 
 import json
 
+import jsonschema
 import pytest
 
 from tlacheck.app.cli import main, read_source
 from tlacheck.app.verify import verify_source
+from tlacheck.output.report import json_schema
 from tests.conftest import SPECS
 
 
@@ -184,3 +186,146 @@ def test_verify_deadlock_flags_on_the_command_line(tmp_path, capsys):
     capsys.readouterr()
     assert main(["verify", "--deadlock", "--no-deadlock", str(path)]) == 2  # a usage error
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 32: warnings, Ctrl-C, progress
+
+HIDDEN = """\
+var x: int = 0
+action Set(x in 0..1): skip
+invariant Ok: x == 0
+expect base holds
+"""
+
+
+def test_issue_32_verify_prints_the_spec_warnings_as_check_does(tmp_path, capsys):
+    p = tmp_path / "hidden.spec"
+    p.write_text(HIDDEN)
+    assert main(["check", str(p), "--quiet"]) == 0
+    check_err = capsys.readouterr().err
+    assert "warning[W204]: `x` here hides the variable `x`" in check_err
+    assert main(["verify", str(p)]) == 0
+    out, err = capsys.readouterr()
+    assert err == check_err  # the same warning, once, in the same words
+    assert main(["verify", str(p), "--json"]) == 0
+    [warning] = json.loads(capsys.readouterr().out)["warnings"]
+    assert (warning["code"], warning["line"], warning["column"]) == ("W204", 2, 12)
+
+
+SYMMETRIC = """\
+symmetric const Node: set[model] = {n1, n2, n3}
+var holder: Node? = none
+action Grab(n in Node):
+    require holder == none
+    holder = n
+action Drop:
+    require holder != none
+    holder = none
+invariant Fine: true
+expect base holds
+"""
+
+
+def test_issue_32_verify_says_that_symmetry_is_not_applied(tmp_path, capsys):
+    p = tmp_path / "sym.spec"
+    p.write_text(SYMMETRIC)
+    assert main(["verify", str(p)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("tlacheck: warning: symmetry is not applied: collecting every violation explores every state") \
+        == 1
+    assert main(["verify", str(p), "--json"]) == 0
+    assert [w["message"] for w in json.loads(capsys.readouterr().out)["warnings"]] == \
+        ["symmetry is not applied: collecting every violation explores every state"]
+
+
+def test_issue_32_a_variant_warning_names_the_variant(capsys):
+    assert main(["verify", str(SPECS / "notify_race.spec")]) == 0
+    err = capsys.readouterr().err
+    assert "warning[W201]: variable `notified` is never read (in variant Generation)" in err
+
+
+def test_issue_32_expect_holds_on_every_check_explains_where_the_fix_blocks_the_base(tmp_path, capsys):
+    p = tmp_path / "small.spec"
+    text = SMALL.replace("reachable Two: x == 2\n", "").replace("expect Capped violates Two\n", "") \
+        + "expect Capped holds\n"
+    p.write_text(text)
+    guard = text.splitlines().index("        require x < 1") + 1  # the variant's
+    rows = {r.check: r for r in verify_source(read_source(str(p))) if r.variant == "Capped"}
+    named, every = rows["Below2"], rows["all checks"]
+    assert every.got == "holds" and every.blocked_step == named.blocked_step == 2
+    assert every.blocked_line == named.blocked_line == guard
+    assert every.replay == named.replay.replace("the base counterexample", "the base counterexample to Below2")
+    assert main(["verify", str(p), "--json"]) == 0
+    [row] = [r for r in json.loads(capsys.readouterr().out)["rows"] if r["check"] == "all checks"]
+    assert row["base_counterexample"] == {"check": "Below2", "blocked_step": 2, "blocked_line": guard,
+                                          "message": every.replay}
+
+
+def test_issue_32_verify_warns_of_a_variant_with_nothing_to_check(tmp_path, capsys):
+    p = tmp_path / "empty.spec"
+    p.write_text("deadlock: allowed\nvar x: int = 0\naction A: skip\nexpect base holds\n")
+    assert main(["verify", str(p)]) == 0
+    assert "tlacheck: warning: variant base of empty: nothing to check: the spec declares no invariant" \
+        in capsys.readouterr().err
+
+
+ENDLESS_VARIANT = """\
+spec Slow
+deadlock: allowed
+var x: int = 0
+var y: int = 0
+action A:
+    require x < 3
+    x = x + 1
+action B:
+    require y < 3
+    y = y + 1
+invariant Small: x < 3
+expect base violates Small
+variant Endless "grow forever":
+    replace action A:
+        x = x + 1
+expect Endless violates Small
+expect base holds
+"""
+
+
+def _verify_until_the_endless_variant(tmp_path, *extra):
+    """`verify` of a spec whose second variant never ends, once its progress lines show that it is
+    being explored (the first variant's row is decided)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    p = tmp_path / "slow.spec"
+    p.write_text(ENDLESS_VARIANT)
+    proc = subprocess.Popen([sys.executable, "-m", "tlacheck", "verify", str(p), "--progress-every", "0.1", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    line = proc.stderr.readline()
+    while line and "variant Endless:" not in line:
+        line = proc.stderr.readline()
+    assert line.startswith("progress: ") and " generated (" in line, proc.communicate()
+    proc.send_signal(__import__("signal").SIGINT)
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, out, err
+
+
+def test_issue_32_ctrl_c_in_verify_prints_the_rows_decided(tmp_path):
+    code, out, err = _verify_until_the_endless_variant(tmp_path)
+    assert code == 5, err
+    assert "Traceback" not in err
+    rows = [line.split() for line in out.splitlines() if line.startswith("Slow ")]
+    assert rows == [["Slow", "base", "Small", "violates", "ok", "violates", "16", rows[0][7], "3"]]
+    assert "Interrupted: 1 expectation decided before the stop; the others were not." in out
+
+
+def test_issue_32_ctrl_c_in_verify_json_is_a_valid_incomplete_document(tmp_path):
+    code, out, err = _verify_until_the_endless_variant(tmp_path, "--json")
+    assert code == 5, err
+    data = json.loads(out)
+    jsonschema.validate(data, json_schema(), cls=jsonschema.Draft202012Validator)
+    assert (data["verdict"], data["stop_reason"], data["ok"]) == ("incomplete", "interrupted", False)
+    assert [(r["variant"], r["check"], r["got"]) for r in data["rows"]] == [("base", "Small", "violates")]

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -38,7 +39,53 @@ EXIT_LIMIT = 5
 EXIT_OUTPUT = 6
 EXIT_CLUSTER = 7
 EXIT_VERIFY_FAILED = 10
+EXIT_DEADLOCK = 11
+EXIT_VIOLATION = 12
+EXIT_LIVENESS = 13
 EXIT_NO_REPLAY = 14
+
+# What each exit code means (docs/cli.md, "Exit codes"); `--help` lists those of each command,
+# with the meanings a command gives some of them in _COMMAND_EXITS.
+EXIT_CODES = {
+    EXIT_OK: "no error found",
+    EXIT_INTERNAL: "internal error (a bug in tlacheck)",
+    EXIT_USAGE: "usage error",
+    EXIT_SPEC: "spec error (syntax, names, types)",
+    EXIT_EVAL: "evaluation error",
+    EXIT_LIMIT: "stopped at a limit, or interrupted",
+    EXIT_OUTPUT: "an output could not be written",
+    EXIT_CLUSTER: "--ray: the Ray cluster failed",
+    EXIT_VERIFY_FAILED: "an `expect` line does not hold",
+    EXIT_DEADLOCK: "deadlock",
+    EXIT_VIOLATION: "safety violation (invariant, safety property, reachable check)",
+    EXIT_LIVENESS: "liveness violation",
+    EXIT_NO_REPLAY: "the saved trace does not replay",
+}
+_COMMON_EXITS = (EXIT_INTERNAL, EXIT_USAGE, EXIT_SPEC, EXIT_EVAL, EXIT_OUTPUT)
+_COMMAND_EXITS = {
+    "check": {EXIT_LIMIT: None, EXIT_CLUSTER: None, EXIT_DEADLOCK: None, EXIT_VIOLATION: None, EXIT_LIVENESS: None},
+    "simulate": {EXIT_OK: "no violation found (in the behaviours run: not a proof)",
+                 EXIT_LIMIT: "interrupted, or the --memory-limit reached", EXIT_DEADLOCK: None,
+                 EXIT_VIOLATION: "safety violation (invariant, safety property)"},
+    "verify": {EXIT_OK: "every expectation met", EXIT_LIMIT: "interrupted (the rows decided are printed)",
+               EXIT_VERIFY_FAILED: None},
+    "prove": {EXIT_OK: "every theorem proved (--diff: computed completely)",
+              EXIT_LIMIT: "a theorem unknown (timeout; --diff: stopped at the timeout)",
+              EXIT_VIOLATION: "a theorem refuted"},
+    "render": {EXIT_OK: "the diagrams or the report written"},
+    "graph": {EXIT_OK: "the graph drawn", EXIT_LIMIT: "the graph is too large to draw"},
+    "replay": {EXIT_OK: "the trace replays", EXIT_NO_REPLAY: None},
+    "counterexamples": {EXIT_OK: "every counterexample written", EXIT_VERIFY_FAILED: None},
+}
+
+
+def exit_codes(command: str | None) -> dict[int, str]:
+    """The exit codes of one command (None: of tlacheck as a whole) and their meanings."""
+    if command is None:
+        return dict(EXIT_CODES)
+    own = _COMMAND_EXITS[command]
+    codes = sorted(set(own) | set(_COMMON_EXITS) | {EXIT_OK})
+    return {c: own.get(c) or EXIT_CODES[c] for c in codes}
 
 
 class OutputError(TlacheckError):
@@ -67,10 +114,11 @@ class _Output:
         self.stream = stream
         self.what = what  # None: errors are ignored
         self.dropping = False
+        self.colour = False  # set by _run once the arguments say whether (_colour)
 
     def write(self, text: str) -> int:
         if not self.dropping:
-            self._attempt(self.stream.write, text)
+            self._attempt(self.stream.write, _paint(text) if self.colour else text)
         return len(text)
 
     def flush(self) -> None:
@@ -101,35 +149,171 @@ class _Output:
         return getattr(self.stream, name)
 
 
+# ---------------------------------------------------------------- colour
+
+_RED, _GREEN, _YELLOW, _CYAN, _BOLD, _DIM = "31", "32", "33", "36", "1", "2"
+
+# (pattern, style of each group): the words of a report line that colour marks, the text itself
+# unchanged; a line may match several patterns.
+_PAINT = tuple((re.compile(pattern, re.M), styles) for pattern, styles in (
+    (r"^(Error:|Theorem \S+: refuted|The trace does not replay)", (_RED + ";" + _BOLD,)),
+    (r"(?<=: )(error\[\w+\]|error)(?=: )", (_RED + ";" + _BOLD,)),
+    (r"(?<=: )(warning\[\w+\]|warning)(?=: )", (_YELLOW + ";" + _BOLD,)),
+    (r"^(tlacheck: )(note|stopping|interrupted)\b", (_DIM, _CYAN)),
+    (r"^(  = hint:)", (_CYAN,)),
+    (r"^(No error found\.|No violation found|The trace replays|Theorem \S+: proved)", (_GREEN + ";" + _BOLD,)),
+    (r"^(Stopped before|Stopped while|Interrupted:|Theorem \S+: unknown)", (_YELLOW + ";" + _BOLD,)),
+    (r"^((?:State|Step) \d+:)", (_BOLD,)),
+    (r"^(  )([*~])( )", (None, _YELLOW, None)),
+    (r"(?<=  )(FAIL) ", (_RED + ";" + _BOLD,)),
+    (r"(?<=  )(ok) (?=holds|violates|proves|refutes)", (_GREEN,)),
+    (r"^(\d+ of \d+ expectations met)(?=\.$)", (_GREEN + ";" + _BOLD,)),
+    (r"^(\d+ of \d+ expectations met)(?=;)", (_RED + ";" + _BOLD,)),
+    (r"^(progress:)", (_DIM,)),
+))
+
+
+_CARET = re.compile(r"^(\s+)(\^+)$")  # under the source line a diagnostic quotes
+
+
+def _paint_line(line: str, caret: str) -> str:
+    """One line of a report or message with its key words coloured (ANSI SGR codes); a caret line
+    in the colour `caret` (that of the diagnostic it belongs to)."""
+    match = _CARET.match(line)
+    if match:
+        return f"{match.group(1)}\033[{caret};{_BOLD}m{match.group(2)}\033[0m"
+    for pattern, styles in _PAINT:
+        match = pattern.match(line) if pattern.pattern.startswith("^") else pattern.search(line)
+        if match is None:
+            continue
+        out, at = [], 0
+        for i, style in enumerate(styles, start=1):
+            out.append(line[at:match.start(i)])
+            text = match.group(i)
+            out.append(text if style is None else f"\033[{style}m{text}\033[0m")
+            at = match.end(i)
+        line = "".join(out) + line[at:]
+    return line
+
+
+def _paint(text: str) -> str:
+    out = []
+    caret = _RED
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\n")
+        if re.search(r": (warning|error)\[\w+\]: ", body):
+            caret = _YELLOW if ": warning[" in body else _RED
+        out.append(_paint_line(body, caret) + line[len(body):])
+    return "".join(out)
+
+
+def _set_colour(want_json: bool) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, _Output):
+            stream.colour = _colour(stream.stream, want_json)
+
+
+def _colour(stream, want_json: bool) -> bool:
+    """Whether to colour what goes to `stream`: never with --json or under NO_COLOR (set and not
+    empty, https://no-color.org); always under FORCE_COLOR (set and not empty); else on a terminal
+    (not TERM=dumb) only, so never into a pipe or a file. NO_COLOR wins over FORCE_COLOR, as in
+    Python's own colour."""
+    if want_json or os.environ.get("NO_COLOR", ""):
+        return False
+    if os.environ.get("FORCE_COLOR", ""):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's, but the table of exit codes at the end of `--help` keeps its lines."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith(_EXIT_HEADING):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+_EXIT_HEADING = "exit codes:"
+
+
+def _exit_epilog(command: str | None) -> str:
+    return "\n".join([_EXIT_HEADING] + [f"  {code:>2}  {meaning}" for code, meaning in exit_codes(command).items()])
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors raise UsageError instead of exiting from deep inside."""
+    """argparse, but usage errors raise UsageError instead of exiting from deep inside, and a
+    misspelt option is matched against the options of the command it was given to (`check --bogus`
+    never suggests an option of `render`); `--help` ends with the exit codes."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self._command(getattr(parsed, "command", None))
+            raise UsageError(f"unrecognized arguments: {' '.join(extras)}",
+                             command._unknown_hint(extras, self) or f"run `{command.prog} --help` for the options")
+        return parsed
 
     def error(self, message):
         raise UsageError(message, self._did_you_mean(message) or f"run `{self.prog} --help` for the options")
 
     def _did_you_mean(self, message: str) -> str | None:
-        """A did-you-mean hint for a misspelt command or option."""
-        import re
-
+        """A did-you-mean hint for a misspelt command."""
         choice = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
         if choice:
             close = suggest(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
             return f"did you mean `{close}`?" if close else None
-        unknown = re.match(r"unrecognized arguments: (.*)$", message)
-        if unknown:
-            options = {o for p in self._parsers() for a in p._actions for o in a.option_strings}
-            for word in unknown.group(1).split():
-                close = suggest(word.split("=")[0], options) if word.startswith("--") else None
-                if close:
-                    return f"did you mean `{close}`? (`{self.prog} --help` lists the options)"
         return None
+
+    def _unknown_hint(self, words: list[str], top: "_Parser") -> str | None:
+        """For options this (sub)command does not have: the nearest of its own options, else which
+        other command has the option (`check --simulate`: `verify` has it, and `simulate` is a
+        command)."""
+        options = {o for a in self._actions for o in a.option_strings}
+        for word in words:
+            name = word.split("=")[0]
+            if not name.startswith("--"):
+                continue
+            owners = [p.prog for p in top._commands() if p is not self
+                      and name in {o for a in p._actions for o in a.option_strings}]
+            command = name[2:] if name[2:] in top._command_names() else None
+            if owners or command:
+                named = [f"`{o}`" for o in owners]
+                where = f"`{name}` is an option of {', '.join(named[:-1]) + ' and ' if named[1:] else ''}{named[-1]}" \
+                    if owners else ""
+                instead = f"the command `{top.prog} {command}`" if command else ""
+                return (f"{where}, not of `{self.prog}`" if where else f"`{self.prog}` has no `{name}`") + \
+                    (f"; did you mean {instead}?" if instead else "") + f" (`{self.prog} --help` lists its options)"
+            close = suggest(name, options)
+            if close:
+                return f"did you mean `{close}`? (`{self.prog} --help` lists the options)"
+        return None
+
+    def _commands(self):
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                yield from action.choices.values()
+
+    def _command_names(self) -> set[str]:
+        return {name for action in self._actions if isinstance(action, argparse._SubParsersAction)
+                for name in action.choices}
+
+    def _command(self, name: str | None) -> "_Parser":
+        """The parser of the subcommand `name` (this one when there is none)."""
+        return next((p for p in self._commands() if p.prog.split()[-1] == name), self)
 
     def _parsers(self):
         yield self
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for sub in action.choices.values():
-                    yield from sub._parsers()
+        yield from self._commands()
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -181,6 +365,9 @@ def _build_parser() -> argparse.ArgumentParser:
                         help=f"with --simulate: steps per behaviour at most (default {DEFAULT_DEPTH})")
     verify.add_argument("--traces", type=_positive_int, metavar="N", default=DEFAULT_TRACES,
                         help=f"with --simulate: behaviours per variant (default {DEFAULT_TRACES:,})")
+    verify.add_argument("--progress-every", type=_positive_float, metavar="SECONDS", default=5.0,
+                        help="seconds between progress lines on stderr (default 5)")
+    verify.add_argument("--quiet", action="store_true", help="no progress lines and no warnings of the run on stderr")
     verify.add_argument("--html", metavar="FILE",
                         help="also write the table and every counterexample as one offline HTML report to FILE "
                              "(for a fix: the step and guard that block the base counterexample)")
@@ -207,6 +394,7 @@ def _build_parser() -> argparse.ArgumentParser:
     for each in parser._parsers():  # before or after the command; SUPPRESS: a command's default keeps the other
         each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                           help=f"on an internal error, also print its Python traceback (or set {DEBUG_ENV}=1)")
+        each.epilog = _exit_epilog(None if each is parser else each.prog.split()[-1])
     return parser
 
 
@@ -242,9 +430,9 @@ def _checks_deadlock(args, model) -> bool:
 
 def _unchecked_deadlock(args, model) -> str | None:
     """Why the run does not report deadlocks (None: it does), for the text report."""
-    if _checks_deadlock(args, model):
-        return None
-    return "--no-deadlock" if args.deadlock is False else "the spec says `deadlock: allowed`"
+    from tlacheck.app.verify import unchecked_deadlock
+
+    return unchecked_deadlock(model, args.deadlock)
 
 
 def _add_limits(p, time_help: str) -> None:
@@ -440,76 +628,98 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = streams
 
 
-def _report_plain(exc: UsageError | ClusterError, kind: str, verdict: str, want_json: bool) -> None:
+def _report_plain(exc: UsageError | ClusterError, kind: str, verdict: str, asked: "_Asked") -> None:
     """An error without a place in a spec: its message and hint on stderr, and with --json the
     errors object (`kind` its code, `verdict` the run's) on stdout."""
-    if want_json:
-        diag = Diagnostic(kind, exc.message, None, exc.hint)
-        print(json.dumps(errors_json([diag], None, verdict), indent=2), file=sys.stdout)
+    asked.errors([Diagnostic(kind, exc.message, None, exc.hint)], verdict)
     print(f"tlacheck: error: {exc.message}", file=sys.stderr)
     if exc.hint:
         print(f"  = hint: {exc.hint}", file=sys.stderr)
 
 
+class _Asked:
+    """What the command line asked for, as far as it is known when an error is reported: --json,
+    the command and its file (guessed from the words given until the arguments are parsed, so that
+    a usage error of `tlacheck check --json ...` is JSON too)."""
+
+    def __init__(self, argv: list[str]):
+        self.json = "--json" in argv
+        self.command = next((a for a in argv if a in _COMMANDS), None)
+        self.file = None
+
+    def parsed(self, args) -> None:
+        self.json = getattr(args, "json", False)
+        self.command = args.command
+        self.file = getattr(args, "file", None)
+
+    def errors(self, diagnostics, verdict: str, path: str | None = None) -> None:
+        """With --json, the errors object on stdout."""
+        if self.json:
+            print(json.dumps(errors_json(diagnostics, path or self.file, verdict, self.command), indent=2),
+                  file=sys.stdout)
+
+
 def _run(argv: list[str] | None) -> int:
     """main's command, each error rendered once with its exit code (OutputError: by main)."""
-    stdout, stderr = sys.stdout, sys.stderr
-    want_json = False
+    stderr = sys.stderr
     sources: dict[str, Source] = {}
     args = None
+    asked = _Asked(sys.argv[1:] if argv is None else argv)
     try:
+        _set_colour(asked.json)  # a usage error comes before the arguments are parsed
         args = _build_parser().parse_args(argv)
-        want_json = getattr(args, "json", False)
+        asked.parsed(args)
+        _set_colour(asked.json)
         if args.command is None:
-            _build_parser().print_help(stdout)
+            _build_parser().print_help(sys.stdout)
             return EXIT_USAGE
         return _COMMANDS[args.command](args, sources)
     except OutputError:
         raise
     except SpecError as exc:
-        _report_diagnostics(exc.diagnostics, sources, want_json, getattr(exc, "path", None) or getattr(args, "file", None))
+        _report_diagnostics(exc.diagnostics, sources, asked, getattr(exc, "path", None))
         return EXIT_SPEC
     except UsageError as exc:
-        _report_plain(exc, "usage", "usage_error", want_json)
+        _report_plain(exc, "usage", "usage_error", asked)
         return EXIT_USAGE
     except EvalError as exc:
-        _report_diagnostics([exc.diagnostic()], sources, want_json, getattr(args, "file", None), verdict="error")
+        _report_diagnostics([exc.diagnostic()], sources, asked)
         return EXIT_EVAL
     except ClusterError as exc:  # no verdict: the search did not finish
-        _report_plain(exc, "cluster", "incomplete", want_json)
+        _report_plain(exc, "cluster", "incomplete", asked)
         return EXIT_CLUSTER
     except TlacheckError as exc:  # pragma: no cover - every subclass is handled above
         print(f"tlacheck: error: {exc}", file=stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before or after the signal handlers of a search: reading, building the model
+        asked.errors([Diagnostic("interrupted", "interrupted", None)], "incomplete")
         print("tlacheck: interrupted", file=stderr)
         return EXIT_LIMIT
     except MemoryError as exc:  # outside the spec's expressions (those are E411): reading, the explorer's tables
         exc.__traceback__ = None  # free the frames' locals first: the message needs a little memory
-        diag = Diagnostic("out_of_memory", _OUT_OF_MEMORY, None, _OUT_OF_MEMORY_HINT)
-        if want_json:
-            print(json.dumps(errors_json([diag], None, "incomplete"), indent=2), file=stdout)
+        asked.errors([Diagnostic("out_of_memory", _OUT_OF_MEMORY, None, _OUT_OF_MEMORY_HINT)], "incomplete")
         print(f"tlacheck: {_OUT_OF_MEMORY}", file=stderr)
         print(f"  = hint: {_OUT_OF_MEMORY_HINT}", file=stderr)
         return EXIT_LIMIT
     except Exception as exc:  # an internal bug: say so plainly, without a traceback
-        print(f"tlacheck: internal error: {type(exc).__name__}: {exc}", file=stderr)
+        message = f"internal error: {type(exc).__name__}: {exc}"
+        asked.errors([Diagnostic("internal", message, None, _BUG_HINT)], "error")
+        print(f"tlacheck: {message}", file=stderr)
         if _debugging(args):
             traceback.print_exception(exc, file=stderr)
         else:
-            print(f"  = hint: this is a bug in tlacheck; please report it with the spec that triggered it "
-                  f"(--debug or {DEBUG_ENV}=1 shows the Python traceback)", file=stderr)
+            print(f"  = hint: {_BUG_HINT} (--debug or {DEBUG_ENV}=1 shows the Python traceback)", file=stderr)
         return EXIT_INTERNAL
 
 
+_BUG_HINT = "this is a bug in tlacheck; please report it with the spec that triggered it"
 _OUT_OF_MEMORY = "out of memory: the run needs more memory than this process may use"
 _OUT_OF_MEMORY_HINT = ("make the model smaller (constants, --max-states, a state constraint) or allow more memory "
                        "(ulimit -v)")
 
 
-def _report_diagnostics(diags, sources, want_json: bool, path, verdict: str = "error") -> None:
-    if want_json:
-        print(json.dumps(errors_json(diags, path, verdict), indent=2))
+def _report_diagnostics(diags, sources, asked: _Asked, path: str | None = None) -> None:
+    asked.errors(diags, "error", path)
     for d in diags:
         _add_source(sources, d.span)
         print(d.render(sources), file=sys.stderr)
@@ -526,14 +736,48 @@ def _add_source(sources: dict[str, Source], span) -> None:
         pass
 
 
-def _progress(p: Progress) -> None:
-    if p.phase == "liveness":
-        print(f"progress: search complete ({p.distinct:,} distinct states, {p.generated:,} transitions); "
-              f"checking the temporal properties, {p.elapsed_s:,.0f} s so far", file=sys.stderr, flush=True)
-        return
-    rate = p.generated / p.elapsed_s if p.elapsed_s > 0 else 0
-    print(f"progress: {p.generated:,} generated, {p.distinct:,} distinct, {p.queue:,} on queue, "
-          f"depth {p.depth}, {rate:,.0f} states/s", file=sys.stderr, flush=True)
+class _Progress:
+    """The progress lines on stderr: how long the run has gone, what it has done, and how fast it
+    went since the previous line (as TLC's lines give the rate over the last interval: the rate
+    since the start hides a search that slows down). `label` heads the line (verify: which variant)."""
+
+    def __init__(self, label: str = ""):
+        self.label = label
+        self.last = (0.0, 0, 0)  # elapsed, count and distinct at the previous line
+        self.phase = "explore"
+
+    def _rates(self, elapsed: float, count: int, distinct: int) -> tuple[str, str]:
+        then, before, distinct_before = self.last
+        self.last = (elapsed, count, distinct)
+        span = elapsed - then
+        if span <= 0:
+            return "", ""
+        return f" ({(count - before) / span:,.0f}/s)", f" ({(distinct - distinct_before) / span:,.0f}/s)"
+
+    def _print(self, elapsed: float, text: str) -> None:
+        print(f"progress: {_clock(elapsed)} {self.label}{text}", file=sys.stderr, flush=True)
+
+    def search(self, p: Progress) -> None:
+        if p.phase != self.phase:  # the analysis of temporal properties counts transitions anew
+            self.phase, self.last = p.phase, (p.elapsed_s, 0, 0)
+        if p.phase == "liveness":
+            self._print(p.elapsed_s, f"search complete ({p.distinct:,} distinct states, {p.generated:,} "
+                                     "transitions); checking the temporal properties")
+            return
+        generated, distinct = self._rates(p.elapsed_s, p.generated, p.distinct)
+        self._print(p.elapsed_s, f"{p.generated:,} generated{generated}, {p.distinct:,} distinct{distinct}, "
+                                 f"{p.queue:,} on queue, depth {p.depth}")
+
+    def simulation(self, p) -> None:
+        behaviours, _ = self._rates(p.elapsed_s, p.behaviours, p.distinct)
+        self._print(p.elapsed_s, f"{p.behaviours:,} behaviours{behaviours}, {p.states_visited:,} states visited "
+                                 f"({p.distinct:,} distinct)")
+
+
+def _clock(seconds: float) -> str:
+    """Elapsed time as h:mm:ss."""
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
 @contextlib.contextmanager
@@ -607,22 +851,25 @@ def _check_ray_options(args) -> None:
                          "drop --workers: --ray-actors N sets the partitions of the cluster")
 
 
-def _run_warning(message: str, severity: str = "warning") -> dict:
-    """A warning of the run (not of the spec) as `--json` lists it."""
-    return {"code": None, "severity": severity, "message": message, "file": None, "line": None, "column": None,
-            "hint": None}
+class _Notices:
+    """The run's own warnings and notes (about this run, not the spec's text): each printed on
+    stderr as it comes (warnings not with --quiet), and listed in `--json`'s `warnings` with code,
+    file, line and column null."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.json: list[dict] = []
+
+    def add(self, message: str, hint: str | None = None, severity: str = "warning") -> None:
+        self.json.append(Diagnostic(None, message, None, hint, severity).to_json())
+        if not (self.quiet and severity == "warning"):
+            print(f"tlacheck: {severity}: {message}" + (f"\n  = hint: {hint}" if hint else ""), file=sys.stderr,
+                  flush=True)
 
 
 def _check(args, sources: dict[str, Source]) -> int:
     source, model, (invariants, properties, reachables) = _load(args, sources)
-    run_warnings: list[dict] = []
-
-    def memory_warning(estimate) -> None:
-        """The early memory estimate: once, on stderr (unless --quiet) and in the JSON."""
-        run_warnings.append(dict(_run_warning(estimate.message()), hint=estimate.hint))
-        if not args.quiet:
-            print(f"tlacheck: warning: {estimate.message()}; {estimate.hint}", file=sys.stderr, flush=True)
-
+    notices = _Notices(args.quiet)
     options = Options(
         check_deadlock=_checks_deadlock(args, model),
         max_states=args.max_states,
@@ -630,7 +877,8 @@ def _check(args, sources: dict[str, Source]) -> int:
         time_limit=args.time_limit,
         memory_limit_mb=args.memory_limit,
         stop=threading.Event(),
-        warn=memory_warning,
+        # the early memory estimate (docs/cli.md, Memory estimate)
+        warn=lambda estimate: notices.add(estimate.message(), estimate.hint),
         invariants=invariants,
         properties=properties,
         reachables=reachables,
@@ -641,29 +889,34 @@ def _check(args, sources: dict[str, Source]) -> int:
         ray_actors=args.ray_actors,
     )
     _check_ray_options(args)
+    _nothing_to_check(args, model, notices)
     unreduced = symmetry_not_applied(model, options)
     if unreduced is not None:
-        message = f"symmetry is not applied: {unreduced}"
-        run_warnings.append(_run_warning(message))
-        if not args.quiet:
-            print(f"tlacheck: warning: {message}", file=sys.stderr, flush=True)
+        notices.add(f"symmetry is not applied: {unreduced}")
     single = one_process_reason(options) if options.workers > 1 else None
     if single is not None:
-        message = f"--workers {options.workers} has no effect on this run: {single}"
-        run_warnings.append(_run_warning(message))
-        if not args.quiet:
-            print(f"tlacheck: warning: {message}", file=sys.stderr, flush=True)
+        notices.add(f"--workers {options.workers} has no effect on this run: {single}")
     with _stop_on_signals(options.stop):
-        result = explore(model, options, progress=None if args.quiet else _progress,
+        result = explore(model, options, progress=None if args.quiet else _Progress().search,
                          progress_every=args.progress_every)
 
     def more_json(data: dict) -> None:
-        data["warnings"] += run_warnings
-        data["undecided_properties"] = list(result.undecided)
+        data["warnings"] += notices.json
 
     return _conclude(args, model, result, source, sources,
                      lambda: format_result(model, result, args.file, args.full_states, _unchecked_deadlock(args, model)),
                      more_json)
+
+
+def _nothing_to_check(args, model, notices: _Notices) -> None:
+    """`check` and `simulate` of every check of a spec that has none, deadlocks unchecked: say so."""
+    from tlacheck.app.verify import nothing_to_check, nothing_to_check_hint
+
+    if args.invariant or args.property or getattr(args, "reachable", None):
+        return
+    message = nothing_to_check(model, _unchecked_deadlock(args, model))
+    if message is not None:
+        notices.add(message, nothing_to_check_hint(model))
 
 
 def _conclude(args, model, result, source: Source, sources: dict[str, Source], text_report, more_json) -> int:
@@ -672,8 +925,8 @@ def _conclude(args, model, result, source: Source, sources: dict[str, Source], t
     counterexample files asked for; the verdict's exit code."""
     try:
         if args.json:
-            data = run_json(model, result, args.file, args.variant, parse_defines(args.defines))
-            data["deadlock_checked"] = _checks_deadlock(args, model)
+            data = run_json(model, result, args.file, args.variant, parse_defines(args.defines),
+                            deadlock_checked=_checks_deadlock(args, model))
             more_json(data)
             text = json.dumps(data, indent=2) + "\n"
         else:
@@ -696,9 +949,10 @@ def _simulate(args, sources: dict[str, Source]) -> int:
     from tlacheck.output.report import add_simulation_json, format_simulation
 
     source, model, (invariants, properties, _) = _load(args, sources)
-    notes = _simulation_notes(model, properties, args.invariant or args.property)
-    for note in notes:
-        print(f"tlacheck: note: {note}", file=sys.stderr)
+    notices = _Notices(args.quiet)
+    _nothing_to_check(args, model, notices)
+    for note in _simulation_notes(model, properties, args.invariant or args.property):
+        notices.add(note, severity="note")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     if args.traces is not None:
         traces = args.traces
@@ -708,12 +962,12 @@ def _simulate(args, sources: dict[str, Source]) -> int:
                          memory_limit_mb=args.memory_limit, stop=threading.Event(), check_deadlock=_checks_deadlock(args, model),
                          invariants=invariants, properties=properties, shrink=not args.no_shrink)
     with _stop_on_signals(options.stop):
-        result = simulate(model, options, progress=None if args.quiet else _simulation_progress,
+        result = simulate(model, options, progress=None if args.quiet else _Progress().simulation,
                           progress_every=args.progress_every)
 
     def more_json(data: dict) -> None:
         add_simulation_json(data, result)
-        data["warnings"] += [_run_warning(n, "note") for n in notes]
+        data["warnings"] += notices.json
 
     return _conclude(args, model, result, source, sources, lambda: format_simulation(model, result, args.file,
                                                                                      args.full_states), more_json)
@@ -734,19 +988,13 @@ def _simulation_notes(model, properties, chosen) -> list[str]:
     return notes
 
 
-def _simulation_progress(p) -> None:
-    rate = p.behaviours / p.elapsed_s if p.elapsed_s > 0 else 0
-    print(f"progress: {p.behaviours:,} behaviours, {p.states_visited:,} states visited ({p.distinct:,} distinct), "
-          f"{rate:,.0f} behaviours/s", file=sys.stderr, flush=True)
-
-
 def _report_without_trace(model, result, args) -> str:
     """The `check` report when its trace cannot be formatted in the memory left."""
     from tlacheck.output.report import format_summary
 
     if args.json:
         data = errors_json([result.error.diagnostic()] if result.error is not None else [], args.file,
-                           result.verdict.value)
+                           result.verdict.value, args.command)
         data["trace"] = None
         data["trace_omitted"] = "out of memory"
         data["note"] = _TRACE_TOO_LARGE
@@ -759,41 +1007,53 @@ _TRACE_TOO_LARGE = "The trace is too large to print: formatting its states ran o
 
 
 def _verify(args, sources: dict[str, Source]) -> int:
-    from tlacheck.output.report import format_verify, trace_json
-    from tlacheck.app.verify import verify_source
+    """`tlacheck verify`: exit 0 every expectation met, 10 one failed; stopped (Ctrl-C, SIGTERM),
+    the rows decided until then and exit 5."""
+    from tlacheck.output.report import format_verify, verify_json
+    from tlacheck.app.verify import Reporting, verify_source
 
     from tlacheck.engine.simulate import SimOptions
 
     overrides = parse_defines(args.defines)
     simulation = SimOptions(seed=args.seed, depth=args.depth, traces=args.traces) if args.simulate else None
+    notices = _Notices(args.quiet)
+
+    def warn(diagnostic) -> None:
+        if diagnostic.code is None:  # the run's: nothing to check, symmetry not applied
+            notices.add(diagnostic.message, diagnostic.hint, diagnostic.severity)
+        else:
+            print(diagnostic.render(sources), file=sys.stderr)
+            notices.json.append(diagnostic.to_json())
+
+    def progress(path: str):
+        def per_variant(variant: str):
+            report = _Progress(f"{path}, variant {variant}: ")
+            return None if args.quiet else report.simulation if simulation is not None else report.search
+        return per_variant
+
     rows = []
-    for path in args.files:
-        source = read_source(path)
-        sources[source.name] = source
-        rows += verify_source(source, dict(overrides), simulation, args.deadlock)
+    stop = threading.Event()
+    with _stop_on_signals(stop):
+        for path in args.files:
+            source = read_source(path)
+            sources[source.name] = source
+            reporting = Reporting(warn=warn, progress=progress(path), progress_every=args.progress_every, stop=stop)
+            rows += verify_source(source, dict(overrides), simulation, args.deadlock, reporting)
+            if stop.is_set():
+                break
+    interrupted = stop.is_set()
     if args.json:
-        out = []
-        for r in rows:
-            trace = getattr(r.evidence, "trace", r.evidence)
-            out.append({
-                "file": r.file, "spec": r.spec, "variant": r.variant, "check": r.check,
-                "expected": r.expected, "got": r.got, "ok": r.ok, "unchecked": r.unchecked, "states": r.states,
-                "elapsed_s": round(r.seconds, 3), "trace_length": r.trace_length, "note": r.note,
-                "trace": trace_json(r.model, trace) if trace is not None and trace.steps else None,
-            })
-        print(json.dumps({"tool": "tlacheck", "version": __version__, "rows": out,
-                          "ok": all(r.ok or r.unchecked for r in rows)}, indent=2))
+        print(json.dumps(verify_json(rows, notices.json, interrupted), indent=2))
     else:
-        print(format_verify(rows, simulation), end="")
+        print(format_verify(rows, simulation, interrupted), end="")
     if args.html:
         from tlacheck.output import artefacts
 
         _write_text(args.html, artefacts.verify_html(rows, sources, overrides, simulated=simulation is not None))
         print(f"tlacheck: wrote {args.html}", file=sys.stderr)
+    if interrupted:
+        return EXIT_LIMIT
     return 0 if all(r.ok or r.unchecked for r in rows) else EXIT_VERIFY_FAILED
-
-
-EXIT_REFUTED = 12
 
 
 def _prove(args, sources: dict[str, Source]) -> int:
@@ -825,7 +1085,7 @@ def _prove(args, sources: dict[str, Source]) -> int:
         print(json.dumps(proofs_json(report, __version__), indent=2))
     else:
         print(format_proofs(report, __version__, args.all), end="")
-    return {Outcome.PROVED: EXIT_OK, Outcome.REFUTED: EXIT_REFUTED, Outcome.UNKNOWN: EXIT_LIMIT}[report.outcome]
+    return {Outcome.PROVED: EXIT_OK, Outcome.REFUTED: EXIT_VIOLATION, Outcome.UNKNOWN: EXIT_LIMIT}[report.outcome]
 
 
 # ---------------------------------------------------------------- counterexamples: diagrams, ITF, replay
@@ -899,7 +1159,8 @@ def _write_counterexample(args, model, result, source) -> None:
         if missing:
             print(_NO_DOT, file=sys.stderr)
     if args.html:
-        doc = artefacts.html_doc(model, v, source, args.file, args.variant, parse_defines(args.defines), result)
+        doc = artefacts.html_doc(model, v, source, args.file, args.variant, parse_defines(args.defines), result,
+                                 deadlock_checked=_checks_deadlock(args, model))
         _write_text(args.html, html.trace_report(doc))
         print(f"tlacheck: wrote {args.html}", file=sys.stderr)
     if args.itf:
@@ -1098,6 +1359,7 @@ def _too_big_to_draw(args, model, graph, view, lines: int, states: int | None) -
 def _replay(args, sources: dict[str, Source]) -> int:
     """`tlacheck replay FILE TRACE`: exit 0 when the trace replays, 14 when it does not."""
     from tlacheck.output.replay import replay
+    from tlacheck.output.report import replay_json
 
     data = _read_json(args.trace)
     _, _, defines = _recorded(data)
@@ -1108,24 +1370,10 @@ def _replay(args, sources: dict[str, Source]) -> int:
     saved = _load_saved(data, model, args.trace)
     result = replay(model, saved)
     if args.json:
-        print(json.dumps(_replay_json(result, args), indent=2))
+        print(json.dumps(replay_json(result, args.file, args.trace, args.variant), indent=2))
     else:
         print(_replay_text(result, args, model, saved, sources), end="")
     return EXIT_OK if result.replays else EXIT_NO_REPLAY
-
-
-def _replay_json(result, args) -> dict:
-    return {
-        "tool": "tlacheck", "version": __version__, "file": args.file, "trace": args.trace, "variant": args.variant,
-        "replays": result.replays, "outcome": result.outcome.value, "message": result.message,
-        "step": result.step, "action": result.action, "replayed": result.replayed, "total_steps": result.total_steps,
-        "causes": [{"message": c.message, "file": c.span.file if c.span else None,
-                    "line": c.span.line if c.span else None, "column": c.span.column if c.span else None}
-                   for c in result.causes],
-        "differences": [{"variable": n, "path": p, "recorded": a, "replayed": b}
-                        for n, p, a, b in result.differences],
-        "still_violates": result.still_violates, "notes": list(result.notes),
-    }
 
 
 def _replay_text(result, args, model, saved, sources) -> str:

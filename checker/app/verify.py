@@ -20,12 +20,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 from tlacheck.compile.model import Model, build_model
-from tlacheck.core.errors import SpecError, suggest
-from tlacheck.core.result import Result, Trace, Violation
+from tlacheck.core.errors import Diagnostic, SpecError, suggest
+from tlacheck.core.result import Result, Trace, Verdict, Violation
 from tlacheck.core.source import Source
-from tlacheck.engine.explore import explore
+from tlacheck.engine.explore import explore, symmetry_not_applied
 from tlacheck.engine.options import Options
 from tlacheck.engine.simulate import SimOptions, simulate
 from tlacheck.lang import syntax as S
@@ -78,38 +79,116 @@ class _Run:
     seconds: float
 
 
+@dataclass
+class Reporting:
+    """What `verify_source` tells its caller while it runs (each optional): `warn(diagnostic)`, once
+    per warning (the spec's own, W2xx, of every variant explored; and the run's, code None);
+    `progress(variant)`, the progress callback of the search or simulation of that variant (every
+    `progress_every` seconds); `stop`,
+    a threading.Event: once set, the variant being explored stops and no other is started."""
+
+    warn: Callable[[Diagnostic], None] | None = None
+    progress: Callable[[str], Callable | None] | None = None
+    progress_every: float = 5.0
+    stop: object = None
+
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+
 def verify_source(source: Source, overrides: dict | None = None, simulation: SimOptions | None = None,
-                  deadlock: bool | None = None) -> list[Row]:
+                  deadlock: bool | None = None, reporting: Reporting | None = None) -> list[Row]:
     """Decide every expectation of one spec file (by simulation, with `simulation`). `deadlock`:
     whether a deadlock fails an expectation on all checks (True: `--deadlock`, False:
-    `--no-deadlock`; None: as each variant's `deadlock:` declaration says)."""
+    `--no-deadlock`; None: as each variant's `deadlock:` declaration says). Stopped (`reporting`),
+    it returns the rows decided before the stop, in order: an expectation whose variant was not
+    explored to the end is never given a row."""
+    reporting = reporting or Reporting()
     tree = parse(source)
     expects = expectations(tree)
     runs: dict[str, _Run] = {}
     rows = []
+    warned: set = set()
     for e in expects:
         if e.name not in runs:
-            runs[e.name] = _explore(source, overrides, e.name, simulation)
-        rows.append(_row(source, e, runs[e.name], simulation, deadlock))
-    _replay_base_counterexamples(source, overrides, rows, runs, simulation)
+            runs[e.name] = _explore(source, overrides, e.name, simulation, reporting, warned)
+        if reporting.stopped():
+            return rows
+        row = _row(source, e, runs[e.name], simulation, deadlock)
+        if row.check == ALL and e.outcome == "holds":
+            _warn(reporting, warned, _nothing_to_check_in_variant(runs[e.name].model, e.name, deadlock))
+        rows.append(row)
+    _replay_base_counterexamples(source, overrides, rows, runs, simulation, deadlock, reporting, warned)
     return rows
 
 
-def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], runs: dict, simulation=None) -> None:
+ALL = "all checks"  # the check of an expectation without a name: every check of the variant
+
+
+def _warn(reporting: Reporting, warned: set, diagnostic: Diagnostic | None, variant: str = BASE) -> None:
+    """Tell the caller a warning, once however many variants give it; one first given by a
+    variant (of the variant's own text, or of the base's as the variant changes it: a variable
+    no longer read) says which."""
+    key = None if diagnostic is None else (diagnostic.code, diagnostic.message, diagnostic.span)
+    if key is None or key in warned or reporting.warn is None:
+        return
+    warned.add(key)
+    if variant != BASE:
+        diagnostic = dataclasses.replace(diagnostic, message=f"{diagnostic.message} (in variant {variant})")
+    reporting.warn(diagnostic)
+
+
+def _nothing_to_check_in_variant(model: Model, variant: str, deadlock: bool | None) -> Diagnostic | None:
+    """`expect V holds` of a variant that has nothing to check (nothing_to_check)."""
+    message = nothing_to_check(model, unchecked_deadlock(model, deadlock))
+    return None if message is None else Diagnostic(None, f"variant {variant} of {model.name}: {message}", None,
+                                                   nothing_to_check_hint(model), "warning")
+
+
+def unchecked_deadlock(model: Model, deadlock: bool | None) -> str | None:
+    """Why a run of `model` does not report deadlocks (None: it does), as the reports say it.
+    `deadlock`: --deadlock (True), --no-deadlock (False), or None: as the spec declares."""
+    if deadlock is True or (deadlock is None and not model.deadlock_allowed):
+        return None
+    if deadlock is False:
+        return "--no-deadlock"
+    if not model.spec.variables and not model.spec.actions:  # its one state has no step to take
+        return "the spec has no variables and no actions"
+    return "the spec says `deadlock: allowed`"
+
+
+def _failures(model: Model, result: Result, deadlock: bool | None) -> list[Violation]:
+    """The violations that fail `expect V holds` (every check): all but a deadlock that the
+    variant allows (or --no-deadlock, unless --deadlock)."""
+    deadlock_fails = deadlock if deadlock is not None else not model.deadlock_allowed
+    return [v for v in result.violations if v.kind != "deadlock" or deadlock_fails]
+
+
+def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], runs: dict, simulation=None,
+                                 deadlock: bool | None = None, reporting: Reporting | None = None,
+                                 warned: set | None = None) -> None:
     """For each fix that makes a check hold which the base spec violates, replay the base
-    counterexample against the fix and record the step (and guard) that now blocks it."""
+    counterexample against the fix and record the step (and guard) that now blocks it. For a fix
+    that holds on every check (`expect Fix holds`), the base counterexample replayed is the one
+    that fails the base on every check (the first of them)."""
     from tlacheck.output.replay import replay
     from tlacheck.output.report import trace_json
     from tlacheck.output.savedtrace import TraceFileError, load
 
-    candidates = [r for r in rows if r.variant != BASE and r.got == "holds" and r.check not in ("all checks", "deadlock")]
+    candidates = [r for r in rows if r.variant != BASE and r.got == "holds" and r.check != "deadlock"]
     if not candidates:
         return
     if BASE not in runs:
-        runs[BASE] = _explore(source, overrides, BASE, simulation)
+        runs[BASE] = _explore(source, overrides, BASE, simulation, reporting or Reporting(), set() if warned is None
+                              else warned)
     base = runs[BASE]
+    if base.result.verdict == Verdict.INCOMPLETE:  # stopped: no base counterexample to trust
+        return
     for row in candidates:
-        violation = next((v for v in base.result.violations if v.name == row.check and v.trace.steps), None)
+        if row.check == ALL:
+            violation = next((v for v in _failures(base.model, base.result, deadlock) if v.trace.steps), None)
+        else:
+            violation = next((v for v in base.result.violations if v.name == row.check and v.trace.steps), None)
         if violation is None:
             continue
         t = violation.trace
@@ -131,18 +210,29 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
         row.blocked_line = cause.span.line if cause is not None and cause.span is not None else None
         where = f" ({cause.span.file}:{cause.span.line})" if cause is not None and cause.span is not None else ""
         why = f": {cause.message}{where}" if cause is not None else ""
-        row.replay = (f"the base counterexample ({len(t.steps) - 1} steps) is blocked at step {outcome.step}"
+        which = f" to {violation.name or violation.kind}" if row.check == ALL else ""
+        row.replay = (f"the base counterexample{which} ({len(t.steps) - 1} steps) is blocked at step {outcome.step}"
                       f"{' ' + outcome.action if outcome.action else ''}, {outcome.outcome.value.replace('_', ' ')}"
                       f"{why}")
 
 
-def _explore(source: Source, overrides, variant: str, simulation: SimOptions | None) -> _Run:
+def _explore(source: Source, overrides, variant: str, simulation: SimOptions | None, reporting: Reporting,
+             warned: set) -> _Run:
     model = build_model(source, overrides, variant)
+    for w in model.warnings:
+        _warn(reporting, warned, w, variant)
+    progress = reporting.progress(variant) if reporting.progress is not None else None
     start = time.perf_counter()
     if simulation is None:
-        result = explore(model, Options(collect=True, check_deadlock=True))
+        options = Options(collect=True, check_deadlock=True, stop=reporting.stop)
+        unreduced = symmetry_not_applied(model, options)
+        if unreduced is not None:
+            _warn(reporting, warned, Diagnostic(None, f"symmetry is not applied: {unreduced}", None, None, "warning"))
+        result = explore(model, options, progress=progress, progress_every=reporting.progress_every)
     else:
-        result = simulate(model, dataclasses.replace(simulation, collect=True, check_deadlock=True))
+        result = simulate(model, dataclasses.replace(simulation, collect=True, check_deadlock=True,
+                                                     stop=reporting.stop), progress=progress,
+                          progress_every=reporting.progress_every)
     return _Run(model, result, time.perf_counter() - start)
 
 
@@ -155,6 +245,22 @@ def _checks(model: Model) -> dict[str, str]:
         for item in items:
             out[item.name] = kind
     return out
+
+
+def nothing_to_check(model: Model, unchecked_deadlock: str | None) -> str | None:
+    """Why a run of every check of `model` checks nothing but that its expressions evaluate (None:
+    it checks something): no invariant, temporal or step property, reachable check or refinement,
+    and deadlocks not checked, for the reason `unchecked_deadlock` (None: they are checked).
+    Theorems are `prove`'s, not the search's."""
+    if unchecked_deadlock is None or any(kind != "theorem" for kind in _checks(model).values()):
+        return None
+    return ("nothing to check: the spec declares no invariant, property or reachable check, and deadlocks are "
+            f"not checked ({unchecked_deadlock})")
+
+
+def nothing_to_check_hint(model: Model) -> str:
+    prove = "; `tlacheck prove` decides its theorems" if model.spec.theorems else ""
+    return f"the run can only find evaluation errors: declare an invariant (`invariant NAME: EXPR`) or a property{prove}"
 
 
 def _row(source: Source, e: S.ExpectDecl, run: _Run, simulation: SimOptions | None = None,
@@ -182,7 +288,6 @@ def _row(source: Source, e: S.ExpectDecl, run: _Run, simulation: SimOptions | No
 
 def _decided(source: Source, e: S.ExpectDecl, run: _Run, deadlock: bool | None = None) -> Row:
     model, result = run.model, run.result
-    deadlock_fails = deadlock if deadlock is not None else not model.deadlock_allowed
     base = dict(file=source.name, spec=model.name, variant=e.name, expected=e.outcome,
                 states=result.distinct_states, seconds=run.seconds, model=model, span=e.span)
     if e.outcome == "deadlocks" or e.check is None:
@@ -192,10 +297,10 @@ def _decided(source: Source, e: S.ExpectDecl, run: _Run, deadlock: bool | None =
         if e.outcome == "deadlocks":
             failures = [v for v in result.violations if v.kind == "deadlock"]
         else:
-            failures = [v for v in result.violations if v.kind != "deadlock" or deadlock_fails]
+            failures = _failures(model, result, deadlock)
         evidence = failures[0] if failures else None
         got = "violates" if failures else "holds"
-        check = "deadlock" if e.outcome == "deadlocks" else "all checks"
+        check = "deadlock" if e.outcome == "deadlocks" else ALL
         note = "" if not failures else f"{failures[0].kind} {failures[0].name or ''}".strip()
         return Row(check=check, got=got, trace_length=_length(evidence), evidence=evidence, note=note, **base)
     checks = _checks(model)

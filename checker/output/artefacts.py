@@ -140,13 +140,15 @@ def headline(model: Model, violation: Violation, source: Source | None = None) -
 
 # ---------------------------------------------------------------- contents
 
-def run_json(model: Model, result: Result, spec_path: str, variant: str, defines: dict,
+def run_json(model: Model, result: Result, spec_path: str, variant: str, defines: dict, *, deadlock_checked: bool,
              reproducible: bool = False) -> dict:
-    """`check --json`'s object, plus the variant and `-D` overrides needed to rebuild the model
-    (render and replay read them); `reproducible` drops the run-dependent values (the times)."""
+    """`check --json`'s object: the result's, the variant and `-D` overrides needed to rebuild the
+    model (render and replay read them) and whether the run reported deadlocks; `reproducible`
+    drops the run-dependent values (the times)."""
     data = result_json(model, result, spec_path)
     data["variant"] = variant
     data["defines"] = dict(sorted(defines.items()))
+    data["deadlock_checked"] = deadlock_checked
     if reproducible:
         data["elapsed_s"] = None
         if data["symmetry"] is not None:
@@ -168,9 +170,11 @@ def diagrams(model: Model, violation: Violation, source: Source | None, view: re
 
 
 def html_doc(model: Model, violation: Violation, source: Source | None, spec_path: str, variant: str,
-             defines: dict, result: Result | None = None, reproducible: bool = False) -> html.TraceDoc:
+             defines: dict, result: Result | None = None, reproducible: bool = False,
+             deadlock_checked: bool = True) -> html.TraceDoc:
     """What the HTML report shows of one counterexample: the headline, the run's figures (when
-    `result` is given), and the trace as `check --json` and ITF for tools."""
+    `result` is given, with whether it `deadlock_checked`), and the trace as `check --json` and
+    ITF for tools."""
     facts = [("spec", spec_path), ("variant", variant)]
     if defines:
         facts.append(("-D", ", ".join(f"{k}={v}" for k, v in sorted(defines.items()))))
@@ -178,7 +182,8 @@ def html_doc(model: Model, violation: Violation, source: Source | None, spec_pat
     if result is not None:
         facts += [("verdict", result.verdict.value), ("distinct states", f"{result.distinct_states:,}"),
                   ("states generated", f"{result.states_generated:,}"), ("depth", f"{result.depth:,}")]
-        embedded.append(("json", run_json(model, result, spec_path, variant, defines, reproducible)))
+        embedded.append(("json", run_json(model, result, spec_path, variant, defines,
+                                          deadlock_checked=deadlock_checked, reproducible=reproducible)))
     embedded.append(("itf", itf.trace_itf(model, violation.trace, source=spec_path,
                                           status=STATUS.get(violation.kind, "violation"), kind=violation.kind,
                                           name=violation.name, variant=variant)))
@@ -231,13 +236,14 @@ def counterexample_files(model: Model, result: Result, spec_path: str, variant: 
     v = result.violation
     report = format_result(model, result, spec_path)
     text = report.split("\nSummary:\n")[0].rstrip() + "\n"  # the summary holds timings
-    data = run_json(model, result, spec_path, variant, defines, reproducible=True)
+    deadlock_checked = v.kind == "deadlock"  # check_expected looks for deadlocks only when one is expected
+    data = run_json(model, result, spec_path, variant, defines, deadlock_checked=deadlock_checked, reproducible=True)
     trace = itf.trace_itf(model, v.trace, source=spec_path, status=STATUS.get(v.kind, "violation"), kind=v.kind,
                           name=v.name, variant=variant)
     out = {".txt": text, ".json": _dump(data), ".itf.json": _dump(trace)}
     out.update(diagrams(model, v, source, view, swimlanes))
     out[".html"] = html.trace_report(html_doc(model, v, source, spec_path, variant, defines, result,
-                                              reproducible=True))
+                                              reproducible=True, deadlock_checked=deadlock_checked))
     return out
 
 

@@ -12,7 +12,9 @@ and the violated property; each state's `#meta` carries its index, the action
 that reached it and that action's arguments (ITF readers ignore unknown
 `#meta` keys). A lasso writes `loop`, and in the trace `#meta` the action
 that closes the loop (`closing`, null when the last state stutters). No
-timestamp is written: the same run gives a byte-identical file.
+timestamp is written: the same run gives a byte-identical file. Variable
+names are identifiers, as Apalache and Quint require: a process's `P.pc` is
+written `P__pc`, and `#meta.varNames` maps it back (`itf_names`, `read_names`).
 
 Reading (`value_from_itf`): accepts plain numbers and `#bigint`, `#tup` and
 lists, sets in any order, both spellings of unit variants, and gives values
@@ -89,9 +91,40 @@ def type_string(t: T.Type) -> str:
     return "Str"  # AnyT: never the declared type of a variable
 
 
+def itf_names(var_names) -> dict[str, str]:
+    """The ITF name of each variable (spec name -> ITF name). Apalache and Quint accept only
+    identifiers, and a process's variables are named `P.pc`, `P.x`: those become `P__pc`, `P__x`
+    (with `_` appended while the name is another variable's); every other name is kept. The
+    trace's `#meta.varNames` maps each name changed back (`read_names` undoes it)."""
+    taken = {n for n in var_names if "." not in n}
+    out = {}
+    for n in var_names:
+        if "." not in n:
+            out[n] = n
+            continue
+        name = n.replace(".", "__")
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        out[n] = name
+    return out
+
+
+def read_names(data: dict, var_names) -> dict[str, str]:
+    """ITF name -> the spec's name, for the variables of `var_names` (a model's) that an ITF trace
+    names otherwise: as its `#meta.varNames` says, else as `itf_names` would have named them. A
+    name it does not map is the spec's own (or a variable the spec does not have)."""
+    meta = data.get("#meta") if isinstance(data.get("#meta"), dict) else {}
+    recorded = meta.get("varNames")
+    if isinstance(recorded, dict):
+        return {k: v for k, v in recorded.items() if isinstance(k, str) and isinstance(v, str)}
+    return {itf: n for n, itf in itf_names(var_names).items() if itf != n}
+
+
 def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None, name: str | None = None,
               variant: str = "base") -> dict:
     """A whole trace as an ITF object (see the module docstring for what goes where)."""
+    names = itf_names(model.var_names)
     meta = {
         "format": "ITF",
         "format-description": FORMAT_DESCRIPTION,
@@ -100,8 +133,11 @@ def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None
         "description": f"Created by tlacheck {__version__}",
         "spec": model.name,
         "variant": variant,
-        "varTypes": {n: type_string(t) for n, t in zip(model.var_names, model.var_types)},
+        "varTypes": {names[n]: type_string(t) for n, t in zip(model.var_names, model.var_types)},
     }
+    renamed = {itf: n for n, itf in names.items() if itf != n}
+    if renamed:
+        meta["varNames"] = renamed
     if kind is not None:
         meta["violation"] = {"kind": kind, "name": name, "state": len(trace.steps) - 1}
     if trace.loop_index is not None:
@@ -112,15 +148,15 @@ def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None
         smeta: dict = {"index": i}
         smeta.update(_step_meta(model, step))
         if previous is not None:
-            smeta["changed"] = [n for n, a, b in zip(model.var_names, previous, step.state) if a != b]
+            smeta["changed"] = [names[n] for n, a, b in zip(model.var_names, previous, step.state) if a != b]
         if model.derived:  # `derived` values: shown, not state (a value that cannot be computed is left out)
             smeta["derived"] = {d.name: to_itf(d.value, d.type) for d in model.derived_values(step.state)
                                 if d.error is None}
         state = {"#meta": smeta}
-        state.update({n: to_itf(v, t) for n, v, t in zip(model.var_names, step.state, model.var_types)})
+        state.update({names[n]: to_itf(v, t) for n, v, t in zip(model.var_names, step.state, model.var_types)})
         states.append(state)
         previous = step.state
-    out = {"#meta": meta, "vars": list(model.var_names), "states": states}
+    out = {"#meta": meta, "vars": [names[n] for n in model.var_names], "states": states}
     if trace.loop_index is not None:
         out["loop"] = trace.loop_index
     return out

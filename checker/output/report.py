@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tlacheck import __version__
+import json
+from importlib.resources import files
+
+from tlacheck import SCHEMA_VERSION, __version__
 from tlacheck.compile.model import Model
 from tlacheck.core.errors import Diagnostic
 from tlacheck.core.result import Result, Trace, Verdict
@@ -329,8 +332,7 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
     if result.error is not None:
         error = result.error.diagnostic().to_json()
     return {
-        "tool": "tlacheck",
-        "version": __version__,
+        **header("check"),
         "spec": model.name,
         "file": spec_path,
         "verdict": result.verdict.value,
@@ -352,23 +354,76 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
         "witnesses": {name: trace_json(model, t) for name, t in sorted(result.witnesses.items())},
         "error": error,
         "warnings": [w.to_json() for w in model.warnings],
+        "undecided_properties": list(result.undecided),
     }
 
 
-def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: str = "error") -> dict:
-    """The `--json` object for a run that stopped before exploring (spec or usage error)."""
+def json_schema() -> dict:
+    """The JSON Schema (draft 2020-12) of every object `--json` prints: tlacheck.schema.json,
+    installed with the package. Its `$defs` has one definition per command's object."""
+    return json.loads(files("tlacheck.output").joinpath("tlacheck.schema.json").read_text(encoding="utf-8"))
+
+
+def header(command: str | None) -> dict:
+    """The keys every `--json` object starts with: the schema version, the tool and its version,
+    and the command that printed it (None: the arguments did not say)."""
+    return {"schema_version": SCHEMA_VERSION, "tool": "tlacheck", "version": __version__, "command": command}
+
+
+def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: str = "error",
+                command: str | None = None) -> dict:
+    """The `--json` object of a command that stopped on errors (a spec, usage or evaluation error,
+    a cluster that failed, memory) instead of giving its own."""
     return {
-        "tool": "tlacheck",
-        "version": __version__,
+        **header(command),
         "file": spec_path,
         "verdict": verdict,
         "errors": [d.to_json() for d in diagnostics],
     }
 
 
-def format_verify(rows, simulation=None) -> str:
+def verify_json(rows, warnings: list[dict], interrupted: bool = False) -> dict:
+    """The `verify --json` object: one row per expectation decided (all of them unless
+    `interrupted`), the warnings, and the verdict: `ok` (every expectation met, or not decided by
+    simulation), `failed` or `incomplete` (stopped before every expectation was decided)."""
+    failed = not all(r.ok or r.unchecked for r in rows)
+    out = []
+    for r in rows:
+        trace = getattr(r.evidence, "trace", r.evidence)
+        out.append({
+            "file": r.file, "spec": r.spec, "variant": r.variant, "check": r.check,
+            "expected": r.expected, "got": r.got, "ok": r.ok, "unchecked": r.unchecked, "states": r.states,
+            "elapsed_s": round(r.seconds, 3), "trace_length": r.trace_length, "note": r.note,
+            "trace": trace_json(r.model, trace) if trace is not None and trace.steps else None,
+            "base_counterexample": None if r.replay is None else {
+                "check": r.base[1].name or r.base[1].kind if r.base is not None else None,
+                "blocked_step": r.blocked_step, "blocked_line": r.blocked_line, "message": r.replay},
+        })
+    return {**header("verify"),
+            "verdict": "incomplete" if interrupted else "failed" if failed else "ok",
+            "stop_reason": "interrupted" if interrupted else None,
+            "ok": not failed and not interrupted, "rows": out, "warnings": warnings}
+
+
+def replay_json(result, spec_path: str, trace_path: str, variant: str) -> dict:
+    """The `replay --json` object of a replay.ReplayResult."""
+    return {
+        **header("replay"), "file": spec_path, "trace": trace_path, "variant": variant,
+        "replays": result.replays, "outcome": result.outcome.value, "message": result.message,
+        "step": result.step, "action": result.action, "replayed": result.replayed, "total_steps": result.total_steps,
+        "causes": [{"message": c.message, "file": c.span.file if c.span else None,
+                    "line": c.span.line if c.span else None, "column": c.span.column if c.span else None}
+                   for c in result.causes],
+        "differences": [{"variable": n, "path": p, "recorded": a, "replayed": b}
+                        for n, p, a, b in result.differences],
+        "still_violates": result.still_violates, "notes": list(result.notes),
+    }
+
+
+def format_verify(rows, simulation=None, interrupted: bool = False) -> str:
     """The `tlacheck verify` table, one row per expectation, then the failures in detail;
-    `simulation` (SimOptions): the expectations were decided by simulation, which it says."""
+    `simulation` (SimOptions): the expectations were decided by simulation, which it says;
+    `interrupted`: the run was stopped, the rows are those decided until then."""
     header = ("spec", "variant", "check", "expected", "got", "states", "time", "trace")
     table = []
     for r in rows:
@@ -396,6 +451,9 @@ def format_verify(rows, simulation=None) -> str:
     failed = [r for r in rows if not r.ok and not r.unchecked]
     unchecked = sum(1 for r in rows if r.unchecked)
     lines.append("")
+    if interrupted:
+        lines.append(f"Interrupted: {len(rows)} expectation{'s' if len(rows) != 1 else ''} decided before the stop; "
+                     "the others were not.")
     lines.append(f"{len(rows) - len(failed) - unchecked} of {len(rows)} expectations met" +
                  (f"; {unchecked} not decided by simulation" if unchecked else "") +
                  ("." if not failed else f"; {len(failed)} failed:"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tlacheck import SCHEMA_VERSION, __version__
 from tlacheck.core import types as T
 from tlacheck.core.result import Step, Trace
 from tlacheck.core.runtime import NONE
@@ -107,6 +108,7 @@ def _key_from_text(k: str, t: T.Type, where: str):
 
 def load(data, model) -> SavedTrace:
     """Decode a parsed JSON document (tlacheck `--json` output, a bare tlacheck violation, or ITF)."""
+    _readable_version(data)
     try:
         if itf.is_itf(data):
             return _load_itf(data, model)
@@ -119,6 +121,18 @@ def load(data, model) -> SavedTrace:
     if isinstance(data, dict) and "verdict" in data and data.get("violation") is None:
         raise TraceFileError(f"the saved run has verdict `{data['verdict']}` and no counterexample")
     raise TraceFileError("not a trace: expected the output of `tlacheck check --json` or an ITF trace")
+
+
+def _readable_version(data) -> None:
+    """A `--json` object of a later MAJOR schema version than this tlacheck's may mean anything:
+    refused, with the versions (one without `schema_version` is from before it, 1.0's shape)."""
+    written = data.get("schema_version") if isinstance(data, dict) else None
+    if not isinstance(written, str):
+        return
+    major = written.split(".")[0]
+    if not major.isdigit() or int(major) > int(SCHEMA_VERSION.split(".")[0]):
+        raise TraceFileError(f"it was written with JSON schema version {written}, which this tlacheck "
+                             f"({__version__}, schema {SCHEMA_VERSION}) cannot read: use a later tlacheck")
 
 
 def _split_vars(names, model) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -161,7 +175,9 @@ def _closing(raw, steps: list, loop: int | None) -> SavedStep | None:
 
 
 def _load_itf(data: dict, model) -> SavedTrace:
-    names = itf.state_vars(data)
+    spec_names = itf.read_names(data, model.var_names)
+    names = [spec_names.get(n, n) for n in itf.state_vars(data)]
+    written = {spec: name for name, spec in spec_names.items()}  # the spec's name -> the trace's
     raw_states = data.get("states")
     if not isinstance(raw_states, list) or not raw_states:
         raise TraceFileError("the ITF trace has no states")
@@ -171,8 +187,9 @@ def _load_itf(data: dict, model) -> SavedTrace:
             raise itf.ItfError(f"state {i}: a state must be an object")
         meta = raw.get("#meta") if isinstance(raw.get("#meta"), dict) else {}
         action = meta.get("action", raw.get("mbt::actionTaken"))
-        state = {n: itf.value_from_itf(raw[n], t, f"state {i}: {n}")
-                 for n, t in zip(model.var_names, model.var_types) if n in raw}
+        keys = {n: written[n] if written.get(n) in raw else n for n in model.var_names}  # or as the spec names it
+        state = {n: itf.value_from_itf(raw[keys[n]], t, f"state {i}: {n}")
+                 for n, t in zip(model.var_names, model.var_types) if keys[n] in raw}
         if i == 0 or action == "init":
             steps.append(SavedStep(None, {}, state))
         elif isinstance(action, str):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from math import prod
 
+from tlacheck import SCHEMA_VERSION
 from tlacheck.core import types as T
 from tlacheck.core.errors import Diagnostic
 from tlacheck.core.runtime import NONE
@@ -424,6 +425,7 @@ def theorem_json(r: TheoremResult) -> dict:
 
 def proofs_json(report: ProofReport, version: str) -> dict:
     return {
+        "schema_version": SCHEMA_VERSION,
         "tool": "tlacheck",
         "version": version,
         "command": "prove",
@@ -439,6 +441,7 @@ def proofs_json(report: ProofReport, version: str) -> dict:
 
 def diff_json(d: DiffResult, version: str, file: str, warnings=()) -> dict:
     return {
+        "schema_version": SCHEMA_VERSION,
         "tool": "tlacheck",
         "version": version,
         "command": "prove",
