@@ -1282,18 +1282,16 @@ def _conform(args, sources: dict[str, Source]) -> int:
                                     time_limit=args.time_limit, memory_limit_mb=args.memory_limit,
                                     stop=threading.Event())
     with _stop_on_signals(settings.stop):
-        report = conformance.check_runs(model, args.logs, settings, args.file, args.variant, overrides)
+        report = conformance.check_runs(model, args.logs, settings, args.file, args.variant, overrides, sources)
     if args.json:
         print(conformance.dumps(conformance.report_json(report)), end="")
     else:
-        print(conformance.format_report(report, sources, args.full_states), end="")
+        print(conformance.format_report(report, args.full_states), end="")
     for run in report.runs:
         if run.error_text is not None and args.json:
             print(run.error_text, file=sys.stderr)
     if args.html:
-        from tlacheck.output import html
-
-        _write_text(args.html, html.conform_report(conformance.html_doc(report, sources)))
+        _write_text(args.html, conformance.html_report(report))
         print(f"tlacheck: wrote {args.html}", file=sys.stderr if args.json else sys.stdout)
     return report.exit_code
 

@@ -184,6 +184,13 @@ class Report:
     settings: Settings
     runs: list[RunReport] = field(default_factory=list)
     notes: tuple[str, ...] = ()
+    sources: dict = field(default_factory=dict)  # the spec files by name (to quote their lines)
+
+    def text(self, full: bool = False) -> str:
+        return format_report(self, full)
+
+    def json(self) -> dict:
+        return report_json(self)
 
     @property
     def verdict(self) -> Conformance:
@@ -218,9 +225,11 @@ def spec_notes(model: Model, settings: Settings) -> tuple[str, ...]:
 
 
 def check_runs(model: Model, runs: list[str], settings: Settings, spec_path: str, variant: str = "base",
-               defines: dict | None = None) -> Report:
-    """Each run (a log file, or a folder of one log per process) against the model."""
-    report = Report(model, spec_path, variant, dict(defines or {}), settings, notes=spec_notes(model, settings))
+               defines: dict | None = None, sources: dict | None = None) -> Report:
+    """Each run (a log file, or a folder of one log per process) against the model (`sources`:
+    the spec files by name, for the report to quote)."""
+    report = Report(model, spec_path, variant, dict(defines or {}), settings, notes=spec_notes(model, settings),
+                    sources=dict(sources or {}))
     mapping = Mapping(model)
     for run in runs:
         report.runs.append(check_run(model, run, settings, mapping))
@@ -239,11 +248,13 @@ def check_run(model: Model, run: str, settings: Settings, mapping: Mapping | Non
             files = process_files(run) if os.path.isdir(run) else [run]
     except LogError as exc:
         return RunReport(run, (run,), Conformance.MALFORMED, error=exc.diagnostic, error_text=exc.render())
-    driver = _Driver(model, run, tuple(files), settings, mapping)
-    return driver.run()
+    return RunMatch(model, run, tuple(files), settings, mapping).run()
 
 
-class _Driver:
+class RunMatch:
+    """One run matched: from its log files (`run`), or event by event (`begin`, `feed`, then
+    `conclude`: the online monitor, conform/monitor.py)."""
+
     def __init__(self, model: Model, name: str, files: tuple[str, ...], settings: Settings, mapping: Mapping):
         self.model = model
         self.name = name
@@ -260,38 +271,50 @@ class _Driver:
                 done = self._single(read_log(self.files[0], self.mapping))
             else:
                 done = self._merged()
-        except LogError as exc:
+        except (LogError, MatchFault, MatchStopped) as exc:
+            return self.failed(exc)
+        return self.conclude(done)
+
+    def failed(self, exc: LogError | MatchFault | MatchStopped) -> RunReport:
+        """The report of a run that could not be decided: a log that cannot be read, the spec
+        failing to evaluate (with the behaviour to the state it failed in), a limit."""
+        if isinstance(exc, LogError):
             return self._report(Conformance.MALFORMED, error=exc.diagnostic, error_text=exc.render())
-        except MatchFault as fault:
-            node = fault.node
-            report = self._report(Conformance.ERROR, error=fault.error.diagnostic())
-            if node is not None:
-                self._describe(report, node)
-            return report
-        except MatchStopped as stop:
-            report = self._report(Conformance.INCOMPLETE, stop_reason=stop.reason)
-            return report
-        if not done:
-            return self._mismatch()
-        return self._matched()
+        if isinstance(exc, MatchStopped):
+            return self._report(Conformance.INCOMPLETE, stop_reason=exc.reason)
+        report = self._report(Conformance.ERROR, error=exc.error.diagnostic())
+        if exc.node is not None:
+            self._describe(report, exc.node)
+        return report
+
+    def conclude(self, done: bool) -> RunReport:
+        """The verdict after the last event (`done`), or after the event that matched nothing."""
+        return self._matched() if done else self._mismatch()
 
     # ---------------------------------------------------------------- feeding
+    def begin(self, initial: Event | None) -> bool:
+        """Start from the spec's initial states, or those that agree with `initial`."""
+        if initial is not None:
+            self._seen(0, initial)
+            self.offsets[0] = 1
+        return self.matcher.start((initial,) if initial is not None else ())
+
+    def feed(self, event: Event) -> bool:
+        """Match the next event (False: no candidate takes it)."""
+        if event.initial:
+            raise _misplaced_initial(event)
+        if not self.matcher.feed(event):
+            return False
+        self._seen(0, event)
+        return True
+
     def _single(self, events) -> bool:
         first = next(events, None)
-        initial = (first,) if first is not None and first.initial else ()
-        if first is not None and first.initial:
-            self._seen(0, first)
-            self.offsets[0] = 1
-        if not self.matcher.start(initial):
+        initial = first if first is not None and first.initial else None
+        if not self.begin(initial):
             return False
-        rest = events if initial or first is None else itertools.chain([first], events)
-        for e in rest:
-            if e.initial:
-                raise _misplaced_initial(e)
-            if not self.matcher.feed(e):
-                return False
-            self._seen(0, e)
-        return True
+        rest = events if initial is not None or first is None else itertools.chain([first], events)
+        return all(self.feed(e) for e in rest)
 
     def _seen(self, p: int, e: Event) -> None:
         self.lines[p].append(e.origin.line if e.origin is not None else 0)
@@ -477,9 +500,8 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def format_report(report: Report, sources: dict, full: bool = False) -> str:
-    """The text report: one section per run, coverage across them, the summary (`sources`: the
-    spec files by name, to quote the lines responsible for a mismatch)."""
+def format_report(report: Report, full: bool = False) -> str:
+    """The text report: one section per run, coverage across them, the summary."""
     model = report.model
     s = report.settings
     opts = [f"--max-gap {s.max_gap}"] + ([f"--max-lazy {s.max_lazy}"] if model.conform and model.conform.lazy else [])
@@ -488,7 +510,7 @@ def format_report(report: Report, sources: dict, full: bool = False) -> str:
     out += [f"note: {n}" for n in report.notes]
     for run in report.runs:
         out.append("")
-        out += run_lines(model, run, sources, full)
+        out += run_lines(model, run, report.sources, full)
     coverage = format_coverage(model, report)
     if coverage:
         out.append("")

@@ -140,7 +140,7 @@ def read_ndjson(path: str, mapping: Mapping, lines=None):
             text = raw.rstrip("\r\n")
             if not text.strip():
                 continue
-            event = _event(path, number, text, mapping)
+            event = event_from_line(path, number, text, mapping)
             if event is not None:  # an event the `conform:` section maps to `skip`: no spec step
                 yield event
     except UnicodeDecodeError as exc:
@@ -159,7 +159,9 @@ def open_log(path: str):
                        hint="give the path of an NDJSON or ITF log") from None
 
 
-def _event(path: str, number: int, text: str, mapping: Mapping) -> Event | None:
+def event_from_line(path: str, number: int, text: str, mapping: Mapping) -> Event | None:
+    """The event of one NDJSON line (`number` of the log `path`), None for an event the
+    `conform:` section maps to `skip`. Raises LogError."""
     def fail(code: str, message: str, hint: str | None = None, needle: str | None = None,
              within: str | None = None) -> LogError:
         """The error, its caret under `needle` (after the key `within`, when given)."""
