@@ -164,8 +164,9 @@ def test_issue_33_several_runs_get_a_verdict_each_and_the_worst_exit_code(spec, 
     broken = write(tmp_path, "broken.ndjson", "{nope")
     code, out, _ = run(capsys, spec, ok, bad)
     assert code == 14 and "Summary: 2 runs: 1 conforms, 1 does not conform. Exit code 14." in out
-    code, out, _ = run(capsys, spec, ok, broken, bad)
-    assert code == 2 and "broken.ndjson: cannot be read" in out and "broken.ndjson:1:2: error[E501]" in out
+    code, out, err = run(capsys, spec, ok, broken, bad)
+    assert code == 2 and "broken.ndjson: cannot be read\n  broken.ndjson:1:2: error[E501]: not JSON" in out
+    assert "\nbroken.ndjson:1:2: error[E501]: not JSON" in err and "   1 | {nope\n        ^\n" in err
     assert "Summary: 3 runs: 1 conforms, 1 does not conform, 1 cannot be read. Exit code 2." in out
     data = json.loads(run(capsys, spec, ok, broken, bad, "--json")[1])
     assert [r["verdict"] for r in data["runs"]] == ["conforms", "malformed", "does_not_conform"]

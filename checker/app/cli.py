@@ -1287,8 +1287,8 @@ def _conform(args, sources: dict[str, Source]) -> int:
         print(conformance.dumps(conformance.report_json(report)), end="")
     else:
         print(conformance.format_report(report, args.full_states), end="")
-    for run in report.runs:
-        if run.error_text is not None and args.json:
+    for run in report.runs:  # a log that cannot be read: its diagnostic, as a spec's goes
+        if run.error_text is not None:
             print(run.error_text, file=sys.stderr)
     if args.html:
         _write_text(args.html, conformance.html_report(report))

@@ -566,8 +566,8 @@ def run_lines(model: Model, run: RunReport, sources: dict, full: bool = False) -
                    + (f" ({run.unlogged:,} unlogged)" if run.unlogged else "")
                    + f"; {run.mean:,.1f} candidate states per event (at most {run.largest:,})")
     out += [f"  warning: {w}" for w in run.warnings]
-    if run.error_text is not None:
-        out += ["  " + line for line in run.error_text.split("\n")]
+    if run.error_text is not None:  # the whole diagnostic, with the line and a caret, goes to stderr
+        out.append("  " + run.error_text.split("\n", 1)[0])
     elif run.error is not None:
         out.append(f"  {run.error.render()}".replace("\n", "\n  "))
     if run.violation is not None:
