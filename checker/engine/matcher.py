@@ -464,31 +464,40 @@ class Matcher:
         top.parent = None
         self.root = top
 
-    def history(self, node: Node) -> tuple[Trace, tuple[int, ...]]:
-        """The behaviour that reached `node`, from its initial state, and per state the event it
-        matched (INITIAL for the initial state, GAP or LAZY for unlogged steps)."""
+    def walk(self, node: Node):
+        """The behaviour that reached `node`, state by state from its initial state: (Step, the
+        event it matched: INITIAL for the initial state, GAP or LAZY for unlogged steps). The
+        compacted part is run again as it is walked: nothing of it is kept."""
         chain = []
         n = node
         while n is not None:
             chain.append(n)
             n = n.parent
         chain.reverse()
-        steps: list[Step] = []
-        events: list[int] = []
         if chain[0] is self.root:
             state = self.initial_states()[self.root_init]
-            steps.append(Step(None, (), state))
-            events.append(INITIAL)
+            yield Step(None, (), state), INITIAL
             rec = self.committed
             for k in range(0, len(rec), 3):
                 a, i, e = rec[k], rec[k + 1], rec[k + 2]
                 args, state = _nth(self.model.actions[a](state), i)
-                steps.append(Step(a, args, state))
-                events.append(e)
+                yield Step(a, args, state), e
             chain = chain[1:]
         for n in chain:
-            steps.append(Step(n.action, n.args, n.state))
-            events.append(n.event)
+            yield Step(n.action, n.args, n.state), n.event
+
+    def history(self, node: Node, last: int | None = None) -> tuple[Trace, tuple[int, ...]]:
+        """The behaviour that reached `node` as a Trace (its `last` states only, when given), and
+        per state the event it matched (as `walk` gives them)."""
+        steps: list[Step] = []
+        events: list[int] = []
+        for step, e in self.walk(node):
+            steps.append(step)
+            events.append(e)
+            if last is not None and len(steps) > 2 * last:
+                del steps[:-last], events[:-last]
+        if last is not None:
+            steps, events = steps[-last:], events[-last:]
         return Trace(tuple(steps)), tuple(events)
 
 

@@ -44,6 +44,7 @@ from tlacheck.output.report import format_trace, trace_json
 # says too little to tell the spec's behaviours apart.
 THIN = 10
 FRONTIER_SHOWN = 20  # candidate states listed in a report
+PREFIX_SHOWN = 50  # states of a matched prefix kept in a report (its end)
 EXPLAINED = 10  # candidates whose attempts are explained
 
 
@@ -131,17 +132,21 @@ class Counts:
         n = len(model.actions)
         return cls([0] * n, [0] * n, [{} for _ in range(n)])
 
-    def add(self, model: Model, trace: Trace, events: tuple[int, ...]) -> None:
-        for prev, step, e in zip(trace.steps, trace.steps[1:], events[1:]):
+    def add(self, model: Model, walk) -> None:
+        """Count the steps of a behaviour, given as (Step, event) pairs (Matcher.walk)."""
+        prev = None
+        for step, e in walk:
             a = step.action
-            if e >= 0:
-                self.logged[a] += 1
-            else:
-                self.unlogged[a] += 1
-            for slot, (x, y) in enumerate(zip(prev.state, step.state)):
-                if x != y:
-                    name = model.var_names[slot]
-                    self.variables[a][name] = self.variables[a].get(name, 0) + 1
+            if prev is not None:
+                if e >= 0:
+                    self.logged[a] += 1
+                else:
+                    self.unlogged[a] += 1
+                for slot, (x, y) in enumerate(zip(prev, step.state)):
+                    if x != y:
+                        name = model.var_names[slot]
+                        self.variables[a][name] = self.variables[a].get(name, 0) + 1
+            prev = step.state
 
     def merge(self, other: "Counts") -> None:
         for a in range(len(self.logged)):
@@ -159,7 +164,11 @@ class RunReport:
     files: tuple[str, ...]
     verdict: Conformance
     events: int = 0  # events matched
-    trace: Trace | None = None  # the behaviour reported (to the violation; the matched prefix)
+    steps: int = 0  # spec steps of the behaviour reported (the matched one, or the matched prefix)
+    # Its states shown: up to the violation; else the last PREFIX_SHOWN (of the behaviour that
+    # matches, or of the prefix that did). `trace_start`: the number of the first (0: the initial state).
+    trace: Trace | None = None
+    trace_start: int = 0
     labels: tuple[str, ...] = ()  # per state of `trace`: the log line it matched ("" for unlogged steps)
     violation: Violation | None = None
     mismatch: Mismatch | None = None
@@ -382,23 +391,36 @@ class RunMatch:
             return ""
         return f"log {self.files[p]}:{lines[k]}" if lines[k] else f"log {self.files[p]}"
 
-    def _describe(self, report: RunReport, node: Node, cut: int | None = None) -> None:
-        trace, events = self.matcher.history(node)
-        if cut is not None:
-            trace = Trace(trace.steps[:cut + 1])
-            events = events[:cut + 1]
-        report.trace = trace
-        report.labels = self._labels(events)
-        report.unlogged = sum(1 for e in events if e in (GAP, LAZY))
+    def _describe(self, report: RunReport, node: Node, cut: int | None = None, last: int | None = None) -> None:
+        """The behaviour to `node` in the report: its length and unlogged steps, and as its trace
+        the states up to number `cut` (a violation's), or the `last` ones, or all; walked once, so
+        a long run is never held whole."""
+        steps: list = []
+        events: list[int] = []
+        total = unlogged = 0
+        for step, e in self.matcher.walk(node):
+            total += 1
+            unlogged += e in (GAP, LAZY)
+            if cut is None or total <= cut + 1:
+                steps.append(step)
+                events.append(e)
+                if last is not None and len(steps) > 2 * last + 1:
+                    del steps[:-last], events[:-last]
+        if last is not None:
+            steps, events = (steps[-last:], events[-last:]) if last else ([], [])
+        report.steps = total - 1
+        report.unlogged = unlogged
+        report.trace_start = total - len(steps) if cut is None else 0
+        report.trace = Trace(tuple(steps)) if steps else None
+        report.labels = self._labels(tuple(events))
 
     def _matched(self) -> RunReport:
         best = self.matcher.best()
         counts = Counts.empty(self.model)
-        trace, events = self.matcher.history(best)
-        counts.add(self.model, trace, events)
+        counts.add(self.model, self.matcher.walk(best))
         if best.broken is None:
             report = self._report(Conformance.CONFORMS, counts=counts)
-            self._describe(report, best)
+            self._describe(report, best, last=PREFIX_SHOWN)
         else:
             kind, name, depth = best.broken
             report = self._report(Conformance.VIOLATION, counts=counts)
@@ -443,7 +465,7 @@ class RunMatch:
             report.verdict = Conformance.ERROR
             report.error = explainer.error(fault, "explaining the mismatch", None).diagnostic()
         report.mismatch = Mismatch(failure.events, tuple(states[:FRONTIER_SHOWN]), len(states), tuple(explained))
-        self._describe(report, matcher.best())
+        self._describe(report, matcher.best(), last=PREFIX_SHOWN)
         broken = matcher.best().broken
         if broken is not None:
             kind, name, _ = broken
@@ -560,9 +582,8 @@ def headline(run: RunReport) -> str:
 
 def run_lines(model: Model, run: RunReport, sources: dict, full: bool = False) -> list[str]:
     out = [headline(run)]
-    steps = len(run.trace.steps) - 1 if run.trace is not None else 0
     if run.verdict in (Conformance.CONFORMS, Conformance.VIOLATION):
-        out.append(f"  {_plural(run.events, 'event')} matched by {_plural(steps, 'spec step')}"
+        out.append(f"  {_plural(run.events, 'event')} matched by {_plural(run.steps, 'spec step')}"
                    + (f" ({run.unlogged:,} unlogged)" if run.unlogged else "")
                    + f"; {run.mean:,.1f} candidate states per event (at most {run.largest:,})")
     out += [f"  warning: {w}" for w in run.warnings]
@@ -594,8 +615,8 @@ def mismatch_lines(model: Model, run: RunReport, sources: dict) -> list[str]:
         if e.origin is not None:
             out.append(f"  {e.origin.line:>5} | {e.origin.text}")
     if not m.initial:
-        n = len(run.trace.steps) - 1 if run.trace is not None else 0
-        out.append(f"  Matched before it: {_plural(run.events, 'event')} of the run, by {_plural(n, 'spec step')}.")
+        out.append(f"  Matched before it: {_plural(run.events, 'event')} of the run, by "
+                   f"{_plural(run.steps, 'spec step')}.")
         out.append(f"  The frontier before it: {_plural(m.frontier_size, 'candidate state')}"
                    + (f" (the first {len(m.frontier)} shown)" if m.frontier_size > len(m.frontier) else "") + ":")
         for k, s in enumerate(m.frontier):
@@ -621,12 +642,13 @@ def mismatch_lines(model: Model, run: RunReport, sources: dict) -> list[str]:
             out += [f"      {p:<{width}}  {a:<{rec}}  {b}" for p, a, b in rows]
     if run.trace is not None and not m.initial:
         shown = run.trace.steps[-5:]
-        first = len(run.trace.steps) - len(shown)
+        skip = len(run.trace.steps) - len(shown)
+        first = run.trace_start + skip
         out.append(f"  The matched prefix{' ends' if first else ''}:")
-        for i, step in enumerate(shown, start=first):
-            label = run.labels[i] if i < len(run.labels) else ""
+        for i, step in enumerate(shown):
+            label = run.labels[skip + i]
             what = "initial state" if step.action is None else model.step_label(step.action, step.args)
-            out.append(f"    state {i + 1}: {what}" + (f"    {label}" if label else ""))
+            out.append(f"    state {first + i + 1}: {what}" + (f"    {label}" if label else ""))
     return out
 
 
@@ -690,12 +712,13 @@ def run_json(model: Model, run: RunReport) -> dict:
     data = {
         "run": run.name, "files": list(run.files), "verdict": run.verdict.value, "exit_code": run.verdict.exit_code,
         "events_matched": run.events,
-        "steps": len(run.trace.steps) - 1 if run.trace is not None else None,
+        "steps": run.steps,
         "unlogged_steps": run.unlogged,
         "candidates": {"mean": round(run.mean, 3), "max": run.largest},
         "violation": None, "mismatch": None, "error": None, "stop_reason": run.stop_reason,
         "warnings": list(run.warnings),
         "trace": trace_json(model, run.trace) if run.trace is not None else None,
+        "trace_start": run.trace_start if run.trace is not None else None,
         "trace_log_lines": list(run.labels) if run.trace is not None else None,
     }
     if run.violation is not None:
