@@ -255,3 +255,22 @@ def test_issue_33_an_evaluation_error_exits_4(tmp_path, capsys, monkeypatch):
     log = write(tmp_path, "run.ndjson", {"action": "Div"})
     code, out, _ = run(capsys, "e.spec", log)
     assert code == 4 and "error[E407]: division by zero" in out
+
+
+def test_issue_33_the_html_report(spec, tmp_path, capsys):
+    ok = write(tmp_path, "ok.ndjson", TAKE, FINISH)
+    bad = write(tmp_path, "bad.ndjson", TAKE, {"action": "job.take", "args": {"worker": "worker-2"}})
+    code, out, _ = run(capsys, spec, ok, bad, "--max-lazy", "0", "--html", "report.html")
+    assert code == 14 and "tlacheck: wrote report.html" in out
+    page = (tmp_path / "report.html").read_text()
+    assert "bad.ndjson: does not conform at bad.ndjson:2</h2>" in page
+    assert "The frontier before it: 1 candidate state</h3>" in page
+    assert "candidate 1: Take is disabled" in page and "jobs.spec:10:5: this `require` is false" in page
+    # the viewer of the prefix shows each step's log line beside the spec's source
+    assert 'class="log-pane"' in page and "bad.ndjson:1: {&quot;action&quot;: &quot;job.take&quot;" in page
+    assert "the next event matches no step" in page
+    assert "<h2>Coverage</h2>" in page and "never exercised" in page
+    # deterministic, and nothing loaded from anywhere
+    run(capsys, spec, ok, bad, "--max-lazy", "0", "--html", "again.html")
+    assert (tmp_path / "again.html").read_text() == page
+    assert 'src="http' not in page and 'href="http' not in page

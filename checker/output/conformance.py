@@ -21,6 +21,7 @@ differences entry by entry).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from array import array
@@ -35,6 +36,7 @@ from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.matcher import (GAP, INITIAL, LAZY, Event, Explainer, MatchFault, Matcher, MatchOptions, MatchStopped,
                                      Node)
 from tlacheck.engine.options import Options
+from tlacheck.output import artefacts, html, render
 from tlacheck.output.logs import LogError, Mapping, ordered, precedence, process_files, read_log
 from tlacheck.output.replay import Cause, assignment_causes, guard_cause, quote_cause, recorded_differences
 from tlacheck.output.report import format_trace, trace_json
@@ -746,3 +748,125 @@ def dumps(data: dict) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
+
+
+# ---------------------------------------------------------------- HTML
+
+def html_report(report: Report) -> str:
+    """`conform --html`: the runs, each diagnosis, each behaviour in a viewer beside its log lines
+    and the spec (output/html.py), the coverage. Deterministic, offline, as every report."""
+    model = report.model
+    source = report.sources.get(model.spec.file)
+    wanted = {loc for run in report.runs for loc in map(_location, run.labels) if loc is not None}
+    texts = _log_lines(wanted)
+    runs, docs = [], []
+    for run in report.runs:
+        viewer = None
+        if run.trace is not None and run.trace_start == 0:
+            viewer = len(docs)
+            docs.append(_trace_doc(model, source, run, texts, report))
+        runs.append(html.ConformRun(
+            name=run.name, verdict=headline(run).removeprefix(f"{run.name}: "), ok=run.verdict is Conformance.CONFORMS,
+            facts=tuple((w, v) for w, v in (("events matched", f"{run.events:,}"), ("spec steps", f"{run.steps:,}"),
+                                            ("candidate states per event", f"{run.mean:,.1f}"))),
+            viewer=viewer, **_mismatch_html(model, run, report.sources),
+            error=run.error_text if run.error_text is not None else run.error.render() if run.error else None,
+            notes=run.warnings + ((f"the behaviour's last {len(run.trace.steps)} states are shown in the table "
+                                   "below (the earlier ones are left out)",) if run.trace is not None and
+                                  run.trace_start else ())))
+        if run.trace is not None and run.trace_start:
+            runs[-1] = dataclasses.replace(runs[-1], notes=runs[-1].notes + tuple(_prefix_lines(model, run)))
+    title = f"tlacheck conform: {report.spec_path} (spec {model.name}, variant {report.variant})"
+    return html.conform_report(title, summary_line(report), runs, docs, _coverage_rows(model, report), report.notes)
+
+
+def _location(label: str) -> tuple[str, int] | None:
+    """(file, line) of a label `log FILE:LINE`."""
+    if not label.startswith("log "):
+        return None
+    path, _, line = label[4:].rpartition(":")
+    return (path, int(line)) if line.isdigit() else None
+
+
+def _log_lines(wanted: set) -> dict:
+    """The text of each (file, line) wanted, read back from the logs ("" when it cannot be)."""
+    out: dict = {}
+    for path in sorted({p for p, _ in wanted}):
+        lines = {n for p, n in wanted if p == path}
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                for number, text in enumerate(fh, start=1):
+                    if number in lines:
+                        out[(path, number)] = text.rstrip("\r\n")
+                    if number >= max(lines):
+                        break
+        except OSError:
+            pass
+    return out
+
+
+def _trace_doc(model: Model, source, run: RunReport, texts: dict, report: Report) -> html.TraceDoc:
+    n = len(run.trace.steps)
+    log = tuple(f"{lab[4:]}: {texts.get(loc, '')}" if (loc := _location(lab)) else lab for lab in run.labels)
+    notes: tuple = ()
+    if run.violation is not None:
+        violation = run.violation
+        head = artefacts.headline(model, violation, source)
+    else:
+        violation = Violation("trace", None, run.trace)
+        if run.mismatch is not None:
+            m = run.mismatch
+            head = render.Headline(f"{run.name}: the prefix that matched ({run.steps:,} spec steps)",
+                                   "the next event matches no step", None)
+            notes = ((n - 1, f"The frontier: {_plural(m.frontier_size, 'candidate state')} (this one first); the "
+                             f"next event, {' or '.join(str(e.origin) for e in m.events if e.origin)}, matches none "
+                             "of them: see above."),)
+        elif run.verdict is Conformance.ERROR:
+            head = render.Headline(f"{run.name}: the behaviour to the state the spec failed to evaluate in",
+                                   "evaluation error", None)
+        else:
+            head = render.Headline(f"{run.name}: the behaviour that matches it ({run.steps:,} spec steps)",
+                                   "the end of the run", None)
+    facts = (("spec", report.spec_path), ("variant", report.variant), ("run", run.name))
+    return html.TraceDoc(model, violation, source, head, facts, (("json", run_json(model, run)),), notes, log)
+
+
+def _mismatch_html(model: Model, run: RunReport, sources: dict) -> dict:
+    m = run.mismatch
+    if m is None:
+        return {}
+    frontier = tuple((f"candidate {k + 1}", tuple((label, text) for _, label, text in model.state_rows(s)))
+                     for k, s in enumerate(m.frontier))
+    explanations = []
+    for x in m.explained:
+        what = {"disabled": "is disabled", "differs": "reaches a different state",
+                "no_instance": "has no instance with the event's arguments"}[x.outcome]
+        step = f" (step {x.step + 1} of the event)" if x.step else ""
+        heading = (f"initial state {x.candidate + 1} differs from the recorded one" if m.initial else
+                   f"candidate {x.candidate + 1}: {x.action}{step} {what}")
+        causes = tuple((lines[0], "\n".join(lines[1:2])) for lines in (quote_cause(c, sources) for c in x.causes))
+        explanations.append((heading, causes, tuple((p, a, b) for _, p, a, b in x.differences)))
+    return {"events": tuple(f"{e.origin}: {e.origin.text}" for e in m.events if e.origin is not None),
+            "frontier": () if m.initial else frontier, "frontier_size": m.frontier_size,
+            "explanations": tuple(explanations)}
+
+
+def _prefix_lines(model: Model, run: RunReport) -> list[str]:
+    """A long prefix's last states, one line each (the viewer shows prefixes from the initial state)."""
+    out = []
+    for i, step in enumerate(run.trace.steps):
+        what = "initial state" if step.action is None else model.step_label(step.action, step.args)
+        out.append(f"state {run.trace_start + i + 1}: {what}    {run.labels[i]}".rstrip())
+    return out
+
+
+def _coverage_rows(model: Model, report: Report) -> tuple[tuple[str, ...], ...]:
+    if not any(r.counts is not None for r in report.runs):
+        return ()
+    cov = report.coverage()
+    rows = [("action", "logged", "unlogged", "variables changed")]
+    for a, info in enumerate(model.action_info):
+        changed = ", ".join(f"{n} {k}" for n, k in sorted(cov.variables[a].items(), key=lambda x: (-x[1], x[0])))
+        rows.append((info.shown, f"{cov.logged[a]:,}", f"{cov.unlogged[a]:,}",
+                     changed or ("never exercised" if cov.logged[a] + cov.unlogged[a] == 0 else "")))
+    return tuple(rows)
