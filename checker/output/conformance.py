@@ -623,7 +623,9 @@ def mismatch_lines(model: Model, run: RunReport, sources: dict) -> list[str]:
                    + (f" (the first {len(m.frontier)} shown)" if m.frontier_size > len(m.frontier) else "") + ":")
         for k, s in enumerate(m.frontier):
             out.append(f"    candidate {k + 1}:")
-            out += [f"      {label} = {text}" for _, label, text in model.state_rows(s)]
+            rows = model.state_rows(s)
+            width = max((len(label) for _, label, _ in rows), default=0)
+            out += [f"      {label:<{width}} = {text}" for _, label, text in rows]
     out.append("  Why no candidate takes it:" if not m.initial else "  Why not:")
     for x in m.explained:
         who = f"candidate {x.candidate + 1}, " if not m.initial else f"initial state {x.candidate + 1}: "
