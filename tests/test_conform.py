@@ -274,3 +274,41 @@ def test_issue_33_the_html_report(spec, tmp_path, capsys):
     run(capsys, spec, ok, bad, "--max-lazy", "0", "--html", "again.html")
     assert (tmp_path / "again.html").read_text() == page
     assert 'src="http' not in page and 'href="http' not in page
+
+
+def test_issue_33_processes_merged_by_vector_clocks(spec, tmp_path, capsys):
+    """The scheduler's finish and the auditor's audit are concurrent (neither vector is below the
+    other): both orders are tried, and the one where the audit saw the job running matches."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    write(folder, "a.ndjson", dict(TAKE, clock={"a": 1}), dict(FINISH, clock={"a": 2}))
+    write(folder, "b.ndjson", {"action": "Audit", "state": {"audit": 1, "state": "running"},
+                               "clock": {"a": 1, "b": 1}})
+    code, out, _ = run(capsys, spec, str(folder), "--json")
+    assert code == 0 and [s["action"] for s in json.loads(out)["runs"][0]["trace"][1:]] == ["Take", "Audit", "Finish"]
+    # the audit knew of the finish (a: 2): it comes after it, where the job is done, and cannot match
+    write(folder, "b.ndjson", {"action": "Audit", "state": {"audit": 1, "state": "running"},
+                               "clock": {"a": 2, "b": 1}})
+    assert run(capsys, spec, str(folder))[0] == 14
+    # mixing the kinds of clock is an error
+    write(folder, "b.ndjson", {"action": "Audit", "clock": 3})
+    code, out, err = run(capsys, spec, str(folder))
+    assert code == 2 and "mix Lamport and vector clocks" in err
+
+
+def test_issue_33_an_itf_trace_from_check_is_a_run(tmp_path, capsys, monkeypatch):
+    """`check --itf` writes the counterexample as ITF; conform reads it as a run that conforms and
+    shows the violation along it (12), and, with a variable dropped from it, still does."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.spec").write_text("var x: int = 0\nvar y: int = 0\naction Inc:\n    x = x + 1\n    y = y + 2\n"
+                                     "invariant Small: x < 3\n")
+    assert main(["check", "c.spec", "--itf", "cx.itf.json", "--quiet"]) == 12
+    capsys.readouterr()
+    code, out, _ = run(capsys, "c.spec", "cx.itf.json")
+    assert code == 12 and "cx.itf.json: conforms, but invariant Small is violated along it" in out
+    data = json.loads((tmp_path / "cx.itf.json").read_text())
+    data["vars"].remove("y")
+    for state in data["states"]:
+        del state["y"], state["#meta"]  # a partial state, and no action names
+    (tmp_path / "partial.itf.json").write_text(json.dumps(data, indent=1))
+    assert run(capsys, "c.spec", "partial.itf.json")[0] == 12
