@@ -189,3 +189,20 @@ conform:
     event "tick" = count
 """
     assert model(text).conform.events[0].steps == ((0, ()),)
+
+
+@pytest.mark.parametrize("line,hint", [
+    ('    event "x" -> Tick\n', 'write `event "NAME" = Action` (or `= A then B`, `= A(p = "arg")`, `= skip`)'),
+    ("    event x = Tick\n", 'write `event "NAME" = Action` (or `= A then B`, `= A(p = "arg")`, `= skip`)'),
+    ('    values Status "x" = Done\n', 'write `values Type: "text" = Member, ...`'),
+    ('    field "x" = status.y\n', 'write `field "NAME" = variable`'),
+])
+def test_issue_33_a_syntax_error_in_a_line_of_the_section_shows_the_lines_shape(line, hint):
+    d = error(BASE + SECTION + line)
+    assert d.code == "E001" and d.message.startswith("unexpected ") and d.hint == hint
+    assert d.span.line == len((BASE + SECTION).splitlines()) + 1
+
+
+def test_issue_33_the_shape_hint_is_only_for_lines_of_the_section():
+    d = error(BASE.replace("    skip\n", "    let event = 1 +\n"))
+    assert d.code == "E001" and d.hint.startswith("a line cannot end with `+`")

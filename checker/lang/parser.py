@@ -415,8 +415,28 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
     if token.value == "'":  # a prime where no expression ends (`x' = e` in an action): as a stray character
         return SpecError([Diagnostic("E002", "unexpected character \"'\"", span,
                                      "no primes needed: inside an action, `x = e` sets the next value of x")])
+    shape = _conform_shape(source, token.line) if isinstance(token.line, int) else None
+    if shape is not None and token.type not in ("_INDENT", "_DEDENT", "$END"):
+        hint = f"write {shape}"
     code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E004" if token.type == "$END" else "E001"
     return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
+
+
+def _conform_shape(source: Source, line: int) -> str | None:
+    """The shape of the `conform:` line `line` is (its first word's, _CONFORM_LINES), when it is
+    one: the nearest less indented line above it opens the section."""
+    text = source.line_text(line)
+    words = text.split()
+    if not words or words[0] not in _CONFORM_LINES:
+        return None
+    indent = len(text) - len(text.lstrip())
+    for above in range(line - 1, 0, -1):
+        prior = source.line_text(above)
+        if not prior.strip() or prior.lstrip().startswith("#"):
+            continue
+        if len(prior) - len(prior.lstrip()) < indent:
+            return _CONFORM_LINES[words[0]] if prior.split()[-1:] == ["conform:"] else None
+    return None
 
 
 _WORD_BOUNDARIES = {"require", "and", "or", "implies", "leads_to", "then", "else", "if", "not", "in"}
