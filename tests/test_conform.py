@@ -312,3 +312,17 @@ def test_issue_33_an_itf_trace_from_check_is_a_run(tmp_path, capsys, monkeypatch
         del state["y"], state["#meta"]  # a partial state, and no action names
     (tmp_path / "partial.itf.json").write_text(json.dumps(data, indent=1))
     assert run(capsys, "c.spec", "partial.itf.json")[0] == 12
+
+
+def test_issue_33_a_refinement_violated_along_a_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "abstract.spec").write_text("var n: int = 0\naction Up:\n    require n < 5\n    n = n + 1\n")
+    (tmp_path / "impl.spec").write_text("var c: int = 0\naction Inc:\n    c = c + 1\naction Jump:\n    c = c + 2\n"
+                                        'refines A "abstract.spec":\n    n = c\n')
+    ok = write(tmp_path, "ok.ndjson", {"action": "Inc"}, {"action": "Inc"})
+    bad = write(tmp_path, "bad.ndjson", {"action": "Inc"}, {"action": "Jump"})
+    assert run(capsys, "impl.spec", ok)[0] == 0
+    code, out, _ = run(capsys, "impl.spec", bad)
+    assert code == 12
+    assert "bad.ndjson: conforms, but refinement A is violated along it: a step is not a step of the abstract " \
+           "spec" in out

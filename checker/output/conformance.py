@@ -182,6 +182,7 @@ class RunReport:
     unlogged: int = 0
     warnings: tuple[str, ...] = ()
     counts: Counts | None = None  # coverage of this run (runs that conform, or show a violation)
+    refinements: tuple[str, ...] = ()  # the spec's `refines` names (a violated one is named so)
 
 
 @dataclass
@@ -428,6 +429,7 @@ class RunMatch:
             report = self._report(Conformance.VIOLATION, counts=counts)
             self._describe(report, best, depth)
             report.violation = Violation(kind, name, report.trace, _violation_message(self.model, kind, name))
+            report.refinements = tuple(c.name for c in self.model.refinements)
         report.warnings = self._warnings()
         return report
 
@@ -471,7 +473,7 @@ class RunMatch:
         broken = matcher.best().broken
         if broken is not None:
             kind, name, _ = broken
-            report.warnings = (f"the matched prefix already violates {_check_word(kind)} {name}",)
+            report.warnings = (f"the matched prefix already violates {_check_word(kind, name)} {name}",)
         return report
 
     def _explain(self, explainer: Explainer, i: int, at, event: Event) -> Explained:
@@ -503,7 +505,10 @@ def _var_span(model: Model, name: str):
     return next((v.span for v in model.spec.variables if v.name == name), None)
 
 
-def _check_word(kind: str) -> str:
+def _check_word(kind: str, name: str | None = None, refinements: tuple = ()) -> str:
+    """What failed: "invariant", "property", "step property", or "refinement" (a `refines`)."""
+    if name is not None and name in refinements:
+        return "refinement"
     return {"invariant": "invariant", "property": "property", "step": "step property"}.get(kind, kind)
 
 
@@ -568,7 +573,9 @@ def headline(run: RunReport) -> str:
         return f"{run.name}: conforms"
     if v is Conformance.VIOLATION:
         viol = run.violation
-        return f"{run.name}: conforms, but {_check_word(viol.kind)} {viol.name} is violated along it"
+        word = _check_word(viol.kind, viol.name, run.refinements)
+        why = f": {viol.message}" if word == "refinement" and viol.message else ""
+        return f"{run.name}: conforms, but {word} {viol.name} is violated along it{why}"
     if v is Conformance.DOES_NOT_CONFORM:
         m = run.mismatch
         if m.initial:
@@ -594,7 +601,8 @@ def run_lines(model: Model, run: RunReport, sources: dict, full: bool = False) -
     elif run.error is not None:
         out.append(f"  {run.error.render()}".replace("\n", "\n  "))
     if run.violation is not None:
-        out.append(f"  The {_check_word(run.violation.kind)} fails in state {len(run.trace.steps)} of the matched "
+        word = _check_word(run.violation.kind, run.violation.name, run.refinements)
+        out.append(f"  The {word} fails in state {len(run.trace.steps)} of the matched "
                    "behaviour:")
         out.append("")
         out += ["  " + line if line else "" for line in format_trace(model, run.trace, full, run.labels).split("\n")]
