@@ -670,8 +670,9 @@ def format_coverage(model: Model, report: Report) -> list[str]:
         return []
     cov = report.coverage()
     width = max(len("action"), *(len(a.shown) for a in model.action_info))
-    which = "the run" if len(counted) == 1 else f"the {len(counted):,} runs"
-    out = [f"Coverage across {which} matched to their end (steps of the behaviours that match them):",
+    which = "the run matched to its end (steps of the behaviour that matches it)" if len(counted) == 1 else \
+        f"the {len(counted):,} runs matched to their end (steps of the behaviours that match them)"
+    out = [f"Coverage across {which}:",
            f"  {'action':<{width}}  {'logged':>7}  {'unlogged':>8}  variables changed"]
     for a, info in enumerate(model.action_info):
         changed = ", ".join(f"{n} {k}" for n, k in sorted(cov.variables[a].items(), key=lambda x: (-x[1], x[0])))
