@@ -241,7 +241,7 @@ class Matcher:
         self._watch()
         number = self.stats.events
         found = self._advance(self.frontier, event, number, False, None)
-        if not found and (self.lazy and self.options.max_lazy > 0 or False):
+        if not found and self.lazy and self.options.max_lazy > 0:
             found = self._advance(self.frontier, event, number, True, None)
         if not found:
             self.failure = Failure((event,), number)

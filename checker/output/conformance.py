@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import os
 from array import array
 from dataclasses import dataclass, field
 from enum import Enum
@@ -252,8 +253,6 @@ def check_run(model: Model, run: str, settings: Settings, mapping: Mapping | Non
               files: list[str] | None = None) -> RunReport:
     """One run: a log file, or a folder of logs, one per process (`files`: those logs, else the
     folder's or the file itself)."""
-    import os
-
     mapping = mapping or Mapping(model)
     try:
         if files is None:
