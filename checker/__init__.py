@@ -1,7 +1,7 @@
 """tlacheck: a TLA+-style explicit-state model checker in pure Python.
 
 Stages, one package each, importing one way (docs/architecture.md, tests/test_architecture.py):
-core <- ir <- lang <- compile <- engine, prove <- output <- app. Only app/cli.py prints, writes
+core <- ir <- lang <- compile <- engine, prove <- output <- conform <- app. Only app/cli.py prints, writes
 files or exits.
 """
 

@@ -99,3 +99,15 @@ def test_issue_32_the_task_queue_under_symmetry_stores_its_orbits():
     assert full.distinct_states == len(states) == reduced.symmetry.states
     assert reduced.distinct_states == orbits(model, states) == reduced.symmetry.orbits
     assert reduced.verdict == full.verdict and reduced.verdict.name == "OK"
+
+
+def test_issue_33_the_conformance_benchmark_writes_a_log_that_conforms(tmp_path):
+    """benchmarks/conform.py's log (a random behaviour, three variables hidden, every tenth step
+    left out) conforms with --max-gap 1 and not without: the benchmark measures what it claims."""
+    from benchmarks.conform import SPEC, write_log
+    from tlacheck.conform import check
+
+    log = tmp_path / "rounds.ndjson"
+    assert write_log(log, 40) == 36
+    assert check(SPEC, log, max_gap=1).runs[0].verdict.value == "conforms"
+    assert check(SPEC, log).runs[0].verdict.value == "does_not_conform"

@@ -13,11 +13,15 @@ section headed `## CODE title` holding one or more examples; an example is
     ```spec
     ...the example spec...
     ```
+    ```log                          optional: written as example.ndjson (E5xx: `tlacheck conform`)
+    ...a log...
+    ```
     ```text
     ...what `tlacheck check example.spec` prints on stderr...
     ```
 
-Default exit codes: 3 for E0xx and E1xx, 4 for E4xx, 0 for warnings (W2xx).
+Default exit codes: 3 for E0xx and E1xx, 4 for E4xx, 2 for E5xx (a log that cannot be read),
+0 for warnings (W2xx).
 
 Each example is written to a temporary directory as `example.spec` and run
 in-process from that directory, so messages start with `example.spec:LINE:COL`.
@@ -64,12 +68,13 @@ class Example:
     known_bug: str | None = None
     command: str = "check"
     memory_mib: int | None = None  # run under this address-space limit (above the test process's)
+    log: str | None = None  # a ```log block: written as example.ndjson
 
     @property
     def expected_exit(self) -> int:
         if self.exit is not None:
             return self.exit
-        return {"E0": 3, "E1": 3, "E4": 4}.get(self.code[:2], 0)
+        return {"E0": 3, "E1": 3, "E4": 4, "E5": 2}.get(self.code[:2], 0)
 
     @property
     def marker(self) -> str:
@@ -111,6 +116,13 @@ def parse_catalogue(text: str) -> tuple[dict[str, str], list[Example]]:
             j = s1 + 1
             while j < len(lines) and not lines[j].strip():
                 j += 1
+            log = None
+            if j < len(lines) and lines[j].strip() == "```log":
+                l0, l1 = _fence(lines, j, "log")
+                log = "\n".join(lines[l0:l1]) + "\n"
+                j = l1 + 1
+                while j < len(lines) and not lines[j].strip():
+                    j += 1
             assert j < len(lines), f"docs/errors.md:{i + 1}: the example has no ```text block"
             t0, t1 = _fence(lines, j, "text")
             examples.append(Example(
@@ -125,6 +137,7 @@ def parse_catalogue(text: str) -> tuple[dict[str, str], list[Example]]:
                 known_bug=directives.get("known-bug"),
                 command=directives.get("command", "check"),
                 memory_mib=int(directives["memory"]) if "memory" in directives else None,
+                log=log,
             ))
             directives = {}
             i = t1
@@ -147,6 +160,8 @@ def run_example(example: Example, tmp_path, monkeypatch, capsys) -> tuple[int, s
     """The example's exit code and standard error, without progress lines: how many a run prints
     depends on how fast the machine is (one every 5 s), not on the error."""
     (tmp_path / "example.spec").write_bytes(example.spec.encode(example.encoding))
+    if example.log is not None:
+        (tmp_path / "example.ndjson").write_text(example.log, encoding="utf-8")
     if example.memory_mib is not None:  # a MemoryError on demand: a child with little address space
         from tests.fuzzing import run_cli
 

@@ -12,7 +12,7 @@ import pytest
 from tlacheck.app.cli import main
 from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
-from tlacheck.output import replay as replay_module
+from tlacheck.compile import instrument
 from tlacheck.output.replay import Outcome, replay
 from tlacheck.output.savedtrace import load
 
@@ -85,7 +85,7 @@ def test_a_failure_while_explaining_a_disabled_step_is_an_evaluation_error(monke
         raise failure
         yield  # pragma: no cover
 
-    monkeypatch.setattr(replay_module._Instrumented, "run", run)
+    monkeypatch.setattr(instrument.Instrumented, "run", run)
     result = replay(model, trace)
     assert result.outcome == Outcome.ERROR and result.step == 2
     code = "E406" if failure is RecursionError else "E411"

@@ -3,7 +3,8 @@
 Exit codes (docs/cli.md): 0 no error, 1 internal error, 2 usage error,
 3 spec error (syntax, names, types), 4 evaluation error, 5 stopped at a limit,
 6 an output could not be written, 7 the Ray cluster failed, 10 an `expect` line does not hold, 11 deadlock,
-12 safety violation, 13 liveness violation, 14 a saved trace does not replay.
+12 safety violation (for `conform`: along a run that conforms), 13 liveness violation, 14 a saved trace
+does not replay or a run does not conform.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ EXIT_CODES = {
     EXIT_DEADLOCK: "deadlock",
     EXIT_VIOLATION: "safety violation (invariant, safety property, reachable check)",
     EXIT_LIVENESS: "liveness violation",
-    EXIT_NO_REPLAY: "the saved trace does not replay",
+    EXIT_NO_REPLAY: "the saved trace does not replay, or a recorded run does not conform",
 }
 _COMMON_EXITS = (EXIT_INTERNAL, EXIT_USAGE, EXIT_SPEC, EXIT_EVAL, EXIT_OUTPUT)
 _COMMAND_EXITS = {
@@ -74,7 +75,11 @@ _COMMAND_EXITS = {
               EXIT_VIOLATION: "a theorem refuted"},
     "render": {EXIT_OK: "the diagrams or the report written"},
     "graph": {EXIT_OK: "the graph drawn", EXIT_LIMIT: "the graph is too large to draw"},
-    "replay": {EXIT_OK: "the trace replays", EXIT_NO_REPLAY: None},
+    "replay": {EXIT_OK: "the trace replays", EXIT_NO_REPLAY: "the saved trace does not replay"},
+    "conform": {EXIT_OK: "every run conforms", EXIT_USAGE: "usage error, or a log that cannot be read",
+                EXIT_LIMIT: "stopped at a limit, or interrupted",
+                EXIT_VIOLATION: "a run conforms, but a check fails along the matched behaviour",
+                EXIT_NO_REPLAY: "a run does not conform"},
     "counterexamples": {EXIT_OK: "every counterexample written", EXIT_VERIFY_FAILED: None},
 }
 
@@ -544,12 +549,54 @@ def _add_counterexample_commands(sub) -> None:
     replay.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
                         help="override a constant (default: the overrides recorded in the trace)")
     replay.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    _add_conform_command(sub)
     cx = sub.add_parser("counterexamples", help="regenerate counterexamples/ from the specs' `expect` lines",
                         description="For every `expect VARIANT violates NAME` and `expect VARIANT deadlocks` line "
                                     "of the specs under SPECS, write the text trace, JSON, ITF, DOT and SVG into "
                                     "OUT, mirroring the folders of SPECS. Files no longer produced are removed.")
     cx.add_argument("specs", metavar="SPECS", nargs="?", default="specs", help="folder of specs (default specs)")
     cx.add_argument("--out", metavar="DIR", default="counterexamples", help="output folder (default counterexamples)")
+
+
+def _add_conform_command(sub) -> None:
+    conform = sub.add_parser(
+        "conform", help="check recorded runs of a real system (NDJSON logs, ITF traces) against the spec",
+        description="Match each run (a log, or a folder of one log per process) against the spec's behaviours, "
+                    "with partial states, unlogged steps and the spec's `conform:` mapping (docs/conform.md). "
+                    "Exit 0: every run conforms; 12: a run conforms but a check fails along the matched behaviour; "
+                    "14: a run does not conform; 2: a log cannot be read; the worst of the runs.")
+    conform.add_argument("file", metavar="SPEC", help="the .spec file")
+    conform.add_argument("logs", metavar="LOG", nargs="+",
+                         help="an NDJSON log or ITF trace (one run), or a folder holding one log per process")
+    conform.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                         help="override a constant (repeatable)")
+    conform.add_argument("--variant", metavar="NAME", default="base", help="match against this variant")
+    conform.add_argument("--max-gap", type=_non_negative_int, metavar="K", default=0,
+                         help="up to K unlogged spec steps before each event (of the `silent` actions, if the spec "
+                              "names some); default 0")
+    conform.add_argument("--max-lazy", type=_non_negative_int, metavar="N", default=1,
+                         help="up to N unlogged steps of the `lazy` actions before an event that matches nothing "
+                              "otherwise; default 1")
+    conform.add_argument("--merge", choices=("clock", "time"), default="clock",
+                         help="a folder of process logs is merged by the events' logical clocks (default) or by "
+                              "their timestamps")
+    conform.add_argument("--tolerance", type=_non_negative_float, metavar="SECONDS", default=0.0,
+                         help="with --merge time: events of two processes closer than this may be in either order")
+    conform.add_argument("--invariant", metavar="NAME", action="append",
+                         help="check this invariant along the matched behaviours (repeatable); with --invariant or "
+                              "--property, only the checks named; default: all")
+    conform.add_argument("--property", metavar="NAME", action="append",
+                         help="check this property's safety part along the matched behaviours (repeatable)")
+    conform.set_defaults(reachable=None)
+    conform.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
+    conform.add_argument("--html", metavar="FILE",
+                         help="also write an offline HTML report: each run's matched behaviour beside the log and "
+                              "the spec, the frontier and why no candidate takes an event")
+    conform.add_argument("--full-states", action="store_true",
+                         help="list every variable in every state of a trace (default: only the changed ones)")
+    conform.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="stop after this many seconds")
+    conform.add_argument("--memory-limit", type=_positive_int, metavar="MB",
+                         help="stop when the process uses more than this much resident memory")
 
 
 def _positive_int(text: str) -> int:
@@ -582,6 +629,16 @@ def _workers(text: str) -> int:
     if not text.strip().lstrip("+-").isdigit():
         raise argparse.ArgumentTypeError(f"expected a whole number or `auto`, not {text!r}")
     return _positive_int(text)
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of 0 or more, not {text}")
+    return value
 
 
 def _positive_float(text: str) -> float:
@@ -1377,6 +1434,8 @@ def _replay(args, sources: dict[str, Source]) -> int:
 
 
 def _replay_text(result, args, model, saved, sources) -> str:
+    from tlacheck.output.replay import quote_cause
+
     out = [f"tlacheck {__version__}: replaying {args.trace} against {args.file} "
            f"(spec {model.name}, variant {args.variant})", ""]
     if result.replays:
@@ -1393,7 +1452,7 @@ def _replay_text(result, args, model, saved, sources) -> str:
             out.append(f"Steps replayed before it: {result.replayed} of {result.total_steps}.")
         for cause in result.causes:
             out.append("")
-            out += _quote(cause, sources)
+            out += quote_cause(cause, sources)
         if result.differences:
             out.append("")
             rows = [(p, a, b) for _, p, a, b in result.differences]
@@ -1405,22 +1464,6 @@ def _replay_text(result, args, model, saved, sources) -> str:
         out.append("")
         out += [f"note: {n}" for n in result.notes]
     return "\n".join(out) + "\n"
-
-
-def _quote(cause, sources) -> list[str]:
-    """`file:line:col: message`, then the source line with a caret under the place."""
-    span = cause.span
-    if span is None:
-        return [cause.message]
-    out = [f"{span}: {cause.message}"]
-    src = sources.get(span.file)
-    text = src.line_text(span.line) if src else ""
-    if text:
-        gutter = f"{span.line:>4} | "
-        width = span.end_column - span.column if span.end_line == span.line and span.end_column > span.column else 1
-        out.append(gutter + text.rstrip())
-        out.append(" " * (len(gutter) + span.column - 1) + "^" * max(1, width))
-    return out
 
 
 def _counterexamples(args, sources: dict[str, Source]) -> int:
@@ -1474,11 +1517,43 @@ def _counterexamples(args, sources: dict[str, Source]) -> int:
     return EXIT_VERIFY_FAILED if problems else EXIT_OK
 
 
+def _conform(args, sources: dict[str, Source]) -> int:
+    """`tlacheck conform SPEC LOG...`: each run's verdict; the worst run's exit code."""
+    from tlacheck.output import conformance
+
+    overrides = parse_defines(args.defines)
+    source = read_source(args.file)
+    sources[source.name] = source
+    model = build_model(source, overrides, args.variant)
+    invariants, properties, _ = _selection(args, model)
+    for w in model.warnings:
+        print(w.render(sources), file=sys.stderr)
+    settings = conformance.Settings(max_gap=args.max_gap, max_lazy=args.max_lazy, merge=args.merge,
+                                    tolerance=args.tolerance,
+                                    checks=Options(invariants=invariants, properties=properties),
+                                    time_limit=args.time_limit, memory_limit_mb=args.memory_limit,
+                                    stop=threading.Event())
+    with _stop_on_signals(settings.stop):
+        report = conformance.check_runs(model, args.logs, settings, args.file, args.variant, overrides, sources)
+    if args.json:
+        print(conformance.dumps(conformance.report_json(report)), end="")
+    else:
+        print(conformance.format_report(report, args.full_states), end="")
+    for run in report.runs:  # a log that cannot be read: its diagnostic, as a spec's goes
+        if run.error_text is not None:
+            print(run.error_text, file=sys.stderr)
+    if args.html:
+        _write_text(args.html, conformance.html_report(report))
+        print(f"tlacheck: wrote {args.html}", file=sys.stderr if args.json else sys.stdout)
+    return report.exit_code
+
+
 # Subcommand name -> function(args, sources) returning the exit code.
 _COMMANDS = {
     "render": _render,
     "graph": _graph,
     "replay": _replay,
+    "conform": _conform,
     "counterexamples": _counterexamples,
     "check": _check,
     "simulate": _simulate,

@@ -9,9 +9,21 @@ error fails collection with the usual `file:line:col` message.
 search (as `tlacheck verify --simulate`; seed, depth and behaviours with `--tlacheck-seed`,
 `--tlacheck-depth`, `--tlacheck-traces`): an expectation that simulation cannot decide (a
 reachable check, a liveness property) is skipped, with the reason.
+
+The fixture `tlacheck_recorder` records a test's events and checks them against a spec when the
+test body returns (`tlacheck conform`, docs/conform.md):
+
+    def test_racy_order(tlacheck_recorder):
+        recorder = tlacheck_recorder("specs/notify_race.spec", variant="Generation")
+        run_the_system(recorder)          # the code calls recorder.event(...)
+
+The test fails, with the conformance report as its message, unless the run's verdict is the one
+expected (`expect="conforms"` by default; "violation" or "does_not_conform" to pin a bug).
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -125,3 +137,64 @@ class SpecItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, self.line - 1, f"{self.path.name}::{self.name}"
+
+
+# ---------------------------------------------------------------- conformance of a test's run
+
+_RECORDED = pytest.StashKey[list]()
+
+
+@pytest.fixture
+def tlacheck_recorder(request, tmp_path):
+    """A factory: `tlacheck_recorder(spec, *, variant="base", expect="conforms", **options)` gives a
+    tlacheck.conform.Recorder writing to a log in the test's tmp_path; when the test body returns,
+    the log is checked against the spec (a relative path is taken from the rootdir) with `options`
+    (max_gap, max_lazy, defines, invariants, properties), and the test fails unless the verdict is
+    `expect`. Several recorders in one test are several runs, each checked."""
+    from tlacheck.conform import Recorder
+
+    made: list = []
+    request.node.stash[_RECORDED] = made
+
+    def make(spec, *, variant: str = "base", expect: str = "conforms", **options):
+        if expect not in _VERDICTS:
+            raise ValueError(f"expect must be one of {', '.join(_VERDICTS)}, not {expect!r}")
+        path = tmp_path / f"run{len(made) + 1}.ndjson"
+        recorder = Recorder(path)
+        spec = os.fspath(spec)
+        if not os.path.isabs(spec):
+            spec = os.path.join(str(request.config.rootpath), spec)
+        made.append((recorder, str(path), spec, variant, expect, options))
+        return recorder
+
+    yield make
+    for recorder, *_ in made:
+        recorder.close()
+
+
+_VERDICTS = ("conforms", "violation", "does_not_conform")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """After a test body that used `tlacheck_recorder` returns: check each run it recorded."""
+    result = yield
+    made = item.stash.get(_RECORDED, None)
+    if made:
+        failures = [f for f in (_conformed(*entry) for entry in made) if f]
+        if failures:
+            pytest.fail("\n\n".join(failures), pytrace=False)
+    return result
+
+
+def _conformed(recorder, path: str, spec: str, variant: str, expect: str, options: dict) -> str | None:
+    """None when the run's verdict is `expect`, else what to fail the test with."""
+    from tlacheck.conform import check
+
+    recorder.close()
+    report = check(spec, [path], variant=variant, **options)
+    got = report.runs[0].verdict.value
+    if got == expect:
+        return None
+    return f"tlacheck conform: the run recorded in {path} was expected to be `{expect}`, it is `{got}`\n\n" \
+        + report.text()

@@ -163,6 +163,8 @@ class Model:
         # `deadlock: allowed`: the spec says a state without successors is not an error; the
         # command line turns that into Options(check_deadlock=False) unless told otherwise.
         self.deadlock_allowed = spec.deadlock_allowed
+        # `conform:`: how a real system's logs name the actions, variables and values (ir.Conform; None: no section)
+        self.conform = spec.conform
         # `refines NAME "FILE"` (compile/refinement.py Check), attached by build_model: each is
         # checked on the initial states (refinement_initial) and on every step (in `steps`)
         self.refinements: tuple = ()

@@ -481,6 +481,35 @@ class Refinement:
 
 
 @dataclass(frozen=True)
+class ConformEvent:
+    """`event "NAME" = A(p = "field") then B` in a `conform:` section: a logged event called NAME
+    stands for these spec steps, in order; each step is (action index, ((parameter position, the
+    event's argument it takes), ...)): a parameter not listed takes the argument of its own name."""
+
+    name: str
+    steps: tuple[tuple[int, tuple[tuple[int, str], ...]], ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Conform:
+    """`conform:`: how a real system's logs name this spec's actions, variables and values
+    (`tlacheck conform`, docs/conform.md). `fields`: (the log's name, variable slot); `values`: per
+    enum or set of model values (the SortT's name), (the log's text, member index); `ignore`: names
+    dropped wherever they appear in a log line; `silent`: the actions that may fill a gap (None: the
+    section names none, so every action that is not lazy may); `lazy`: actions tried only when
+    nothing else matches, as unlogged steps."""
+
+    events: tuple[ConformEvent, ...] = ()
+    fields: tuple[tuple[str, int], ...] = ()
+    values: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
+    ignore: tuple[str, ...] = ()
+    silent: tuple[int, ...] | None = None
+    lazy: tuple[int, ...] = ()
+    span: Span | None = None
+
+
+@dataclass(frozen=True)
 class Spec:
     name: str
     file: str
@@ -512,6 +541,8 @@ class Spec:
     processes: tuple[Process, ...] = ()
     # `refines NAME "FILE"`: the specs this one implements, and the mappings
     refinements: tuple[Refinement, ...] = ()
+    # `conform:`: the mapping of a real system's logs to this spec (None: the spec has none)
+    conform: Conform | None = None
 
 
 # ---------------------------------------------------------------- analyses shared by later stages

@@ -19,7 +19,7 @@ from lark.indenter import DedentError, Indenter
 from lark.lexer import PatternStr
 
 from tlacheck.core.cache import cache_folder
-from tlacheck.core.errors import Diagnostic, SpecError
+from tlacheck.core.errors import Diagnostic, SpecError, suggest
 from tlacheck.core.source import Source, Span
 from tlacheck.lang import syntax as S
 
@@ -34,6 +34,7 @@ _TOKEN_NAMES = {
     "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
     "DEADLOCK_KW": "`deadlock`", "INIT_KW": "`init`", "PROCESS_KW": "`process`", "AWAIT_KW": "`await`",
     "GOTO_KW": "`goto`", "WHILE_KW": "`while`", "REFINES_KW": "`refines`", "IMPORT_KW": "`import`", "STRING": "a string",
+    "CONFORM_KW": "`conform`",
 }
 
 # Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
@@ -44,12 +45,26 @@ _SOFT_KEYWORDS = {
     "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
     "before": ("COLON",), "after": ("COLON",), "deadlock": ("COLON",), "init": ("COLON",),
     "process": ("NAME",), "goto": ("NAME",), "refines": ("NAME", "STRING"), "import": ("STRING",),
+    "conform": ("COLON", "_NL"),
 }
 # Soft keywords that begin a statement with an expression (`await queue != []`, `while x < 3:`):
 # keywords unless the next token makes the name a variable's (`await = 1`, `while[k] = 2`, a field)
 # or ends the line. They are also keywords right after a label's `:` (`wait: await ready`).
 _STATEMENT_KEYWORDS = {"await", "while"}
 _NOT_AFTER_STATEMENT_KEYWORD = {"EQUAL", "LSQB", "DOT", "_NL", "COLON", "COMMA", "RPAR"}
+
+# The lines of a `conform:` section, by their leading word (as hints show them), and the words
+# each shape of line may start with.
+_CONFORM_LINES = {
+    "event": '`event "NAME" = Action` (or `= A then B`, `= A(p = "arg")`, `= skip`)',
+    "field": '`field "NAME" = variable`',
+    "values": '`values Type: "text" = Member, ...`',
+    "ignore": '`ignore "NAME", ...`',
+    "silent": "`silent Action, ...`",
+    "lazy": "`lazy Action, ...`",
+}
+_CONFORM_SHAPES = {"map": ("event", "field"), "skip": ("event",), "values": ("values",), "strings": ("ignore",),
+                   "names": ("silent", "lazy")}
 
 # The words of `deadlock: WORD`, and what each says: is a deadlock allowed?
 _DEADLOCK_WORDS = {"allowed": True, "forbidden": False}
@@ -333,7 +348,7 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         elif char == "'":
             hint = "no primes needed: inside an action, `x = e` sets the next value of x"
         elif char == '"':
-            hint = "the language has no strings: use an enum member or a model value"
+            hint = "a string ends on its line; values are not strings: use an enum member or a model value"
         elif char == "=":
             hint = "compare with `==`; assign with `=` only at the start of a statement"
         return SpecError([Diagnostic("E002", f"unexpected character {char!r}", span, hint)])
@@ -378,7 +393,8 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
         hint = f"a line cannot end with `{_ends_open(text[:at])}`: continue on the next line, " \
                "indented at least as far as the line the statement starts on"
     if token.type == "STRING":
-        hint = "the language has no strings (they only describe variants): use an enum member or a model value"
+        hint = ("values are not strings (strings describe variants, name files and, in `conform:`, a log's names): "
+                "use an enum member or a model value")
     pair = text[at:at + 2] if at >= 0 else ""
     if pair in ("&&", "||") or (pair[:1] in ("&", "|") and text[at - 1:at] == pair[:1]):
         hint = f"write `{'and' if pair[:1] == '&' else 'or'}` (`{pair[:1]}` is set {'intersection' if pair[:1] == '&' else 'union'})"
@@ -399,8 +415,28 @@ def _syntax_error(source: Source, exc: UnexpectedInput) -> SpecError:
     if token.value == "'":  # a prime where no expression ends (`x' = e` in an action): as a stray character
         return SpecError([Diagnostic("E002", "unexpected character \"'\"", span,
                                      "no primes needed: inside an action, `x = e` sets the next value of x")])
+    shape = _conform_shape(source, token.line) if isinstance(token.line, int) else None
+    if shape is not None and token.type not in ("_INDENT", "_DEDENT", "$END"):
+        hint = f"write {shape}"
     code = "E003" if token.type in ("_INDENT", "_DEDENT") else "E004" if token.type == "$END" else "E001"
     return SpecError([Diagnostic(code, f"unexpected {got}", span, hint)])
+
+
+def _conform_shape(source: Source, line: int) -> str | None:
+    """The shape of the `conform:` line `line` is (its first word's, _CONFORM_LINES), when it is
+    one: the nearest less indented line above it opens the section."""
+    text = source.line_text(line)
+    words = text.split()
+    if not words or words[0] not in _CONFORM_LINES:
+        return None
+    indent = len(text) - len(text.lstrip())
+    for above in range(line - 1, 0, -1):
+        prior = source.line_text(above)
+        if not prior.strip() or prior.lstrip().startswith("#"):
+            continue
+        if len(prior) - len(prior.lstrip()) < indent:
+            return _CONFORM_LINES[words[0]] if prior.split()[-1:] == ["conform:"] else None
+    return None
 
 
 _WORD_BOUNDARIES = {"require", "and", "or", "implies", "leads_to", "then", "else", "if", "not", "in"}
@@ -695,6 +731,75 @@ class _Builder(Transformer):
 
     def init_decl(self, meta, c):
         return S.InitDecl(self.sp(meta), S.INIT, self.ts(c[0]), c[1])
+
+    # ---------------------------------------------------------------- conform:
+    def conform_decl(self, meta, c):
+        keyword, *lines = c
+        return S.ConformDecl(self.sp(meta), S.CONFORM, self.ts(keyword), tuple(lines))
+
+    def _line_span(self, word: Token, last) -> Span:
+        """A `conform:` line from its first word to its last token or node (without the line break)."""
+        end = last if isinstance(last, Span) else last.span if isinstance(last, S.Node) else self.ts(last)
+        return Span(self.src.name, word.line, word.column, end.end_line, end.end_column)
+
+    def _conform_word(self, word: Token, shape: str) -> str:
+        """The leading word of a `conform:` line, checked against the line's shape: E001 with
+        what the line can be otherwise."""
+        text = str(word)
+        allowed = _CONFORM_SHAPES[shape]
+        if text in allowed:
+            return text
+        if text in _CONFORM_LINES:
+            hint = f"write {_CONFORM_LINES[text]}"
+        else:
+            close = suggest(text, _CONFORM_LINES)
+            hint = (f"did you mean `{close}`? " if close else "") + \
+                "a line of `conform:` is one of: " + "; ".join(_CONFORM_LINES.values())
+        raise SpecError.single("E001", f"unexpected `{text}` at the start of a line of `conform:`", self.ts(word),
+                               hint)
+
+    def conform_map(self, meta, c):
+        word, text, *steps = c
+        kind = self._conform_word(word, "map")
+        if kind == "field" and (len(steps) > 1 or steps[0].args):
+            raise SpecError.single("E001", "a `field` line names one variable", steps[0].span if len(steps) == 1
+                                   else steps[1].span, "write " + _CONFORM_LINES["field"])
+        return S.ConformLine(self._line_span(word, steps[-1]), kind, self.ts(word), ((str(text)[1:-1], self.ts(text)),),
+                             tuple(steps))
+
+    def conform_skip(self, meta, c):
+        word, text = c
+        kind = self._conform_word(word, "skip")
+        return S.ConformLine(self._line_span(word, text), kind, self.ts(word), ((str(text)[1:-1], self.ts(text)),))
+
+    def conform_values(self, meta, c):
+        word, sort, *pairs = c
+        kind = self._conform_word(word, "values")
+        return S.ConformLine(self._line_span(word, pairs[-1][3]), kind, self.ts(word), names=((str(sort), self.ts(sort)),),
+                             pairs=tuple(pairs))
+
+    def conform_strings(self, meta, c):
+        word, *texts = c
+        kind = self._conform_word(word, "strings")
+        return S.ConformLine(self._line_span(word, texts[-1]), kind, self.ts(word), tuple((str(t)[1:-1], self.ts(t)) for t in texts))
+
+    def conform_names(self, meta, c):
+        word, *names = c
+        kind = self._conform_word(word, "names")
+        return S.ConformLine(self._line_span(word, names[-1]), kind, self.ts(word), names=tuple((str(n), self.ts(n)) for n in names))
+
+    def conform_step(self, meta, c):
+        name, *args = c
+        args = tuple(a for a in args if a is not None)
+        return S.ConformStep(self.sp(meta), str(name), self.ts(name), args)
+
+    def conform_arg(self, meta, c):
+        param, text = c
+        return (str(param), self.ts(param), str(text)[1:-1], self.ts(text))
+
+    def conform_value(self, meta, c):
+        text, member = c
+        return (str(text)[1:-1], self.ts(text), str(member), self.ts(member))
 
     def invariant_decl(self, meta, c):
         return S.InvariantDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])

@@ -495,6 +495,7 @@ class TheoremDecl(Decl):
 # the language can be spelt like them, so they never clash with one (in duplicates, in variants).
 DEADLOCK = "deadlock:"
 INIT = "init:"
+CONFORM = "conform:"
 
 
 @dataclass(frozen=True)
@@ -511,6 +512,40 @@ class InitDecl(Decl):
     of its type for a variable declared without one) that satisfy it. `name` is INIT."""
 
     body: Expr
+
+
+@dataclass(frozen=True)
+class ConformStep(Node):
+    """`SendDone(t = "task")` in an `event` line: an action, and for some of its parameters the
+    name of the logged argument each takes."""
+
+    action: str
+    action_span: Span
+    args: tuple[tuple[str, Span, str, Span], ...]  # (parameter, its span, the log's name, its span)
+
+
+@dataclass(frozen=True)
+class ConformLine(Node):
+    """One line of a `conform:` section, after its leading word (`word`):
+    `event "TEXT" = STEP then STEP...` and `event "TEXT" = skip` (no steps) (`texts` holds
+    TEXT, `steps` the steps); `field "TEXT" = VAR` (`steps` holds one step, VAR, without
+    arguments); `values SORT: "TEXT" = MEMBER, ...` (`names` holds SORT, `pairs` the rest);
+    `ignore "TEXT", ...` (`texts`); `silent A, B` and `lazy A, B` (`names`)."""
+
+    word: str
+    word_span: Span
+    texts: tuple[tuple[str, Span], ...] = ()
+    steps: tuple[ConformStep, ...] = ()
+    names: tuple[tuple[str, Span], ...] = ()
+    pairs: tuple[tuple[str, Span, str, Span], ...] = ()  # (the log's text, its span, member, its span)
+
+
+@dataclass(frozen=True)
+class ConformDecl(Decl):
+    """`conform:` and its lines: how a real system's logs name this spec's actions, variables and
+    values (`tlacheck conform`, docs/conform.md). `name` is CONFORM."""
+
+    lines: tuple[ConformLine, ...]
 
 
 @dataclass(frozen=True)

@@ -192,6 +192,9 @@ class _Checker:
         reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
         derived = [self._recover(errors, self._check_derived, d) for d in decls if isinstance(d, S.DerivedDecl)]
         refinements = [self._recover(errors, self._check_refinement, d) for d in decls if isinstance(d, S.RefinesDecl)]
+        conform = next((d for d in decls if isinstance(d, S.ConformDecl)), None)
+        if conform is not None and None not in actions:
+            conform = self._recover(errors, self._check_conform, conform, actions)
         initially = self._recover(errors, self._check_initially, self.initially) if self.initially else None
         theorems = [self._recover(errors, self._check_theorem, d) for d in decls if isinstance(d, S.TheoremDecl)]
         if errors and (self.function_reads is None or None in actions):
@@ -241,6 +244,7 @@ class _Checker:
             deadlock_allowed=deadlock_allowed,
             initially=initially,
             refinements=tuple(refinements),
+            conform=conform if isinstance(conform, ir.Conform) else None,
         )
         broken = symmetry_breaks(spec)
         errors = [Diagnostic("E123", message, span, hint) for kind, span, message, hint in broken if kind == "error"]
@@ -856,6 +860,92 @@ class _Checker:
                            "map a constant to an expression of this spec's constants (`N = N`, `N = 3`)")
         return ir.Refinement(d.name, d.name_span, d.path, d.variables, tuple(mapping[n].span for n in d.variables),
                              tuple_of(d.variables), d.constants, constants)
+
+    # ---------------------------------------------------------------- conform:
+    def _check_conform(self, d: S.ConformDecl, actions: list[ir.Action]) -> ir.Conform:
+        """The `conform:` section lowered to ir.Conform: every action, parameter, variable, type
+        and member it names exists (E132, with the nearest name), and each log name, text, silent
+        or lazy action is given once."""
+        def unknown(what: str, name: str, span: Span, known, where: str = "the spec") -> SpecError:
+            close = suggest(name, known)
+            return _err("E132", f"`conform:`: {where} has no {what} `{name}`", span,
+                        f"did you mean `{close}`?" if close else f"its {what}s: {', '.join(sorted(known)) or 'none'}")
+
+        def once(seen: dict, key, what: str, span: Span) -> None:
+            if key in seen:
+                first = seen[key]
+                raise _err("E132", f"`conform:`: {what} is given twice", span,
+                           f"first given at {first.file}:{first.line}:{first.column}")
+            seen[key] = span
+
+        def action_of(name: str, span: Span) -> int:
+            if name not in self.action_index:
+                raise unknown("action", name, span, self.action_index)
+            return self.action_index[name]
+
+        events: list[ir.ConformEvent] = []
+        fields: list[tuple[str, int]] = []
+        values: dict[str, list[tuple[str, int]]] = {}
+        ignore: list[str] = []
+        silent: list[int] | None = None
+        lazy: list[int] = []
+        seen: dict = {}
+        marked: dict[int, tuple[str, Span]] = {}  # action -> (silent or lazy, where)
+        for line in d.lines:
+            if line.word == "event":
+                text, span = line.texts[0]
+                once(seen, ("event", text), f'the event "{text}"', span)
+                steps = []
+                for step in line.steps:
+                    a = action_of(step.action, step.action_span)
+                    params = [local.name for local, _ in actions[a].params]
+                    given: dict = {}
+                    where: dict = {}
+                    for param, pspan, arg, _ in step.args:
+                        if param not in params:
+                            raise unknown("parameter", param, pspan, params, f"action `{step.action}`")
+                        once(where, param, f"parameter `{param}` of `{step.action}`", pspan)
+                        given[param] = arg
+                    steps.append((a, tuple((params.index(p), arg) for p, arg in given.items())))
+                events.append(ir.ConformEvent(text, tuple(steps), line.span))
+            elif line.word == "field":
+                text, span = line.texts[0]
+                once(seen, ("field", text), f'the field "{text}"', span)
+                step = line.steps[0]
+                if step.action not in self.vars:
+                    raise unknown("variable", step.action, step.action_span, self.vars)
+                fields.append((text, self.vars[step.action][0]))
+            elif line.word == "values":
+                sort_name, sort_span = line.names[0]
+                sort = self.sorts.get(sort_name)
+                if sort is None:
+                    raise unknown("enum or set of model values", sort_name, sort_span, self.sorts)
+                for text, tspan, member, mspan in line.pairs:
+                    once(seen, ("value", sort_name, text), f'the text "{text}" of `{sort_name}`', tspan)
+                    if member not in sort.members:
+                        raise unknown("member", member, mspan, sort.members, f"`{sort_name}`")
+                    values.setdefault(sort_name, []).append((text, sort.members.index(member)))
+            elif line.word == "ignore":
+                for text, span in line.texts:
+                    once(seen, ("ignore", text), f'the ignored name "{text}"', span)
+                    ignore.append(text)
+            else:  # silent, lazy
+                chosen = lazy if line.word == "lazy" else (silent if silent is not None else [])
+                if line.word == "silent":
+                    silent = chosen
+                for name, span in line.names:
+                    a = action_of(name, span)
+                    if a in marked:
+                        kind, first = marked[a]
+                        if kind == line.word:
+                            once({a: first}, a, f"`{line.word} {name}`", span)
+                        raise _err("E132", f"`conform:`: `{name}` is both silent and lazy", span,
+                                   "a lazy action is an unlogged step already (tried only when nothing else "
+                                   "matches): name it in one of the two lines")
+                    marked[a] = (line.word, span)
+                    chosen.append(a)
+        return ir.Conform(tuple(events), tuple(fields), tuple((n, tuple(v)) for n, v in values.items()),
+                          tuple(ignore), None if silent is None else tuple(silent), tuple(lazy), d.span)
 
     # ---------------------------------------------------------------- blocks
     def _check_block_cycles(self) -> None:

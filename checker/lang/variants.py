@@ -52,7 +52,7 @@ def _kind(d: S.Decl) -> str:
 def _described(d: S.Decl) -> tuple[str, str]:
     """A declaration in messages: as prose (invariant `Safe`) and as written (`invariant Safe`);
     a declaration a spec makes at most once, `deadlock:` or `init:`, by its keyword."""
-    if d.name in (S.DEADLOCK, S.INIT):
+    if d.name in (S.DEADLOCK, S.INIT, S.CONFORM):
         return f"`{d.name}` declaration", f"{d.name} ..."
     return f"{_kind(d)} `{d.name}`", f"{_kind(d)} {d.name}"
 

@@ -52,6 +52,7 @@ class TraceDoc:
     facts: tuple[tuple[str, str], ...] = ()  # ("distinct states", "1,234"), shown under the title
     embedded: tuple[tuple[str, object], ...] = ()  # (id suffix, JSON data) embedded for tools
     notes: tuple[tuple[int, str], ...] = ()  # (state index, text): e.g. a fix that blocks the step to that state
+    log: tuple[str, ...] = ()  # per state: the log line its step matched (`conform`), shown beside the source
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,81 @@ def trace_report(doc: TraceDoc) -> str:
     """The page for one counterexample (check, simulate, render)."""
     body = _viewer(doc, 0, heading_level=1)
     return _page(doc.headline.title, body)
+
+
+@dataclass(frozen=True)
+class ConformRun:
+    """One run of `conform --html`: its verdict, its viewer (docs[viewer]), and for a run that
+    does not conform the events no candidate takes, the candidates (title, (label, value) rows)
+    and why each action fails from each ((heading, causes as (where and message, the source
+    line), differences as (path, recorded, spec)))."""
+
+    name: str
+    verdict: str  # "conforms", "does not conform at run.ndjson:7", ...
+    ok: bool
+    facts: tuple[tuple[str, str], ...] = ()
+    viewer: int | None = None
+    events: tuple[str, ...] = ()
+    frontier: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    frontier_size: int = 0
+    explanations: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...]], ...] = ()
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+def conform_report(title: str, summary: str, runs: list[ConformRun], docs: list[TraceDoc],
+                   coverage: tuple[tuple[str, ...], ...], notes: tuple[str, ...]) -> str:
+    """The page for `conform`: a table of the runs, then per run its diagnosis (the events no
+    candidate takes, the frontier, why each candidate and action fails) and its viewer (the
+    matched behaviour or prefix beside the log lines and the spec), then the coverage."""
+    out = [f"<h1>{_e(title)}</h1>", f'<p class="summary">{_e(summary)}</p>']
+    out += [f'<p class="note">{_e(n)}</p>' for n in notes]
+    out.append('<table class="verify"><thead><tr><th>run</th><th>verdict</th><th></th><th>figures</th></tr></thead>'
+               "<tbody>")
+    for r in runs:
+        mark = '<span class="ok">ok</span>' if r.ok else '<span class="bad">FAILED</span>'
+        facts = "; ".join(f"{v} {w}" for w, v in r.facts)
+        link = f' <a href="#r{runs.index(r)}">details</a>'
+        out.append(f"<tr><td>{_e(r.name)}</td><td>{_e(r.verdict)}</td><td>{mark}</td><td>{_e(facts)}{link}</td></tr>")
+    out.append("</tbody></table>")
+    for k, r in enumerate(runs):
+        out.append(f'<h2 id="r{k}">{_e(r.name)}: {_e(r.verdict)}</h2>')
+        out += [f'<p class="note">{_e(n)}</p>' for n in r.notes]
+        if r.error:
+            out.append(f'<pre class="error">{_e(r.error)}</pre>')
+        if r.events:
+            out.append("<h3>The event no candidate takes</h3>")
+            out += [f'<pre class="logline event">{_e(e)}</pre>' for e in r.events]
+        if r.frontier:
+            shown = f" (the first {len(r.frontier)})" if r.frontier_size > len(r.frontier) else ""
+            out.append(f"<h3>The frontier before it: {r.frontier_size:,} candidate "
+                       f"state{'s' if r.frontier_size != 1 else ''}{shown}</h3>")
+            for head, rows in r.frontier:
+                items = "".join(f"<dt>{_e(a)}</dt><dd>{_e(b)}</dd>" for a, b in rows)
+                out.append(f'<div class="candidate"><div class="pane-title">{_e(head)}</div>'
+                           f'<dl class="state current">{items}</dl></div>')
+        if r.explanations:
+            out.append("<h3>Why no candidate takes it</h3>")
+            for head, causes, diffs in r.explanations:
+                out.append(f'<div class="why"><div class="pane-title">{_e(head)}</div>')
+                for where, line in causes:
+                    out.append(f'<div class="cause">{_e(where)}</div>')
+                    if line:
+                        out.append(f'<pre class="quote">{_e(line)}</pre>')
+                if diffs:
+                    out.append('<table class="diffs"><thead><tr><th>variable</th><th>recorded</th><th>spec</th></tr>'
+                               "</thead><tbody>" + "".join(f"<tr><td>{_e(p)}</td><td>{_e(a)}</td><td>{_e(b)}</td></tr>"
+                                                           for p, a, b in diffs) + "</tbody></table>")
+                out.append("</div>")
+        if r.viewer is not None:
+            out.append(_viewer(docs[r.viewer], r.viewer, heading_level=3))
+    if coverage:
+        head, *rows = coverage
+        out.append("<h2>Coverage</h2>")
+        out.append('<table class="verify"><thead><tr>' + "".join(f"<th>{_e(h)}</th>" for h in head) +
+                   "</tr></thead><tbody>" + "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>"
+                                                    for row in rows) + "</tbody></table>")
+    return _page(title, "\n".join(out))
 
 
 def verify_report(title: str, rows: list[VerifyRow], docs: list[TraceDoc], summary: str) -> str:
@@ -152,6 +228,8 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     parts.append(_table(model, trace, head, waiting, doc.notes))
     parts.append('</div><div class="right">')
     parts.append(_state_panel(model, trace))
+    if doc.log:
+        parts.append(_log_pane(doc.log))
     parts.append(_source_pane(doc.source, lines))
     parts.append("</div></div>")
     steps_data = [{"label": _now(model, trace, i, doc.source, lines[i]), "action": lines[i].action,
@@ -343,6 +421,13 @@ def _state_panel(model, trace: Trace) -> str:
         out.append(f'<dl class="state" data-step="{i}">{items}</dl>')
     out.append("</div>")
     return "".join(out)
+
+
+def _log_pane(log: tuple[str, ...]) -> str:
+    """The log line each state's step matched, the one at the cursor shown (`conform --html`)."""
+    items = "".join(f'<pre class="logline" data-step="{i}">{_e(text) or "(no log line: the step was not logged)"}'
+                    "</pre>" for i, text in enumerate(log))
+    return f'<div class="log-pane"><div class="pane-title">The log line of the step</div>{items}</div>'
 
 
 # ---------------------------------------------------------------- swimlanes as SVG
@@ -593,6 +678,16 @@ pre.source .no{display:inline-block;width:3.5em;padding-right:8px;text-align:rig
 pre.source .line.action{background:var(--actbg)}pre.source .line.guard{background:var(--guardbg)}
 pre.source .line.check-line.shown{outline:2px solid var(--bad);outline-offset:-2px}
 pre.source .line.flash{background:var(--guardbg);outline:2px solid #e08a00;outline-offset:-2px}
+.log-pane{border:1px solid var(--line);border-radius:6px;padding:6px 8px}
+pre.logline{display:none;margin:0;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12.5px}
+pre.logline.current,pre.logline.event{display:block}pre.logline.event{background:var(--badbg);padding:6px 8px;
+border-radius:6px}
+.candidate,.why{border:1px solid var(--line);border-radius:6px;padding:6px 8px;margin:6px 0}
+.cause{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px;color:#7a4a00}
+pre.quote{margin:2px 0 6px 16px;background:var(--guardbg);padding:2px 6px;white-space:pre-wrap}
+pre.error{background:var(--badbg);padding:6px 8px;white-space:pre-wrap}.note{color:var(--muted)}
+table.diffs{border-collapse:collapse;margin:4px 0}table.diffs th,table.diffs td{border:1px solid var(--line);
+padding:2px 8px;text-align:left;font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px}
 table.verify{border-collapse:collapse;margin:10px 0}
 table.verify th,table.verify td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 .ok{color:#1b5e20;font-weight:bold}.bad{color:var(--bad);font-weight:bold}.blocked{color:#333}

@@ -218,9 +218,12 @@ def _items(x, key: str, where: str, what: str) -> list:
     raise ItfError(f"{where}: expected {what}, found {shown(x)}")
 
 
-def member(name, t: T.SortT, where: str) -> int:
-    """The run-time value (index) of an enum member or model value given by name."""
+def member(name, t: T.SortT, where: str, names: dict | None = None) -> int:
+    """The run-time value (index) of an enum member or model value given by name (or by a text
+    that `names[t.name]` maps to a member's index)."""
     if isinstance(name, str):
+        if names and t.name in names and name in names[t.name]:
+            return names[t.name][name]
         # Apalache writes model values as "c1_OF_PERSON"
         for candidate in (name, name.split("_OF_")[0]):
             if candidate in t.members:
@@ -228,14 +231,15 @@ def member(name, t: T.SortT, where: str) -> int:
     raise ItfError(f"{where}: {shown(name)} is not a member of {t.name} ({', '.join(t.members)})")
 
 
-def value_from_itf(x, t: T.Type, where: str = "value"):
-    """An ITF expression as a run-time value of type `t`. Raises ItfError when it does not fit."""
+def value_from_itf(x, t: T.Type, where: str = "value", names: dict | None = None):
+    """An ITF expression as a run-time value of type `t`. Raises ItfError when it does not fit.
+    `names`: texts that stand for members, as for savedtrace.value_from_json."""
     if isinstance(t, T.OptionT):
         if isinstance(x, dict) and "tag" in x and set(x) <= {"tag", "value"}:
             if x["tag"] == "None":
                 return NONE
             if x["tag"] == "Some" and "value" in x:
-                return value_from_itf(x["value"], t.inner, where)
+                return value_from_itf(x["value"], t.inner, where, names)
         if x is None:
             return NONE
         raise ItfError(f"{where}: expected Some(...) or None, found {shown(x)}")
@@ -246,31 +250,31 @@ def value_from_itf(x, t: T.Type, where: str = "value"):
     if isinstance(t, T.IntT):
         return _int(x, where)
     if isinstance(t, T.SortT):
-        return member(x, t, where)
+        return member(x, t, where, names)
     if isinstance(t, T.SetT):
         items = _items(x, "#set", where, "a set {\"#set\": [...]}")
-        return frozenset(value_from_itf(e, t.element, where) for e in items)
+        return frozenset(value_from_itf(e, t.element, where, names) for e in items)
     if isinstance(t, T.SeqT):
         if not isinstance(x, list):
             raise ItfError(f"{where}: expected a list, found {shown(x)}")
-        return tuple(value_from_itf(e, t.element, where) for e in x)
+        return tuple(value_from_itf(e, t.element, where, names) for e in x)
     if isinstance(t, T.TupleT):
         items = _items(x, "#tup", where, "a tuple {\"#tup\": [...]}")
         if len(items) != len(t.elements):
             raise ItfError(f"{where}: expected a tuple of {len(t.elements)} elements, found {len(items)}")
-        return tuple(value_from_itf(e, et, where) for e, et in zip(items, t.elements))
+        return tuple(value_from_itf(e, et, where, names) for e, et in zip(items, t.elements))
     if isinstance(t, T.RecordT):
         if not isinstance(x, dict) or set(x) != {n for n, _ in t.fields}:
             raise ItfError(f"{where}: expected a record with fields {', '.join(n for n, _ in t.fields)}, "
                            f"found {shown(x)}")
-        return tuple(value_from_itf(x[n], ft, f"{where}.{n}") for n, ft in t.fields)
+        return tuple(value_from_itf(x[n], ft, f"{where}.{n}", names) for n, ft in t.fields)
     if isinstance(t, T.MapT):
         pairs = _items(x, "#map", where, "a map {\"#map\": [[key, value], ...]}")
         out = {}
         for p in pairs:
             if not isinstance(p, list) or len(p) != 2:
                 raise ItfError(f"{where}: a map entry must be [key, value], found {shown(p)}")
-            out[value_from_itf(p[0], t.key, where)] = value_from_itf(p[1], t.value, where)
+            out[value_from_itf(p[0], t.key, where, names)] = value_from_itf(p[1], t.value, where, names)
         return make_map(out, t)
     raise ItfError(f"{where}: cannot read a value of type {t}")
 

@@ -1,50 +1,41 @@
 """Replay a saved counterexample against a spec (possibly a fixed variant) and explain where it stops.
 
-`replay` re-executes the trace step by step. The set of *candidate* current
-states starts as the model's initial states that agree with the recorded
-first state; each step runs the recorded action with the recorded arguments
-from every candidate and keeps the successors that agree with the recorded
-next state. "Agree" compares the variables both the trace and the model know,
-so a variant that adds a variable (a generation counter, say) can replay a
-trace saved from the base spec; nondeterministic actions and several initial
-states are handled because every matching successor is kept. A trace from an
-ITF tool that records no actions is replayed by trying every action. A lasso
-also checks the transition from the last state back to the loop state.
+`replay` matches the trace, step by step, with the one candidate-set matcher
+(engine/matcher.py), the one `tlacheck conform` uses for logs. The set of
+*candidate* current states starts as the model's initial states that agree
+with the recorded first state; each step runs the recorded action with the
+recorded arguments from every candidate and keeps the successors that agree
+with the recorded next state. "Agree" compares the variables both the trace
+and the model know, so a variant that adds a variable (a generation counter,
+say) can replay a trace saved from the base spec; nondeterministic actions and
+several initial states are handled because every matching successor is kept.
+A trace from an ITF tool that records no actions is replayed by trying every
+action. A lasso also checks the transition from the last state back to the
+loop state. Unlike `conform`, replay allows no unlogged step and makes no
+check along the way: the trace is the whole behaviour.
 
 Finding the cause. When a step fails, the report names what is responsible:
 the first `require` that is false (step disabled), or the assignment that
-wrote a variable to a value other than the recorded one (step diverges).
-Two approaches were possible: (1) an IR interpreter that evaluates guards
-one by one, which would duplicate every operation of the code generator and
-could drift from it; (2) compiling an *instrumented variant* of the actions
-and reusing the code generator unchanged. This module does (2): an IR-to-IR
-rewrite (`_Instrument`) turns each `require c; rest` into
-`if c: rest else: __fail = k` (and each `with x in S` into a check that S is
-not empty), records after every assignment to variable v which assignment
-wrote it last (`__wrote_v = j`), and drops range bounds (a failing path may
-hold out-of-range values). The instrumented model therefore yields one
-successor per control path and parameter value, never aborts, and its extra
-slots say which guard failed or which assignment wrote what. The real model
-decides enabledness and successors; the instrumented one only explains.
-Limits: the "first" failing guard is the first along the first path in
-canonical order (for an `either`, other branches may fail elsewhere: their
-number is reported); an evaluation fault inside a guard is reported as such.
+wrote a variable to a value other than the recorded one (step diverges), from
+the instrumented copy of the actions (compile/instrument.py, through the
+matcher's Explainer). Limits: the "first" failing guard is the first along
+the first path in canonical order (for an `either`, other branches may fail
+elsewhere: their number is reported); an evaluation fault inside a guard is
+reported as such.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import traceback
 from dataclasses import dataclass
 from enum import Enum
 
-from tlacheck.compile.model import Model, compile_spec
-from tlacheck.core import types as T
-from tlacheck.core.errors import suggest
+from tlacheck.compile.model import Model
+from tlacheck.core.errors import EvalError, suggest
 from tlacheck.core.result import Step, Trace
-from tlacheck.core.runtime import EVAL_FAILURES, Fault
+from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.core.source import Span
-from tlacheck.ir import nodes as ir
+from tlacheck.engine.matcher import Call, Event, Explainer, Matcher, MatchFault
 from tlacheck.output import diff
 from tlacheck.output.savedtrace import SavedTrace, TraceFileError, decode_args
 
@@ -101,8 +92,9 @@ class _Replayer:
     def __init__(self, model: Model, saved: SavedTrace):
         self.model = model
         self.saved = saved
-        self.slots = [(model.var_names.index(n), n) for n in model.var_names]
-        self.instrumented: _Instrumented | None = None
+        self.slots = {n: i for i, n in enumerate(model.var_names)}
+        self.matcher = Matcher(model)
+        self.explainer = Explainer(model)
         self.replayed = 0
         stutters = saved.closing is None and saved.loop_index == len(saved.steps) - 1
         self.total = len(saved.steps) - 1 + int(saved.loop_index is not None and not stutters)
@@ -126,25 +118,15 @@ class _Replayer:
         return _Failure(ReplayResult(outcome, self.total, self.replayed, message, step, action, tuple(causes),
                                      tuple(differences), None, self.notes))
 
-    def _agrees(self, state: tuple, recorded: dict) -> bool:
-        return all(state[i] == recorded[n] for i, n in self.slots if n in recorded)
+    def _recorded(self, recorded: dict) -> tuple:
+        """The recorded variables the model knows, as the matcher compares them: (slot, value)."""
+        return tuple((self.slots[n], v) for n, v in recorded.items() if n in self.slots)
 
     def _differences(self, state: tuple, recorded: dict) -> list[tuple[str, str, str, str]]:
         """Where `state` (replayed) and the recorded state differ, entry by entry: the recorded
         state is diffed against the replayed one (diff.changes), so an element only the recorded
         state has is "added"."""
-        known = [(i, n) for i, n in self.slots if n in recorded]
-        replayed = tuple(state[i] for i, _ in known)
-        saved = tuple(recorded[n] for _, n in known)
-        out = []
-        for c in diff.changes(replayed, saved, [n for _, n in known], [self.model.var_types[i] for i, _ in known]):
-            if c.op is diff.Op.CHANGED:
-                out.append((c.variable, c.path, c.new_text, c.old_text))
-            elif c.op is diff.Op.ADDED:
-                out.append((c.variable, c.path, c.element_text, "(absent)"))
-            else:
-                out.append((c.variable, c.path, "(absent)", c.element_text))
-        return out
+        return recorded_differences(self.model, state, self._recorded(recorded))
 
     def _differing_variables(self, diffs) -> list[str]:
         return list(dict.fromkeys(n for n, _, _, _ in diffs))
@@ -152,39 +134,41 @@ class _Replayer:
     def _run(self) -> ReplayResult:
         model, saved = self.model, self.saved
         first = saved.steps[0].state
+        matcher = self.matcher
         try:
-            inits = list(dict.fromkeys(model.init()))
-        except EVAL_FAILURES as fault:
-            raise self._error(fault, 0, None, "computing the initial states", model.span_of("initial")) from None
-        candidates = [s for s in inits if self._agrees(s, first)]
-        if not candidates:
+            started = matcher.start((Event(None, self._recorded(first), initial=True),))
+        except MatchFault as fault:
+            raise self._error(fault.error, 0, None) from None
+        if not started:
+            inits = list(dict.fromkeys(matcher.initial_states()))
             diffs = self._differences(inits[0], first) if inits else []
             causes = [Cause(f"the initial value of `{n}` is declared here", self._var_span(n))
                       for n in self._differing_variables(diffs)]
             raise self._fail(Outcome.INITIAL_DIFFERS, "the recorded initial state is not an initial state of "
                              "this spec", 0, None, causes, diffs)
-        trace_steps = [Step(None, (), candidates[0])]
-        chosen: list[list[tuple]] = [candidates]
         for k, step in enumerate(saved.steps[1:], start=1):
-            candidates, made = self._step(k, step, candidates)
-            chosen.append(candidates)
-            trace_steps.append(made)
+            self._step(k, step)
             self.replayed = k
-        closing_step = None
+        last = matcher.frontier[0]
+        closing = None
         if saved.loop_index is not None:
             # the closing transition: the recorded action, or any action; a last state that
             # stutters forever needs none
             stutters = saved.closing is None and saved.loop_index == len(saved.steps) - 1
             if not stutters:
                 step = saved.closing or _ClosingStep(saved.steps[saved.loop_index].state)
-                _, closing_step = self._step(len(saved.steps), step, candidates)
+                self._step(len(saved.steps), step)
+                closing = matcher.frontier[0]
+                last = closing.parent
             self.replayed = self.total
         try:
-            trace = _rebuild(model, trace_steps, chosen, saved.loop_index)
+            trace, _ = matcher.history(last)
         except EVAL_FAILURES as fault:  # the steps ran once already; a RecursionError need not recur
-            raise self._error(fault, self.total, None, "rebuilding the replayed trace") from None
-        if closing_step is not None:
-            trace = Trace(trace.steps, trace.loop_index, Step(closing_step.action, closing_step.args,
+            raise self._error(self.explainer.error(fault, "rebuilding the replayed trace", None), self.total,
+                              None) from None
+        trace = Trace(trace.steps, saved.loop_index)
+        if closing is not None:
+            trace = Trace(trace.steps, saved.loop_index, Step(closing.action, closing.args,
                                                              trace.steps[saved.loop_index].state))
         still = None
         if saved.kind == "invariant" and saved.name in dict(model.invariants):
@@ -199,12 +183,20 @@ class _Replayer:
                             "and reaches the recorded state", still_violates=still, notes=self.notes, trace=trace)
 
     # ---------------------------------------------------------------- one step
-    def _step(self, k: int, step, candidates: list[tuple]) -> tuple[list[tuple], Step]:
+    def _step(self, k: int, step) -> None:
+        """Match step k (the closing transition of a lasso is step len(steps)); raise a _Failure
+        that says why when no candidate takes it."""
         model = self.model
         recorded = step.state
         where = self._where(k)
+        candidates = [n.state for n in self.matcher.frontier]
         if not step.action_known:
-            return self._any_action(k, recorded, candidates, where)
+            event = Event(None, self._recorded(recorded))
+            if not self._feed(event, k, None):
+                diffs = self._differences(candidates[0], recorded)
+                raise self._fail(Outcome.DIVERGES, f"{where}: no action leads to the recorded state", k, None, (),
+                                 diffs)
+            return
         names = [info.name for info in model.action_info]
         if step.action not in names:
             hint = suggest(step.action, names)
@@ -218,117 +210,62 @@ class _Replayer:
             raise self._fail(Outcome.BAD_ARGUMENTS, f"{where}: {exc}", k, step.action,
                              [Cause(f"`{info.name}` is declared here", info.span)]) from None
         label = model.step_label(a, args)
-        succs = []
-        for cand in candidates:
-            try:
-                succs += [(cand, s) for got, s in model.actions[a](cand) if got == args]
-            except EVAL_FAILURES as fault:
-                raise self._error(fault, k, label, f"computing action {info.name}", info.span) from None
+        call = Call(a, tuple(enumerate(args)))
+        if self._feed(Event((call,), self._recorded(recorded)), k, label):
+            return
+        succs = [(cand, s) for cand in candidates for got, s in model.actions[a](cand) if got == args]
         if not succs:
-            raise self._disabled(k, a, args, candidates, label)
-        matching = list(dict.fromkeys(s for _, s in succs if self._agrees(s, recorded)))
-        if not matching:
-            raise self._diverges(k, a, args, succs, recorded, label)
-        return matching, Step(a, args, matching[0])
+            raise self._disabled(k, call, candidates, label)
+        raise self._diverges(k, call, succs, recorded, label)
 
-    def _any_action(self, k: int, recorded: dict, candidates, where: str) -> tuple[list[tuple], Step]:
-        found: list[tuple] = []
-        first = None
-        for cand in candidates:
-            for a, act in enumerate(self.model.actions):
-                try:
-                    for args, s in act(cand):
-                        if self._agrees(s, recorded) and s not in found:
-                            found.append(s)
-                            first = first or Step(a, args, s)
-                except EVAL_FAILURES as fault:
-                    info = self.model.action_info[a]
-                    raise self._error(fault, k, info.name, f"computing action {info.name}", info.span) from None
-        if not found:
-            diffs = self._differences(candidates[0], recorded)
-            raise self._fail(Outcome.DIVERGES, f"{where}: no action leads to the recorded state", k, None, (),
-                             diffs)
-        return found, first
+    def _feed(self, event: Event, k: int, label: str | None) -> bool:
+        try:
+            return self.matcher.feed(event)
+        except MatchFault as fault:
+            name = label or (self.model.action_info[fault.action].name if fault.action is not None else None)
+            raise self._error(fault.error, k, name) from None
 
     # ---------------------------------------------------------------- explanations
     def _where(self, k: int) -> str:
         return "the transition back to the loop state" if k == len(self.saved.steps) else f"step {k}"
 
-    def _error(self, fault: Fault | RecursionError | MemoryError, k: int, label: str | None, note: str,
-               span: Span | None = None, model: Model | None = None) -> _Failure:
-        """Step `k` failed to evaluate (runtime.EVAL_FAILURES) while `note` ("computing action A"),
-        as `check` reports it: a Fault's own message and place, E406 or E411 at the line being
-        computed, else at `span` (Model.limit_error). `model`: the one that raised it (default:
-        the spec's; the instrumented copy places errors at the same spec lines)."""
-        model = model or self.model
-        if isinstance(fault, Fault):
-            err = model.eval_error(fault)
-        else:
-            err = model.limit_error(fault, note, span)
+    def _error(self, err: EvalError, k: int, label: str | None) -> _Failure:
+        """Step `k` failed to evaluate, as `check` reports it (engine/matcher.py evaluation_error)."""
         return self._fail(Outcome.ERROR, f"{self._where(k)}: evaluation error[{err.code}]: {err.message}", k, label,
                           [Cause(err.message, err.span)])
 
-    def _inst(self) -> _Instrumented:
-        if self.instrumented is None:
-            self.instrumented = _Instrumented(self.model)
-        return self.instrumented
+    def _paths(self, k: int, call: Call, state: tuple, label: str):
+        info = self.model.action_info[call.action]
+        try:
+            return self.explainer.paths(call.action, state, call)
+        except EVAL_FAILURES as fault:  # explaining the step failed where running it did not
+            raise self._error(self.explainer.error(fault, f"computing action {info.name}", info.span), k,
+                              label) from None
 
-    def _disabled(self, k: int, a: int, args: tuple, candidates, label: str) -> _Failure:
-        inst = self._inst()
-        info = self.model.action_info[a]
+    def _disabled(self, k: int, call: Call, candidates, label: str) -> _Failure:
+        info = self.model.action_info[call.action]
         fails: list[int] = []
         seen_args = False
-        try:
-            for cand in candidates:
-                for got, fail, _wrote, _state in inst.run(a, cand):
-                    if got == args:
-                        seen_args = True
-                        fails.append(fail)
-        except EVAL_FAILURES as fault:  # explaining the step failed where running it did not
-            return self._error(fault, k, label, f"computing action {info.name}", info.span, inst.model)
+        for cand in candidates:
+            failed, _, fits = self._paths(k, call, cand, label)
+            seen_args = seen_args or fits
+            fails += failed
         if not seen_args:
             return self._fail(Outcome.BAD_ARGUMENTS,
                               f"{self._where(k)}: {label} is not an instance of `{info.name}` any more: an argument is "
                               "outside its parameter's domain", k, label,
                               [Cause(f"`{info.name}` and its parameters are declared here", info.span)])
-        failing = [f for f in fails if f]
-        causes = []
-        if failing:
-            kind, span = inst.guards[failing[0] - 1]
-            what = "this `require` is false" if kind == "require" else "this `with` has no value to choose"
-            others = sorted(set(failing[1:]) - {failing[0]})
-            if others:
-                what += f" (other paths through the action stop at {len(others)} other guard"
-                what += "s)" if len(others) > 1 else ")"
-            causes.append(Cause(what, span))
+        causes = [guard_cause(self.explainer, fails)] if fails else []
         return self._fail(Outcome.DISABLED, f"{self._where(k)}: {label} is disabled in the state reached after "
                           f"step {k - 1}",
                           k, label, causes)
 
-    def _diverges(self, k: int, a: int, args: tuple, succs, recorded: dict, label: str) -> _Failure:
+    def _diverges(self, k: int, call: Call, succs, recorded: dict, label: str) -> _Failure:
         # the successor closest to the recorded state explains the difference best
         best_cand, best = min(succs, key=lambda cs: len(self._differences(cs[1], recorded)))
         diffs = self._differences(best, recorded)
-        inst = self._inst()
-        wrote = None
-        n = len(self.model.var_names)
-        try:
-            for got, fail, w, state in inst.run(a, best_cand):
-                if got == args and fail == 0 and state[:n] == best:
-                    wrote = w
-                    break
-        except EVAL_FAILURES as fault:
-            info = self.model.action_info[a]
-            return self._error(fault, k, label, f"computing action {info.name}", info.span, inst.model)
-        causes = []
-        for name in self._differing_variables(diffs):
-            slot = self.model.var_names.index(name)
-            j = wrote[slot] if wrote is not None else 0
-            if j:
-                causes.append(Cause(f"`{name}` gets its value here", inst.assignments[j - 1]))
-            else:
-                causes.append(Cause(f"`{self.model.action_info[a].name}` does not assign `{name}`, so it keeps its "
-                                    "value", self.model.action_info[a].span))
+        wrote = next((w for _, s, w in self._paths(k, call, best_cand, label)[1] if s == best), None)
+        causes = assignment_causes(self.model, self.explainer, call.action, wrote, self._differing_variables(diffs))
         return self._fail(Outcome.DIVERGES, f"{self._where(k)}: {label} reaches a different state", k, label,
                           causes, diffs)
 
@@ -337,6 +274,70 @@ class _Replayer:
             if v.name == name:
                 return v.span
         return None
+
+
+def recorded_differences(model: Model, state: tuple, recorded: tuple) -> list[tuple[str, str, str, str]]:
+    """Where a state the spec reaches differs from what was recorded ((slot, value) pairs), entry
+    by entry (output/diff.py): (variable, path, recorded, reached); the recorded values are
+    diffed against the state's, so an element only the recorded state has is "added", and shown
+    as "(absent)" on the other side."""
+    slots = [i for i, _ in recorded]
+    reached = tuple(state[i] for i in slots)
+    saved = tuple(v for _, v in recorded)
+    out = []
+    for c in diff.changes(reached, saved, [model.var_names[i] for i in slots], [model.var_types[i] for i in slots]):
+        if c.op is diff.Op.CHANGED:
+            out.append((c.variable, c.path, c.new_text, c.old_text))
+        elif c.op is diff.Op.ADDED:
+            out.append((c.variable, c.path, c.element_text, "(absent)"))
+        else:
+            out.append((c.variable, c.path, "(absent)", c.element_text))
+    return out
+
+
+def guard_cause(explainer: Explainer, failing: list[int]) -> Cause:
+    """The first false guard of `failing` (guard numbers of the paths tried, in order), and how
+    many other guards other paths stop at."""
+    kind, span = explainer.guard(failing[0])
+    what = "this `require` is false" if kind == "require" else "this `with` has no value to choose"
+    others = sorted(set(failing[1:]) - {failing[0]})
+    if others:
+        what += f" (other paths through the action stop at {len(others)} other guard"
+        what += "s)" if len(others) > 1 else ")"
+    return Cause(what, span)
+
+
+def assignment_causes(model: Model, explainer: Explainer, action: int, wrote, names: list[str]) -> list[Cause]:
+    """For each variable in `names` whose value differs after a step of `action`: the assignment
+    that wrote it (`wrote`: the path's assignment numbers per variable, None if unknown), or the
+    action's declaration when it does not assign it."""
+    causes = []
+    info = model.action_info[action]
+    for name in names:
+        slot = model.var_names.index(name)
+        j = wrote[slot] if wrote is not None else 0
+        if j:
+            causes.append(Cause(f"`{name}` gets its value here", explainer.assignment(j)))
+        else:
+            causes.append(Cause(f"`{info.name}` does not assign `{name}`, so it keeps its value", info.span))
+    return causes
+
+
+def quote_cause(cause: Cause, sources: dict) -> list[str]:
+    """`file:line:col: message`, then the source line (from `sources`, by file name) with a caret
+    under the place."""
+    span = cause.span
+    if span is None:
+        return [cause.message]
+    out = [f"{span}: {cause.message}"]
+    src = sources.get(span.file)
+    text = src.line_text(span.line) if src else ""
+    if text:
+        gutter = f"{span.line:>4} | "
+        width = span.end_column - span.column if span.end_line == span.line and span.end_column > span.column else 1
+        out.append(gutter + text.rstrip())
+        out.append(" " * (len(gutter) + span.column - 1) + "^" * max(1, width))
+    return out
 
 
 def _drop_frames(exc: BaseException) -> None:
@@ -349,108 +350,3 @@ def _drop_frames(exc: BaseException) -> None:
 class _ClosingStep:
     state: dict
     action_known: bool = False
-
-
-def _rebuild(model: Model, steps: list[Step], chosen: list[list[tuple]], loop_index) -> Trace:
-    """A consistent trace through the candidate sets (the first candidate of each set is not always
-    a successor of the first candidate of the previous one when variables are missing)."""
-    if all(len(c) == 1 for c in chosen):
-        return Trace(tuple(steps), loop_index)
-    # walk back from the last set: pick, for each state, a predecessor in the previous set
-    out = [chosen[-1][0]]
-    for k in range(len(chosen) - 1, 0, -1):
-        a, args = steps[k].action, steps[k].args
-        for prev in chosen[k - 1]:
-            if a is None or any(got == args and s == out[-1] for got, s in model.actions[a](prev)):
-                out.append(prev)
-                break
-        else:  # pragma: no cover - every kept state has a predecessor in the previous set
-            out.append(chosen[k - 1][0])
-    out.reverse()
-    return Trace(tuple(Step(s.action, s.args, st) for s, st in zip(steps, out)), loop_index)
-
-
-# ---------------------------------------------------------------- instrumentation
-
-class _Instrumented:
-    """The spec's actions rewritten so every control path yields a state that records which guard
-    failed (`__fail`, 0 if none) and which assignment last wrote each variable (`__wrote_v`)."""
-
-    def __init__(self, model: Model):
-        spec = model.spec
-        n = len(spec.variables)
-        self.n = n
-        rewrite = _Instrument(n)
-        span = spec.variables[0].span if spec.variables else None
-        zero = ir.Lit(T.INT, span, 0)
-        extra = [ir.Variable("__fail", T.INT, zero, False, None, span)]
-        extra += [ir.Variable(f"__wrote_{i}", T.INT, zero, False, None, span) for i in range(n)]
-        variables = tuple(dataclasses.replace(v, bounds=None) for v in spec.variables) + tuple(extra)
-        actions = tuple(dataclasses.replace(a, body=rewrite.block(list(a.body))) for a in spec.actions)
-        instrumented = dataclasses.replace(spec, variables=variables, actions=actions, invariants=(),
-                                           constraints=(), properties=(), reachables=(), fairness=(),
-                                           theorems=())
-        self.model = compile_spec(instrumented)
-        self.guards = rewrite.guards
-        self.assignments = rewrite.assignments
-
-    def run(self, action: int, state: tuple):
-        """(args, failed guard number or 0, wrote numbers per variable, full state) for each path."""
-        extended = tuple(state) + (0,) * (self.n + 1)
-        for args, s in self.model.actions[action](extended):
-            yield args, s[self.n], s[self.n + 1:], s
-
-
-class _Instrument:
-    def __init__(self, n: int):
-        self.fail_slot = n
-        self.guards: list[tuple[str, Span]] = []  # (kind, span), numbered from 1
-        self.assignments: list[Span] = []  # numbered from 1
-
-    def _lit(self, value: int, span) -> ir.Lit:
-        return ir.Lit(T.INT, span, value)
-
-    def _set_fail(self, kind: str, span) -> ir.AssignS:
-        self.guards.append((kind, span))
-        return ir.AssignS(span, self.fail_slot, (), self._lit(len(self.guards), span))
-
-    def _ok(self, span) -> ir.Expr:
-        return ir.Prim(T.BOOL, span, "eq", (ir.VarRef(T.INT, span, self.fail_slot), self._lit(0, span)))
-
-    def block(self, stmts: list) -> tuple:
-        out: list = []
-        for i, st in enumerate(stmts):
-            rest = stmts[i + 1:]
-            if isinstance(st, ir.RequireS):
-                fail = self._set_fail("require", st.span)
-                out.append(ir.IfS(st.span, ((st.cond, self.block(rest)),), (fail,)))
-                return tuple(out)
-            if isinstance(st, ir.AssignS):
-                self.assignments.append(st.span)
-                out.append(st)
-                out.append(ir.AssignS(st.span, self.fail_slot + 1 + st.slot, (),
-                                      self._lit(len(self.assignments), st.span)))
-                continue
-            guards_before = len(self.guards)
-            if isinstance(st, ir.IfS):
-                new = ir.IfS(st.span, tuple((c, self.block(list(b))) for c, b in st.branches),
-                             self.block(list(st.orelse)))
-            elif isinstance(st, ir.EitherS):
-                new = ir.EitherS(st.span, tuple(self.block(list(b)) for b in st.branches))
-            elif isinstance(st, ir.WithS):
-                new = self._with(st.span, list(st.binders), list(st.body))
-            else:  # LetS, and statement kinds this rewrite does not know: unchanged
-                out.append(st)
-                continue
-            out.append(new)
-            if rest and len(self.guards) > guards_before:
-                out.append(ir.IfS(st.span, ((self._ok(st.span), self.block(rest)),), ()))
-                return tuple(out)
-        return tuple(out)
-
-    def _with(self, span, binders: list, body: list) -> ir.Stmt:
-        (local, domain), more = binders[0], binders[1:]
-        inner = (self._with(span, more, body),) if more else self.block(body)
-        fail = self._set_fail("with", span)
-        nonempty = ir.Prim(T.BOOL, span, "gt", (ir.Prim(T.INT, span, "card", (domain,)), self._lit(0, span)))
-        return ir.IfS(span, ((nonempty, (ir.WithS(span, ((local, domain),), inner),)),), (fail,))

@@ -30,13 +30,14 @@ def _n(x: int) -> str:
     return f"{x:,}"
 
 
-def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
+def format_trace(model: Model, trace: Trace, full: bool = False, labels=None) -> str:
     """A TLC-like trace: one block per state and the action that led to it. The first state
     lists every variable; later states list what the step changed, marked `*`, entry by entry
     (output/diff.py): `pc[c1] = Waiting    (was Ready)`, `waiting + c2` (an element added to a set,
     sequence or map), `waiting - c1` (removed); a value changed as a whole shows its old value.
     `full`: every variable, as TLC prints them, the entries that changed under each changed one.
-    Values longer than a line wrap after a comma (diff.wrap)."""
+    Values longer than a line wrap after a comma (diff.wrap). `labels`: per state, a text to end
+    its heading with (`conform` names the log line each step matched), or None."""
     lines = []
     per_step = [None] + [diff.step_changes(model, a.state, b.state) for a, b in zip(trace.steps, trace.steps[1:])]
     derived = [model.derived_values(step.state) for step in trace.steps]
@@ -51,6 +52,8 @@ def format_trace(model: Model, trace: Trace, full: bool = False) -> str:
             info = model.action_info[step.action]
             where = f"{info.span.file}:{info.span.line}"
             lines.append(f"State {i}: {model.step_label(step.action, step.args)}    ({where})")
+        if labels is not None and labels[i - 1]:
+            lines[-1] += f"    {labels[i - 1]}"
         shown = model.format_state(step.state)
         by_variable: dict[str, list[diff.Change]] = {}
         for c in found or ():

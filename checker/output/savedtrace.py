@@ -52,10 +52,12 @@ class SavedTrace:
 
 # ---------------------------------------------------------------- tlacheck JSON values
 
-def value_from_json(x, t: T.Type, where: str = "value"):
-    """A value as `values.to_json` writes it, back in the run-time representation."""
+def value_from_json(x, t: T.Type, where: str = "value", names: dict | None = None):
+    """A value as `values.to_json` writes it, back in the run-time representation. `names`: per
+    enum or set of model values (its name), texts that stand for its members (a `conform:`
+    section's `values` lines) besides the members' own names."""
     if isinstance(t, T.OptionT):
-        return NONE if x is None else value_from_json(x, t.inner, where)
+        return NONE if x is None else value_from_json(x, t.inner, where, names)
     if isinstance(t, T.BoolT):
         if isinstance(x, bool):
             return x
@@ -68,32 +70,32 @@ def value_from_json(x, t: T.Type, where: str = "value"):
             except ValueError:
                 pass
     elif isinstance(t, T.SortT):
-        return itf.member(x, t, where)
+        return itf.member(x, t, where, names)
     elif isinstance(t, T.SetT):
         if isinstance(x, list):
-            return frozenset(value_from_json(e, t.element, where) for e in x)
+            return frozenset(value_from_json(e, t.element, where, names) for e in x)
     elif isinstance(t, T.SeqT):
         if isinstance(x, list):
-            return tuple(value_from_json(e, t.element, where) for e in x)
+            return tuple(value_from_json(e, t.element, where, names) for e in x)
     elif isinstance(t, T.TupleT):
         if isinstance(x, list) and len(x) == len(t.elements):
-            return tuple(value_from_json(e, et, where) for e, et in zip(x, t.elements))
+            return tuple(value_from_json(e, et, where, names) for e, et in zip(x, t.elements))
     elif isinstance(t, T.RecordT):
         if isinstance(x, dict) and set(x) == {n for n, _ in t.fields}:
-            return tuple(value_from_json(x[n], ft, f"{where}.{n}") for n, ft in t.fields)
+            return tuple(value_from_json(x[n], ft, f"{where}.{n}", names) for n, ft in t.fields)
     elif isinstance(t, T.MapT):
         if isinstance(x, dict):  # scalar keys, written as strings
-            return itf.make_map({_key_from_text(k, t.key, where): value_from_json(v, t.value, where)
+            return itf.make_map({_key_from_text(k, t.key, where, names): value_from_json(v, t.value, where, names)
                                  for k, v in x.items()}, t)
         if isinstance(x, list) and all(isinstance(p, list) and len(p) == 2 for p in x):
-            return itf.make_map({value_from_json(k, t.key, where): value_from_json(v, t.value, where)
+            return itf.make_map({value_from_json(k, t.key, where, names): value_from_json(v, t.value, where, names)
                                  for k, v in x}, t)
     raise itf.ItfError(f"{where}: {itf.shown(x)} is not a value of type {t}")
 
 
-def _key_from_text(k: str, t: T.Type, where: str):
+def _key_from_text(k: str, t: T.Type, where: str, names: dict | None):
     if isinstance(t, T.SortT):
-        return itf.member(k, t, where)
+        return itf.member(k, t, where, names)
     if isinstance(t, T.BoolT) and k in ("true", "false"):
         return k == "true"
     if isinstance(t, T.IntT):

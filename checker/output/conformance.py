@@ -1,0 +1,882 @@
+"""`tlacheck conform`: recorded runs of a real system checked against a spec, and the reports.
+
+One run is one log (NDJSON or ITF, output/logs.py), or a folder holding one log per process
+(merged by logical clock or timestamp). Each run gets one verdict:
+
+- conforms: some behaviour of the spec matches every event (exit 0);
+- violation: behaviours match the whole run, and every one of them fails a check along the way
+  (an invariant, the safety part of a temporal property, a step property, a refinement): the real
+  system showed the bug (exit 12, with the trace);
+- does not conform: no behaviour matches; the report says where and why (exit 14);
+- malformed: the log cannot be read (exit 2), error: the spec failed to evaluate (exit 4),
+  incomplete: a limit stopped the run (exit 5).
+
+Several runs: one verdict each, a summary, coverage across them (which actions and variables the
+matched behaviours exercised, which actions none did), and the worst verdict's exit code (in the
+order of `Conformance`). Matching is the one matcher's (engine/matcher.py); this module reads the
+events, drives it, and explains a mismatch per candidate and per action with the replay's words
+(output/replay.py: the first false `require`, the assignment that wrote another value, the
+differences entry by entry).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import os
+from array import array
+from dataclasses import dataclass, field
+from enum import Enum
+
+from tlacheck import __version__
+from tlacheck.compile.model import Model
+from tlacheck.core.errors import Diagnostic
+from tlacheck.core.result import Trace, Violation
+from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.engine.matcher import (GAP, INITIAL, LAZY, Event, Explainer, MatchFault, Matcher, MatchOptions, MatchStopped,
+                                     Node)
+from tlacheck.engine.options import Options
+from tlacheck.output import artefacts, html, render
+from tlacheck.output.logs import LogError, Mapping, ordered, precedence, process_files, read_log
+from tlacheck.output.replay import Cause, assignment_causes, guard_cause, quote_cause, recorded_differences
+from tlacheck.output.report import format_trace, trace_json
+
+
+# A run whose frontier holds this many candidate states per event on average is "thin": the log
+# says too little to tell the spec's behaviours apart.
+THIN = 10
+FRONTIER_SHOWN = 20  # candidate states listed in a report
+PREFIX_SHOWN = 50  # states of a matched prefix kept in a report (its end)
+EXPLAINED = 10  # candidates whose attempts are explained
+
+
+class Conformance(Enum):
+    """A run's verdict, in the order of severity (the worst of a batch gives the exit code)."""
+
+    CONFORMS = "conforms"
+    VIOLATION = "violation"
+    DOES_NOT_CONFORM = "does_not_conform"
+    INCOMPLETE = "incomplete"
+    ERROR = "error"
+    MALFORMED = "malformed"
+
+    @property
+    def exit_code(self) -> int:
+        return _EXIT[self]
+
+    @property
+    def severity(self) -> int:
+        return list(Conformance).index(self)
+
+
+_EXIT = {Conformance.CONFORMS: 0, Conformance.VIOLATION: 12, Conformance.DOES_NOT_CONFORM: 14,
+         Conformance.INCOMPLETE: 5, Conformance.ERROR: 4, Conformance.MALFORMED: 2}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How runs are matched: unlogged steps, merging, the checks, the limits."""
+
+    max_gap: int = 0
+    max_lazy: int = 1
+    merge: str = "clock"  # a folder of process logs: "clock" or "time"
+    tolerance: float = 0.0  # with merge "time": events closer than this are concurrent
+    checks: Options = Options()
+    time_limit: float | None = None
+    memory_limit_mb: int | None = None
+    stop: object = None
+
+    def match_options(self, model: Model) -> MatchOptions:
+        section = model.conform
+        return MatchOptions(max_gap=self.max_gap, max_lazy=self.max_lazy,
+                            silent=section.silent if section is not None else None,
+                            lazy=section.lazy if section is not None else (), checks=self.checks,
+                            time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb, stop=self.stop)
+
+
+@dataclass(frozen=True)
+class Explained:
+    """Why one action, tried from one candidate, does not produce one event."""
+
+    event: int  # which of the Mismatch's events
+    candidate: int  # 0-based, in the frontier
+    action: str
+    step: int  # which step of a composed event (0: the first or only one)
+    outcome: str  # "disabled", "differs", "no_instance"
+    causes: tuple[Cause, ...] = ()
+    differences: tuple[tuple[str, str, str, str], ...] = ()  # (variable, path, recorded, reached)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The events no candidate takes (one per stream tried), the candidates before them (the
+    first FRONTIER_SHOWN of `frontier_size`), and why not, per candidate and action."""
+
+    events: tuple[Event, ...]
+    frontier: tuple[tuple, ...]
+    frontier_size: int
+    explained: tuple[Explained, ...]
+    initial: bool = False  # the recorded initial state is none of the spec's
+
+
+@dataclass
+class Counts:
+    """Coverage of the actions by matched behaviours: per action, the steps that took it (those
+    that matched a logged event, those the search inferred: gaps, lazy steps), and per variable
+    how many of them changed it."""
+
+    logged: list[int]
+    unlogged: list[int]
+    variables: list[dict[str, int]]
+
+    @classmethod
+    def empty(cls, model: Model) -> "Counts":
+        n = len(model.actions)
+        return cls([0] * n, [0] * n, [{} for _ in range(n)])
+
+    def add(self, model: Model, walk) -> None:
+        """Count the steps of a behaviour, given as (Step, event) pairs (Matcher.walk)."""
+        prev = None
+        for step, e in walk:
+            a = step.action
+            if prev is not None:
+                if e >= 0:
+                    self.logged[a] += 1
+                else:
+                    self.unlogged[a] += 1
+                for slot, (x, y) in enumerate(zip(prev, step.state)):
+                    if x != y:
+                        name = model.var_names[slot]
+                        self.variables[a][name] = self.variables[a].get(name, 0) + 1
+            prev = step.state
+
+    def merge(self, other: "Counts") -> None:
+        for a in range(len(self.logged)):
+            self.logged[a] += other.logged[a]
+            self.unlogged[a] += other.unlogged[a]
+            for name, k in other.variables[a].items():
+                self.variables[a][name] = self.variables[a].get(name, 0) + k
+
+
+@dataclass
+class RunReport:
+    """The verdict on one run and what supports it."""
+
+    name: str
+    files: tuple[str, ...]
+    verdict: Conformance
+    events: int = 0  # events matched
+    steps: int = 0  # spec steps of the behaviour reported (the matched one, or the matched prefix)
+    # Its states shown: up to the violation; else the last PREFIX_SHOWN (of the behaviour that
+    # matches, or of the prefix that did). `trace_start`: the number of the first (0: the initial state).
+    trace: Trace | None = None
+    trace_start: int = 0
+    labels: tuple[str, ...] = ()  # per state of `trace`: the log line it matched ("" for unlogged steps)
+    violation: Violation | None = None
+    mismatch: Mismatch | None = None
+    error: Diagnostic | None = None
+    error_text: str | None = None  # a LogError rendered, with its line
+    stop_reason: str | None = None
+    mean: float = 0.0
+    largest: int = 0
+    unlogged: int = 0
+    warnings: tuple[str, ...] = ()
+    counts: Counts | None = None  # coverage of this run (runs that conform, or show a violation)
+    refinements: tuple[str, ...] = ()  # the spec's `refines` names (a violated one is named so)
+
+
+@dataclass
+class Report:
+    """`tlacheck conform` on a batch of runs."""
+
+    model: Model
+    spec_path: str
+    variant: str
+    defines: dict
+    settings: Settings
+    runs: list[RunReport] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
+    sources: dict = field(default_factory=dict)  # the spec files by name (to quote their lines)
+
+    def text(self, full: bool = False) -> str:
+        return format_report(self, full)
+
+    def json(self) -> dict:
+        return report_json(self)
+
+    @property
+    def verdict(self) -> Conformance:
+        return max((r.verdict for r in self.runs), key=lambda v: v.severity, default=Conformance.CONFORMS)
+
+    @property
+    def exit_code(self) -> int:
+        return self.verdict.exit_code
+
+    def coverage(self) -> Counts:
+        total = Counts.empty(self.model)
+        for r in self.runs:
+            if r.counts is not None:
+                total.merge(r.counts)
+        return total
+
+
+# ---------------------------------------------------------------- checking runs
+
+def spec_notes(model: Model, settings: Settings) -> tuple[str, ...]:
+    """What conformance does not check of this spec."""
+    notes = []
+    live = [p.name for p in model.spec.properties if p.has_liveness and
+            (settings.checks.properties is None or p.name in settings.checks.properties)]
+    if live:
+        notes.append(f"the liveness part of {', '.join(live)} is not checked: a finite run cannot refute "
+                     "`eventually` or `leads_to`")
+    if model.constraints:
+        notes.append(f"state constraints ({', '.join(n for n, _ in model.constraints)}) do not restrict what a run "
+                     "may reach")
+    return tuple(notes)
+
+
+def check_runs(model: Model, runs: list[str], settings: Settings, spec_path: str, variant: str = "base",
+               defines: dict | None = None, sources: dict | None = None) -> Report:
+    """Each run (a log file, or a folder of one log per process) against the model (`sources`:
+    the spec files by name, for the report to quote)."""
+    report = Report(model, spec_path, variant, dict(defines or {}), settings, notes=spec_notes(model, settings),
+                    sources=dict(sources or {}))
+    mapping = Mapping(model)
+    for run in runs:
+        report.runs.append(check_run(model, run, settings, mapping))
+    return report
+
+
+def check_run(model: Model, run: str, settings: Settings, mapping: Mapping | None = None,
+              files: list[str] | None = None) -> RunReport:
+    """One run: a log file, or a folder of logs, one per process (`files`: those logs, else the
+    folder's or the file itself)."""
+    mapping = mapping or Mapping(model)
+    try:
+        if files is None:
+            files = process_files(run) if os.path.isdir(run) else [run]
+    except LogError as exc:
+        return RunReport(run, (run,), Conformance.MALFORMED, error=exc.diagnostic, error_text=exc.render())
+    return RunMatch(model, run, tuple(files), settings, mapping).run()
+
+
+class RunMatch:
+    """One run matched: from its log files (`run`), or event by event (`begin`, `feed`, then
+    `conclude`: the online monitor, conform/monitor.py)."""
+
+    def __init__(self, model: Model, name: str, files: tuple[str, ...], settings: Settings, mapping: Mapping):
+        self.model = model
+        self.name = name
+        self.files = files
+        self.settings = settings
+        self.mapping = mapping
+        self.matcher = Matcher(model, settings.match_options(model))
+        self.lines = [array("q") for _ in files]  # per process: the line of each of its events
+        self.offsets = [0] * len(files)  # per process: 1 when its log starts with an initial state
+
+    def run(self) -> RunReport:
+        try:
+            if len(self.files) == 1:
+                done = self._single(read_log(self.files[0], self.mapping))
+            else:
+                done = self._merged()
+        except (LogError, MatchFault, MatchStopped) as exc:
+            return self.failed(exc)
+        return self.conclude(done)
+
+    def failed(self, exc: LogError | MatchFault | MatchStopped) -> RunReport:
+        """The report of a run that could not be decided: a log that cannot be read, the spec
+        failing to evaluate (with the behaviour to the state it failed in), a limit."""
+        if isinstance(exc, LogError):
+            return self._report(Conformance.MALFORMED, error=exc.diagnostic, error_text=exc.render())
+        if isinstance(exc, MatchStopped):
+            return self._report(Conformance.INCOMPLETE, stop_reason=exc.reason)
+        report = self._report(Conformance.ERROR, error=exc.error.diagnostic())
+        if exc.node is not None:
+            self._describe(report, exc.node)
+        return report
+
+    def conclude(self, done: bool) -> RunReport:
+        """The verdict after the last event (`done`), or after the event that matched nothing."""
+        return self._matched() if done else self._mismatch()
+
+    # ---------------------------------------------------------------- feeding
+    def begin(self, initial: Event | None) -> bool:
+        """Start from the spec's initial states, or those that agree with `initial`."""
+        if initial is not None:
+            self._seen(0, initial)
+            self.offsets[0] = 1
+        return self.matcher.start((initial,) if initial is not None else ())
+
+    def feed(self, event: Event) -> bool:
+        """Match the next event (False: no candidate takes it)."""
+        if event.initial:
+            raise _misplaced_initial(event)
+        if not self.matcher.feed(event):
+            return False
+        self._seen(0, event)
+        return True
+
+    def _single(self, events) -> bool:
+        first = next(events, None)
+        initial = first if first is not None and first.initial else None
+        if not self.begin(initial):
+            return False
+        rest = events if initial is not None or first is None else itertools.chain([first], events)
+        return all(self.feed(e) for e in rest)
+
+    def _seen(self, p: int, e: Event) -> None:
+        self.lines[p].append(e.origin.line if e.origin is not None else 0)
+
+    def _merged(self) -> bool:
+        merge = self.settings.merge
+        streams = [ordered(read_log(f, self.mapping), merge, f) for f in self.files]
+        heads = []
+        initial = []
+        for p, s in enumerate(streams):
+            first = next(s, None)
+            if first is not None and first.initial:
+                initial.append(first)
+                self._seen(p, first)
+                self.offsets[p] = 1
+                heads.append(s)
+            else:
+                heads.append(itertools.chain([first], s) if first is not None else s)
+        if not self.matcher.start(tuple(initial)):
+            return False
+        kinds: dict = {}
+
+        def tagged(p: int, events):
+            for e in events:
+                if e.initial:
+                    raise _misplaced_initial(e)
+                kind = type(e.order)
+                first = kinds.setdefault("kind", (kind, self.files[p]))
+                if first[0] is not kind:
+                    raise LogError("E506", f"the logs mix Lamport and vector clocks ({first[1]} has the other kind)",
+                                   self.files[p], e.origin.line, e.origin.text)
+                self._seen(p, e)
+                yield e
+
+        return self.matcher.run_merged([tagged(p, s) for p, s in enumerate(heads)],
+                                       precedence(merge, self.settings.tolerance))
+
+    # ---------------------------------------------------------------- verdicts
+    def _report(self, verdict: Conformance, **more) -> RunReport:
+        stats = self.matcher.stats
+        return RunReport(self.name, self.files, verdict, events=stats.events, mean=stats.mean,
+                         largest=stats.largest, **more)
+
+    def _labels(self, events: tuple[int, ...]) -> tuple[str, ...]:
+        """Per state of a behaviour: the log line its step matched (event e of a run of P logs is
+        the (e // P)-th event of log e % P; the initial state's is the first initial line)."""
+        n = len(self.files)
+        out = []
+        for e in events:
+            if e == GAP:
+                out.append("(unlogged)")
+            elif e == LAZY:
+                out.append("(unlogged, lazy)")
+            elif e == INITIAL:
+                logged = [p for p in range(n) if self.offsets[p]]
+                out.append(self._where(logged[0], 0) if logged else "")
+            else:
+                p, k = e % n, e // n
+                out.append(self._where(p, k + self.offsets[p]))
+        return tuple(out)
+
+    def _where(self, p: int, k: int) -> str:
+        lines = self.lines[p]
+        if k >= len(lines):
+            return ""
+        return f"log {self.files[p]}:{lines[k]}" if lines[k] else f"log {self.files[p]}"
+
+    def _describe(self, report: RunReport, node: Node, cut: int | None = None, last: int | None = None) -> None:
+        """The behaviour to `node` in the report: its length and unlogged steps, and as its trace
+        the states up to number `cut` (a violation's), or the `last` ones, or all; walked once, so
+        a long run is never held whole."""
+        steps: list = []
+        events: list[int] = []
+        total = unlogged = 0
+        for step, e in self.matcher.walk(node):
+            total += 1
+            unlogged += e in (GAP, LAZY)
+            if cut is None or total <= cut + 1:
+                steps.append(step)
+                events.append(e)
+                if last is not None and len(steps) > 2 * last + 1:
+                    del steps[:-last], events[:-last]
+        if last is not None:
+            steps, events = (steps[-last:], events[-last:]) if last else ([], [])
+        report.steps = total - 1
+        report.unlogged = unlogged
+        report.trace_start = total - len(steps) if cut is None else 0
+        report.trace = Trace(tuple(steps)) if steps else None
+        report.labels = self._labels(tuple(events))
+
+    def _matched(self) -> RunReport:
+        best = self.matcher.best()
+        counts = Counts.empty(self.model)
+        counts.add(self.model, self.matcher.walk(best))
+        if best.broken is None:
+            report = self._report(Conformance.CONFORMS, counts=counts)
+            self._describe(report, best, last=PREFIX_SHOWN)
+        else:
+            kind, name, depth = best.broken
+            report = self._report(Conformance.VIOLATION, counts=counts)
+            self._describe(report, best, depth)
+            report.violation = Violation(kind, name, report.trace, _violation_message(self.model, kind, name))
+            report.refinements = tuple(c.name for c in self.model.refinements)
+        report.warnings = self._warnings()
+        return report
+
+    def _warnings(self) -> tuple[str, ...]:
+        stats = self.matcher.stats
+        if stats.events and stats.mean >= THIN:
+            return (f"the log pins the spec's state down loosely: {stats.mean:,.1f} candidate states per event on "
+                    f"average (at most {stats.largest:,}); record more variables, actions or arguments",)
+        return ()
+
+    def _mismatch(self) -> RunReport:
+        matcher = self.matcher
+        failure = matcher.failure
+        report = self._report(Conformance.DOES_NOT_CONFORM)
+        if not matcher.frontier:  # the recorded initial state is none of the spec's
+            inits = list(dict.fromkeys(matcher.initial_states()))
+            explained = []
+            for k, s in enumerate(inits[:EXPLAINED]):
+                recorded = tuple(pair for e in failure.events for pair in e.state)
+                diffs = recorded_differences(self.model, s, recorded)
+                names = list(dict.fromkeys(n for n, _, _, _ in diffs))
+                causes = tuple(Cause(f"the initial value of `{n}` is declared here", _var_span(self.model, n))
+                               for n in names)
+                explained.append(Explained(0, k, "initial state", 0, "differs", causes, tuple(diffs)))
+            report.mismatch = Mismatch(failure.events, tuple(inits[:FRONTIER_SHOWN]), len(inits), tuple(explained),
+                                       initial=True)
+            return report
+        states = [n.state for n in matcher.frontier]
+        explainer = Explainer(self.model)
+        explained: list[Explained] = []
+        try:
+            for i, event in enumerate(failure.events):
+                actions = matcher.ordinary + matcher.lazy
+                for at in explainer.attempts(states, event, actions, EXPLAINED):
+                    explained.append(self._explain(explainer, i, at, event))
+        except EVAL_FAILURES as fault:
+            report.verdict = Conformance.ERROR
+            report.error = explainer.error(fault, "explaining the mismatch", None).diagnostic()
+        report.mismatch = Mismatch(failure.events, tuple(states[:FRONTIER_SHOWN]), len(states), tuple(explained))
+        self._describe(report, matcher.best(), last=PREFIX_SHOWN)
+        broken = matcher.best().broken
+        if broken is not None:
+            kind, name, _ = broken
+            report.warnings = (f"the matched prefix already violates {_check_word(kind, name)} {name}",)
+        return report
+
+    def _explain(self, explainer: Explainer, i: int, at, event: Event) -> Explained:
+        model = self.model
+        label = model.action_info[at.action].name
+        if not at.fits:
+            return Explained(i, at.candidate, label, at.call, "no_instance", (Cause(
+                f"no instance of `{label}` has the event's arguments", model.action_info[at.action].span),))
+        if at.disabled:
+            causes = (guard_cause(explainer, list(at.failed)),) if at.failed else ()
+            return Explained(i, at.candidate, label, at.call, "disabled", causes)
+        recorded = event.state
+        best_args, best, wrote = min(at.reached, key=lambda r: len(recorded_differences(model, r[1], recorded)))
+        diffs = recorded_differences(model, best, recorded)
+        names = list(dict.fromkeys(n for n, _, _, _ in diffs))
+        causes = tuple(assignment_causes(model, explainer, at.action, wrote, names))
+        return Explained(i, at.candidate, model.step_label(at.action, best_args), at.call, "differs", causes,
+                         tuple(diffs))
+
+
+def _misplaced_initial(e: Event) -> LogError:
+    o = e.origin
+    return LogError("E506", "an initial state may only be the first line of a log", o.file if o else "?",
+                    o.line if o else 0, o.text if o else "",
+                    hint="drop `\"init\": true` (or `\"action\": null`) here, or start a new log")
+
+
+def _var_span(model: Model, name: str):
+    return next((v.span for v in model.spec.variables if v.name == name), None)
+
+
+def _check_word(kind: str, name: str | None = None, refinements: tuple = ()) -> str:
+    """What failed: "invariant", "property", "step property", or "refinement" (a `refines`)."""
+    if name is not None and name in refinements:
+        return "refinement"
+    return {"invariant": "invariant", "property": "property", "step": "step property"}.get(kind, kind)
+
+
+def _violation_message(model: Model, kind: str, name: str) -> str | None:
+    if any(c.name == name for c in model.refinements):
+        return "a step is not a step of the abstract spec" if kind == "step" else \
+            "the initial state is not one of the abstract spec's"
+    if kind == "property":
+        return "a state of the run violates it"
+    if kind == "step":
+        return "a step of the run violates it"
+    return None
+
+
+# ---------------------------------------------------------------- text
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def format_report(report: Report, full: bool = False) -> str:
+    """The text report: one section per run, coverage across them, the summary."""
+    model = report.model
+    s = report.settings
+    opts = [f"--max-gap {s.max_gap}"] + ([f"--max-lazy {s.max_lazy}"] if model.conform and model.conform.lazy else [])
+    out = [f"tlacheck {__version__}: conform {report.spec_path} (spec {model.name}, variant {report.variant}), "
+           f"{_plural(len(report.runs), 'run')}, {', '.join(opts)}"]
+    out += [f"note: {n}" for n in report.notes]
+    for run in report.runs:
+        out.append("")
+        out += run_lines(model, run, report.sources, full)
+    coverage = format_coverage(model, report)
+    if coverage:
+        out.append("")
+        out += coverage
+    out.append("")
+    out.append(summary_line(report))
+    return "\n".join(out) + "\n"
+
+
+_SUMMARY = {Conformance.CONFORMS: ("conforms", "conform"),
+            Conformance.VIOLATION: ("conforms but violates a check", "conform but violate a check"),
+            Conformance.DOES_NOT_CONFORM: ("does not conform", "do not conform"),
+            Conformance.MALFORMED: ("cannot be read", "cannot be read"),
+            Conformance.ERROR: ("failed to evaluate", "failed to evaluate"),
+            Conformance.INCOMPLETE: ("was stopped at a limit", "were stopped at a limit")}
+
+
+def summary_line(report: Report) -> str:
+    """`Summary: 3 runs: 2 conform, 1 does not conform. Exit code 14.` (the verdicts that occur)."""
+    parts = []
+    for v in Conformance:
+        k = sum(1 for r in report.runs if r.verdict is v)
+        if k:
+            parts.append(f"{k} {_SUMMARY[v][0 if k == 1 else 1]}")
+    return f"Summary: {_plural(len(report.runs), 'run')}: {', '.join(parts) or 'none'}. Exit code {report.exit_code}."
+
+
+def headline(run: RunReport) -> str:
+    v = run.verdict
+    if v is Conformance.CONFORMS:
+        return f"{run.name}: conforms"
+    if v is Conformance.VIOLATION:
+        viol = run.violation
+        word = _check_word(viol.kind, viol.name, run.refinements)
+        why = f": {viol.message}" if word == "refinement" and viol.message else ""
+        return f"{run.name}: conforms, but {word} {viol.name} is violated along it{why}"
+    if v is Conformance.DOES_NOT_CONFORM:
+        m = run.mismatch
+        if m.initial:
+            return f"{run.name}: does not conform: the recorded initial state is not an initial state of the spec"
+        where = " or ".join(str(e.origin) for e in m.events if e.origin is not None)
+        return f"{run.name}: does not conform at {where}"
+    if v is Conformance.MALFORMED:
+        return f"{run.name}: cannot be read"
+    if v is Conformance.ERROR:
+        return f"{run.name}: the spec failed to evaluate"
+    return f"{run.name}: stopped ({run.stop_reason.replace('_', ' ') if run.stop_reason else 'a limit'})"
+
+
+def run_lines(model: Model, run: RunReport, sources: dict, full: bool = False) -> list[str]:
+    out = [headline(run)]
+    if run.verdict in (Conformance.CONFORMS, Conformance.VIOLATION):
+        out.append(f"  {_plural(run.events, 'event')} matched by {_plural(run.steps, 'spec step')}"
+                   + (f" ({run.unlogged:,} unlogged)" if run.unlogged else "")
+                   + f"; {run.mean:,.1f} candidate states per event (at most {run.largest:,})")
+    out += [f"  warning: {w}" for w in run.warnings]
+    if run.error_text is not None:  # the whole diagnostic, with the line and a caret, goes to stderr
+        out.append("  " + run.error_text.split("\n", 1)[0])
+    elif run.error is not None:
+        out.append(f"  {run.error.render()}".replace("\n", "\n  "))
+    if run.violation is not None:
+        word = _check_word(run.violation.kind, run.violation.name, run.refinements)
+        out.append(f"  The {word} fails in state {len(run.trace.steps)} of the matched "
+                   "behaviour:")
+        out.append("")
+        out += ["  " + line if line else "" for line in format_trace(model, run.trace, full, run.labels).split("\n")]
+    if run.mismatch is not None:
+        out += mismatch_lines(model, run, sources)
+    if run.verdict is Conformance.ERROR and run.trace is not None:
+        out.append("  The error occurred in the last state of this behaviour:")
+        out.append("")
+        out += ["  " + line if line else "" for line in format_trace(model, run.trace, full, run.labels).split("\n")]
+    out = [line.rstrip() for line in out]
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def mismatch_lines(model: Model, run: RunReport, sources: dict) -> list[str]:
+    m = run.mismatch
+    out = []
+    for e in m.events:
+        if e.origin is not None:
+            out.append(f"  {e.origin.line:>5} | {e.origin.text}")
+    if not m.initial:
+        out.append(f"  Matched before it: {_plural(run.events, 'event')} of the run, by "
+                   f"{_plural(run.steps, 'spec step')}.")
+        out.append(f"  The frontier before it: {_plural(m.frontier_size, 'candidate state')}"
+                   + (f" (the first {len(m.frontier)} shown)" if m.frontier_size > len(m.frontier) else "") + ":")
+        for k, s in enumerate(m.frontier):
+            out.append(f"    candidate {k + 1}:")
+            rows = model.state_rows(s)
+            width = max((len(label) for _, label, _ in rows), default=0)
+            out += [f"      {label:<{width}} = {text}" for _, label, text in rows]
+    out.append("  Why no candidate takes it:" if not m.initial else "  Why not:")
+    for x in m.explained:
+        who = f"candidate {x.candidate + 1}, " if not m.initial else f"initial state {x.candidate + 1}: "
+        step = f" (step {x.step + 1} of the event)" if x.step else ""
+        what = {"disabled": "is disabled", "differs": "reaches a different state",
+                "no_instance": "has no instance with the event's arguments"}[x.outcome]
+        if m.initial:
+            out.append(f"    {who}differs from the recorded one")
+        else:
+            out.append(f"    {who}{x.action}{step} {what}")
+        for c in x.causes:
+            out += ["      " + line for line in quote_cause(c, sources)]
+        if x.differences:
+            rows = [(p, a, b) for _, p, a, b in x.differences]
+            width = max(len(p) for p, _, _ in rows + [("variable", "", "")])
+            rec = max(len(a) for _, a, _ in rows + [("", "recorded", "")])
+            out.append(f"      {'variable':<{width}}  {'recorded':<{rec}}  spec")
+            out += [f"      {p:<{width}}  {a:<{rec}}  {b}" for p, a, b in rows]
+    if run.trace is not None and not m.initial:
+        shown = run.trace.steps[-5:]
+        skip = len(run.trace.steps) - len(shown)
+        first = run.trace_start + skip
+        out.append(f"  The matched prefix{' ends' if first else ''}:")
+        for i, step in enumerate(shown):
+            label = run.labels[skip + i]
+            what = "initial state" if step.action is None else model.step_label(step.action, step.args)
+            out.append(f"    state {first + i + 1}: {what}" + (f"    {label}" if label else ""))
+    return out
+
+
+def format_coverage(model: Model, report: Report) -> list[str]:
+    counted = [r for r in report.runs if r.counts is not None]
+    if not counted or not model.action_info:
+        return []
+    cov = report.coverage()
+    width = max(len("action"), *(len(a.shown) for a in model.action_info))
+    which = "the run matched to its end (steps of the behaviour that matches it)" if len(counted) == 1 else \
+        f"the {len(counted):,} runs matched to their end (steps of the behaviours that match them)"
+    out = [f"Coverage across {which}:",
+           f"  {'action':<{width}}  {'logged':>7}  {'unlogged':>8}  variables changed"]
+    for a, info in enumerate(model.action_info):
+        changed = ", ".join(f"{n} {k}" for n, k in sorted(cov.variables[a].items(), key=lambda x: (-x[1], x[0])))
+        out.append(f"  {info.shown:<{width}}  {cov.logged[a]:>7,}  {cov.unlogged[a]:>8,}  {changed}".rstrip())
+    never = [info.shown for a, info in enumerate(model.action_info) if cov.logged[a] + cov.unlogged[a] == 0]
+    if never:
+        out.append(f"  never exercised: {', '.join(never)}")
+    return out
+
+
+# ---------------------------------------------------------------- JSON
+
+def report_json(report: Report) -> dict:
+    """The `--json` object (docs/conform.md). Deterministic: no time is recorded."""
+    model = report.model
+    s = report.settings
+    cov = report.coverage()
+    counted = any(r.counts is not None for r in report.runs)
+    return {
+        "tool": "tlacheck", "version": __version__, "command": "conform",
+        "spec": model.name, "file": report.spec_path, "variant": report.variant,
+        "defines": dict(sorted(report.defines.items())),
+        "options": {"max_gap": s.max_gap, "max_lazy": s.max_lazy, "merge": s.merge, "tolerance": s.tolerance},
+        "verdict": report.verdict.value, "exit_code": report.exit_code,
+        "runs": [run_json(model, r) for r in report.runs],
+        "coverage": None if not counted else {
+            "actions": {info.name: {"logged": cov.logged[a], "unlogged": cov.unlogged[a],
+                                    "variables": dict(sorted(cov.variables[a].items()))}
+                        for a, info in enumerate(model.action_info)},
+            "never_exercised": [info.name for a, info in enumerate(model.action_info)
+                                if cov.logged[a] + cov.unlogged[a] == 0],
+        },
+        "notes": list(report.notes),
+        "summary": {v.value: sum(1 for r in report.runs if r.verdict is v) for v in Conformance},
+    }
+
+
+def _cause_json(c: Cause) -> dict:
+    return {"message": c.message, "file": c.span.file if c.span else None, "line": c.span.line if c.span else None,
+            "column": c.span.column if c.span else None}
+
+
+def _event_json(e: Event) -> dict:
+    o = e.origin
+    return {"file": o.file if o else None, "line": None if o is None or o.itf else o.line,
+            "state_index": o.line if o is not None and o.itf else None, "text": o.text if o else None}
+
+
+def run_json(model: Model, run: RunReport) -> dict:
+    data = {
+        "run": run.name, "files": list(run.files), "verdict": run.verdict.value, "exit_code": run.verdict.exit_code,
+        "events_matched": run.events,
+        "steps": run.steps,
+        "unlogged_steps": run.unlogged,
+        "candidates": {"mean": round(run.mean, 3), "max": run.largest},
+        "violation": None, "mismatch": None, "error": None, "stop_reason": run.stop_reason,
+        "warnings": list(run.warnings),
+        "trace": trace_json(model, run.trace) if run.trace is not None else None,
+        "trace_start": run.trace_start if run.trace is not None else None,
+        "trace_log_lines": list(run.labels) if run.trace is not None else None,
+    }
+    if run.violation is not None:
+        data["violation"] = {"kind": run.violation.kind, "name": run.violation.name,
+                             "message": run.violation.message, "state": len(run.trace.steps)}
+    if run.error is not None:
+        data["error"] = run.error.to_json()
+    m = run.mismatch
+    if m is not None:
+        data["mismatch"] = {
+            "initial": m.initial,
+            "events": [_event_json(e) for e in m.events],
+            "frontier_size": m.frontier_size,
+            "frontier": [model.state_json(s) for s in m.frontier],
+            "explanations": [{"event": x.event, "candidate": x.candidate, "action": x.action, "step": x.step,
+                              "outcome": x.outcome, "causes": [_cause_json(c) for c in x.causes],
+                              "differences": [{"variable": n, "path": p, "recorded": a, "spec": b}
+                                              for n, p, a, b in x.differences]}
+                             for x in m.explained],
+        }
+    return data
+
+
+def dumps(data: dict) -> str:
+    return json.dumps(data, indent=2) + "\n"
+
+
+
+
+# ---------------------------------------------------------------- HTML
+
+def html_report(report: Report) -> str:
+    """`conform --html`: the runs, each diagnosis, each behaviour in a viewer beside its log lines
+    and the spec (output/html.py), the coverage. Deterministic, offline, as every report."""
+    model = report.model
+    source = report.sources.get(model.spec.file)
+    wanted = {loc for run in report.runs for loc in map(_location, run.labels) if loc is not None}
+    texts = _log_lines(wanted)
+    runs, docs = [], []
+    for run in report.runs:
+        viewer = None
+        if run.trace is not None and run.trace_start == 0:
+            viewer = len(docs)
+            docs.append(_trace_doc(model, source, run, texts, report))
+        runs.append(html.ConformRun(
+            name=run.name, verdict=headline(run).removeprefix(f"{run.name}: "), ok=run.verdict is Conformance.CONFORMS,
+            facts=tuple((w, v) for w, v in (("events matched", f"{run.events:,}"), ("spec steps", f"{run.steps:,}"),
+                                            ("candidate states per event", f"{run.mean:,.1f}"))),
+            viewer=viewer, **_mismatch_html(model, run, report.sources),
+            error=run.error_text if run.error_text is not None else run.error.render() if run.error else None,
+            notes=run.warnings + ((f"the behaviour's last {len(run.trace.steps)} states are shown in the table "
+                                   "below (the earlier ones are left out)",) if run.trace is not None and
+                                  run.trace_start else ())))
+        if run.trace is not None and run.trace_start:
+            runs[-1] = dataclasses.replace(runs[-1], notes=runs[-1].notes + tuple(_prefix_lines(model, run)))
+    title = f"tlacheck conform: {report.spec_path} (spec {model.name}, variant {report.variant})"
+    return html.conform_report(title, summary_line(report), runs, docs, _coverage_rows(model, report), report.notes)
+
+
+def _location(label: str) -> tuple[str, int] | None:
+    """(file, line) of a label `log FILE:LINE`."""
+    if not label.startswith("log "):
+        return None
+    path, _, line = label[4:].rpartition(":")
+    return (path, int(line)) if line.isdigit() else None
+
+
+def _log_lines(wanted: set) -> dict:
+    """The text of each (file, line) wanted, read back from the logs ("" when it cannot be)."""
+    out: dict = {}
+    for path in sorted({p for p, _ in wanted}):
+        lines = {n for p, n in wanted if p == path}
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                for number, text in enumerate(fh, start=1):
+                    if number in lines:
+                        out[(path, number)] = text.rstrip("\r\n")
+                    if number >= max(lines):
+                        break
+        except OSError:
+            pass
+    return out
+
+
+def _trace_doc(model: Model, source, run: RunReport, texts: dict, report: Report) -> html.TraceDoc:
+    n = len(run.trace.steps)
+    log = tuple(f"{lab[4:]}: {texts.get(loc, '')}" if (loc := _location(lab)) else lab for lab in run.labels)
+    notes: tuple = ()
+    if run.violation is not None:
+        violation = run.violation
+        head = artefacts.headline(model, violation, source)
+    else:
+        violation = Violation("trace", None, run.trace)
+        if run.mismatch is not None:
+            m = run.mismatch
+            head = render.Headline(f"{run.name}: the prefix that matched ({run.steps:,} spec steps)",
+                                   "the next event matches no step", None)
+            notes = ((n - 1, f"The frontier: {_plural(m.frontier_size, 'candidate state')} (this one first); the "
+                             f"next event, {' or '.join(str(e.origin) for e in m.events if e.origin)}, matches none "
+                             "of them: see above."),)
+        elif run.verdict is Conformance.ERROR:
+            head = render.Headline(f"{run.name}: the behaviour to the state the spec failed to evaluate in",
+                                   "evaluation error", None)
+        else:
+            head = render.Headline(f"{run.name}: the behaviour that matches it ({run.steps:,} spec steps)",
+                                   "the end of the run", None)
+    facts = (("spec", report.spec_path), ("variant", report.variant), ("run", run.name))
+    return html.TraceDoc(model, violation, source, head, facts, (("json", run_json(model, run)),), notes, log)
+
+
+def _mismatch_html(model: Model, run: RunReport, sources: dict) -> dict:
+    m = run.mismatch
+    if m is None:
+        return {}
+    frontier = tuple((f"candidate {k + 1}", tuple((label, text) for _, label, text in model.state_rows(s)))
+                     for k, s in enumerate(m.frontier))
+    explanations = []
+    for x in m.explained:
+        what = {"disabled": "is disabled", "differs": "reaches a different state",
+                "no_instance": "has no instance with the event's arguments"}[x.outcome]
+        step = f" (step {x.step + 1} of the event)" if x.step else ""
+        heading = (f"initial state {x.candidate + 1} differs from the recorded one" if m.initial else
+                   f"candidate {x.candidate + 1}: {x.action}{step} {what}")
+        causes = tuple((lines[0], "\n".join(lines[1:2])) for lines in (quote_cause(c, sources) for c in x.causes))
+        explanations.append((heading, causes, tuple((p, a, b) for _, p, a, b in x.differences)))
+    return {"events": tuple(f"{e.origin}: {e.origin.text}" for e in m.events if e.origin is not None),
+            "frontier": () if m.initial else frontier, "frontier_size": m.frontier_size,
+            "explanations": tuple(explanations)}
+
+
+def _prefix_lines(model: Model, run: RunReport) -> list[str]:
+    """A long prefix's last states, one line each (the viewer shows prefixes from the initial state)."""
+    out = []
+    for i, step in enumerate(run.trace.steps):
+        what = "initial state" if step.action is None else model.step_label(step.action, step.args)
+        out.append(f"state {run.trace_start + i + 1}: {what}    {run.labels[i]}".rstrip())
+    return out
+
+
+def _coverage_rows(model: Model, report: Report) -> tuple[tuple[str, ...], ...]:
+    if not any(r.counts is not None for r in report.runs):
+        return ()
+    cov = report.coverage()
+    rows = [("action", "logged", "unlogged", "variables changed")]
+    for a, info in enumerate(model.action_info):
+        changed = ", ".join(f"{n} {k}" for n, k in sorted(cov.variables[a].items(), key=lambda x: (-x[1], x[0])))
+        rows.append((info.shown, f"{cov.logged[a]:,}", f"{cov.unlogged[a]:,}",
+                     changed or ("never exercised" if cov.logged[a] + cov.unlogged[a] == 0 else "")))
+    return tuple(rows)

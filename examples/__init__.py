@@ -1,0 +1,1 @@
+"""Real programs checked against the specs with `tlacheck conform` (examples/README.md)."""
