@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import os
 
+import jsonschema
 import pytest
 
+from tlacheck import SCHEMA_VERSION
 from tlacheck.app.cli import main
+from tlacheck.output.report import json_schema
 
 
 SPEC = """spec Jobs
@@ -73,10 +76,19 @@ def spec(tmp_path, monkeypatch):
 
 
 def run(capsys, *args):
+    """`tlacheck conform ARGS`; with --json, its object is checked against the JSON schema."""
     code = main(["conform", *args])
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err and "internal error" not in err
+    if "--json" in args:
+        data = json.loads(out)
+        errors = list(VALIDATOR.iter_errors(data))
+        assert not errors, jsonschema.exceptions.best_match(errors)
+        assert data["command"] == "conform" and data["schema_version"] == SCHEMA_VERSION
     return code, out, err
+
+
+VALIDATOR = jsonschema.Draft202012Validator(json_schema())
 
 
 TAKE = {"action": "job.take", "args": {"worker": "worker-1"}, "state": {"state": "running"}}

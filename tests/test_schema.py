@@ -74,7 +74,7 @@ def test_the_schema_ships_in_the_package_and_the_docs_link_to_it():
 
 
 def test_each_command_object_is_one_definition_named_in_one_of():
-    assert sorted(_alternatives()) == sorted(["check", "simulate", "verify", "prove", "prove_diff", "replay", "errors"])
+    assert sorted(_alternatives()) == sorted(["check", "simulate", "verify", "prove", "prove_diff", "replay", "conform", "errors"])
     for name in _alternatives():
         assert name in SCHEMA["$defs"]
 

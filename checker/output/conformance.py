@@ -40,7 +40,7 @@ from tlacheck.engine.options import Options
 from tlacheck.output import artefacts, html, render
 from tlacheck.output.logs import LogError, Mapping, ordered, precedence, process_files, read_log
 from tlacheck.output.replay import Cause, assignment_causes, guard_cause, quote_cause, recorded_differences
-from tlacheck.output.report import format_trace, trace_json
+from tlacheck.output.report import format_trace, header, trace_json
 
 
 # A run whose frontier holds this many candidate states per event on average is "thin": the log
@@ -691,7 +691,7 @@ def report_json(report: Report) -> dict:
     cov = report.coverage()
     counted = any(r.counts is not None for r in report.runs)
     return {
-        "tool": "tlacheck", "version": __version__, "command": "conform",
+        **header("conform"),
         "spec": model.name, "file": report.spec_path, "variant": report.variant,
         "defines": dict(sorted(report.defines.items())),
         "options": {"max_gap": s.max_gap, "max_lazy": s.max_lazy, "merge": s.merge, "tolerance": s.tolerance},
