@@ -68,8 +68,7 @@ def run_tlc(folder: Path, mutate: bool) -> tlc.TlcResult:
 
 def tlc_on(folder: Path, cfg: str, module: str) -> tlc.TlcResult:
     """TLC's report on `module` in `folder`, with one worker and deadlocks not checked."""
-    proc = subprocess.run(["java", "-XX:+UseParallelGC", "-cp", str(tlc.jar()), "tlc2.TLC", "-workers", "1",
-                           "-deadlock", "-metadir", str(folder / "meta"), "-config", cfg, module],
+    proc = subprocess.run(tlc.command(folder, cfg, module),
                           cwd=folder, capture_output=True, text=True, timeout=300)
     return tlc.parse(proc.stdout + proc.stderr, proc.returncode)
 

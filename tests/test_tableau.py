@@ -102,8 +102,7 @@ def run(formula: str):
 def tlc_verdict(tmp_path, formula: str) -> str:
     (tmp_path / "Counter.tla").write_text(TLA.format(formula=formula))
     (tmp_path / "Counter.cfg").write_text("SPECIFICATION Spec\nPROPERTY P\n")
-    proc = subprocess.run(["java", "-cp", str(tlc.jar()), "tlc2.TLC", "-workers", "1", "-deadlock",
-                           "-metadir", str(tmp_path / "meta"), "-config", "Counter.cfg", "Counter.tla"],
+    proc = subprocess.run(tlc.command(tmp_path, "Counter.cfg", "Counter.tla"),
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     return tlc.parse(proc.stdout + proc.stderr, proc.returncode).verdict
 

@@ -106,6 +106,21 @@ def _class_data(path: Path, tmp: Path) -> tuple[list[str], Path | None]:
 FLAGS = ("-lncheck", "final")
 
 
+def command(folder: Path, cfg: str, module: str, *, check_deadlock: bool = False,
+            jvm: tuple[str, ...] = (), tlc: tuple[str, ...] = ()) -> list[str]:
+    """TLC on `module` in `folder` with one worker: the command line every test uses.
+
+    TLC copies its standard modules (Integers.tla, ...) to `java.io.tmpdir` and deletes them when
+    done, so two runs sharing /tmp race: one parses while the other deletes ("Module-Table lookup
+    failure", a spurious parse error under `pytest -n`). Each run gets `folder` as its own tmpdir.
+    """
+    cmd = ["java", *jvm, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={folder}", "-cp", str(jar()), "tlc2.TLC",
+           "-workers", "1", "-metadir", str(folder / "meta"), *tlc, "-config", cfg]
+    if not check_deadlock:
+        cmd.append("-deadlock")
+    return [*cmd, module]
+
+
 def run(translation: Translation, check_deadlock: bool, timeout: float = TIMEOUT_S) -> TlcResult:
     """Check `translation` with TLC and parse its report."""
     path = jar()
@@ -116,12 +131,8 @@ def run(translation: Translation, check_deadlock: bool, timeout: float = TIMEOUT
         (d / f"{MODULE}.tla").write_text(translation.module)
         (d / f"{MODULE}.cfg").write_text(translation.cfg)
         flags, archive = _class_data(path, d)
-        cmd = ["java", *flags, "-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1", f"-Djava.io.tmpdir={d}",
-               "-cp", str(path), "tlc2.TLC", "-workers", "1", "-metadir", str(d / "meta"),
-               *FLAGS, "-config", f"{MODULE}.cfg"]
-        if not check_deadlock:
-            cmd.append("-deadlock")
-        cmd.append(f"{MODULE}.tla")
+        cmd = command(d, f"{MODULE}.cfg", f"{MODULE}.tla", check_deadlock=check_deadlock,
+                      jvm=(*flags, "-XX:TieredStopAtLevel=1"), tlc=FLAGS)
         try:
             proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
