@@ -10,7 +10,10 @@ report of output/html.py). The command line turns each
 
 `regenerate` builds the whole `counterexamples/` folder from the `expect ...
 violates|deadlocks` lines of the specs in a folder: the same code and specs
-give byte-identical text files.
+give byte-identical text files. The folder's manifest (`MANIFEST`,
+tlacheck-manifest.txt) lists every file the command writes there; `plan_folder`
+decides from it alone what may be overwritten and what is stale: a file the
+manifest does not list is never removed or overwritten, whatever its name.
 
 Names: every part is reduced to `[A-Za-z0-9_-]` (anything else becomes `_`,
 at most 64 characters), parts are joined by dots, and `inside` refuses a path
@@ -54,15 +57,6 @@ def safe_part(text: str | None, default: str = "_") -> str:
 def stem(spec: str, variant: str, prop: str | None) -> str:
     """`diehard.base.NotSolved`: the file name stem of one counterexample."""
     return ".".join((safe_part(spec, "spec"), safe_part(variant, "base"), safe_part(prop, "violation")))
-
-
-_ARTEFACT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+(\.swimlanes)?\.(txt|json|itf\.json|dot|svg|png)")
-
-
-def is_artefact(name: str) -> bool:
-    """Whether a file name has the shape of a counterexample artefact (`stem` plus a suffix):
-    `tlacheck counterexamples` removes stale files of this shape only, never a user's own files."""
-    return _ARTEFACT.fullmatch(name) is not None
 
 
 def spec_stem(path: str) -> str:
@@ -311,7 +305,89 @@ def regenerate(specs_dir: str, read) -> tuple[dict[str, str], list[str]]:
             rows.append((spec_path, e.variant, f"{e.outcome} {e.check or ''}".strip(), len(v.trace.steps) - 1,
                          prefix, (prefix + ".swimlanes.dot") in files))
     files["README.md"] = _index(rows)
+    files[MANIFEST] = manifest(files)
     return files, problems
+
+
+# ---------------------------------------------------------------- the manifest: what the command wrote
+
+MANIFEST = "tlacheck-manifest.txt"
+_MANIFEST_HEAD = ("# Written by `tlacheck counterexamples`: the files it wrote in this folder, one a line.",
+                  "# It overwrites and removes these files only; any other file here is yours and left alone.")
+
+
+def manifest(files) -> str:
+    """The manifest of a folder holding `files` (relative paths): each of them and the `.svg` of
+    each `.dot` (written when the `dot` program is there), sorted; not the manifest itself."""
+    names = set(files) | {rel.removesuffix(".dot") + ".svg" for rel in files if rel.endswith(".dot")}
+    names.discard(MANIFEST)
+    return "\n".join(_MANIFEST_HEAD + tuple(sorted(names))) + "\n"
+
+
+def manifest_entries(text: str, where: str) -> list[str]:
+    """The files a manifest lists; a UsageError when `text` is not a manifest tlacheck wrote."""
+    lines = text.splitlines()
+    if tuple(lines[:1]) != _MANIFEST_HEAD[:1]:
+        raise UsageError(f"{where} is not a manifest written by `tlacheck counterexamples`, and it is in the way "
+                         "of the one it would write",
+                         "move or rename that file, or write the counterexamples elsewhere with --out DIR")
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+@dataclass(frozen=True)
+class FolderPlan:
+    """What `tlacheck counterexamples` does in its output folder."""
+
+    write: dict[str, bytes]  # relative path -> content, the manifest last
+    remove: tuple[str, ...]  # files an earlier run wrote (its manifest lists them) that this run does not
+
+
+def plan_folder(out: str | Path, produced: dict[str, bytes]) -> FolderPlan:
+    """Plan writing `produced` (relative path -> bytes, with the MANIFEST among them) into `out`,
+    from the manifest an earlier run left there, never from a file's name: a file the earlier
+    manifest lists may be overwritten, and is stale when not produced again; any other file is
+    the user's and is neither removed nor overwritten. The one exception is a file that already
+    holds exactly the bytes to be written (a folder from before manifests existed): keeping it
+    changes nothing, and the new manifest adopts it. A produced name taken by another file is a
+    UsageError naming each such file and what to do, raised before anything is written."""
+    out = Path(out)
+    earlier: set[str] = set()
+    listed = inside(out, MANIFEST)
+    if listed.is_file():
+        try:
+            text = listed.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {out / MANIFEST}: {exc}") from None
+        earlier = set(manifest_entries(text, str(out / MANIFEST)))
+    taken = []
+    for rel, data in sorted(produced.items()):
+        if rel == MANIFEST or rel in earlier:
+            continue
+        path = inside(out, rel)
+        if path.exists() and not (path.is_file() and path.read_bytes() == data):
+            taken.append(rel)
+    if taken:
+        shown = ", ".join(taken[:5]) + (f" and {len(taken) - 5} more" if len(taken) > 5 else "")
+        one = len(taken) == 1
+        it = "it" if one else "them"
+        raise UsageError(
+            f"refusing to overwrite {'a file' if one else f'{len(taken)} files'} in {out} that `tlacheck "
+            f"counterexamples` did not write ({'it is' if one else 'they are'} not in {out / MANIFEST}): {shown}",
+            f"move or rename {it}, or write the counterexamples elsewhere with --out DIR; if an earlier version "
+            f"of tlacheck wrote {it} (before it kept a manifest), delete {it} and run again")
+    now = set(manifest_entries(produced[MANIFEST].decode("utf-8"), MANIFEST))
+    stale = []
+    for rel in sorted(earlier - now):
+        try:
+            path = inside(out, rel)
+        except UsageError:
+            raise UsageError(f"{out / MANIFEST} lists {rel!r}, which is not inside {out}: it was not written by "
+                             "tlacheck", f"remove that line from {out / MANIFEST}") from None
+        if path.is_file():
+            stale.append(rel)
+    write = {rel: data for rel, data in sorted(produced.items()) if rel != MANIFEST}
+    write[MANIFEST] = produced[MANIFEST]
+    return FolderPlan(write, tuple(stale))
 
 
 def _index(rows) -> str:
@@ -324,6 +400,8 @@ def _index(rows) -> str:
            "part, a swimlane diagram (`.swimlanes.dot`, `.swimlanes.svg`), and one offline HTML report",
            "(`.html`: the swimlanes, the states with what each step changed and the spec's source, stepped",
            "through with the keys; download it and open it in a browser).", "",
+           f"`{MANIFEST}` lists the files `tlacheck counterexamples` wrote here: it overwrites and removes",
+           "those only, and refuses to overwrite any other file (a file of yours stays as it is).", "",
            "| spec | variant | expectation | steps | diagram | files |", "| --- | --- | --- | --- | --- | --- |"]
     for spec, variant, expectation, steps, prefix, lanes in rows:
         name = PurePosixPath(prefix).name
