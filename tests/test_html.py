@@ -57,7 +57,7 @@ def report_of(path: str, variant: str = "base", **options):
     source = Source(path, (ROOT / path).read_text(encoding="utf-8"))
     model = build_model(source, None, variant)
     result = explore(model, Options(**options))
-    doc = artefacts.html_doc(model, result.violation, source, path, variant, {}, result, reproducible=True)
+    doc = artefacts.html_doc(model, result.violation, source, path, variant, {}, result)
     return model, result, html.trace_report(doc)
 
 
@@ -208,8 +208,7 @@ def test_golden_html_of_a_map_heavy_trace():
     source = Source(CONDVAR, (ROOT / CONDVAR).read_text(encoding="utf-8"))
     model = build_model(source)
     result = explore(model, Options(check_deadlock=False))
-    page = html.trace_report(artefacts.html_doc(model, result.violation, source, CONDVAR, "base", {}, result,
-                                                reproducible=True))
+    page = html.trace_report(artefacts.html_doc(model, result.violation, source, CONDVAR, "base", {}, result))
     # the body, without the page's fixed style sheet and script (their changes are not content)
     body = page[page.index("<body>"):page.rindex("<script>")]
     golden(ROOT / "tests" / "golden" / "diffs" / "condition_variable.html", body + "\n")
@@ -254,6 +253,19 @@ def test_check_simulate_and_render_write_the_report(tmp_path, capsys):
     sim = tmp_path / "sim.html"
     assert main(["simulate", NOTIFY, "--seed", "1", "--html", str(sim), "--quiet"]) == 12
     assert "invariant AnswerNotified is violated" in sim.read_text(encoding="utf-8")
+
+
+def test_issue_32_check_html_is_the_same_bytes_on_every_run(tmp_path):
+    """Issue 32 item 6: `check --html` embedded the run's elapsed time in its JSON, so two runs
+    gave different files, against docs/rendering.md ("the same run gives the same bytes")."""
+    pages = []
+    for k in range(2):
+        out = tmp_path / f"r{k}.html"
+        assert main(["check", NOTIFY, "--html", str(out), "--quiet"]) == 12
+        pages.append(out.read_text(encoding="utf-8"))
+    embedded = {a.get("id"): json.loads(text) for a, text in parsed(pages[0]).scripts if a.get("id")}
+    assert embedded["v0-json"]["elapsed_s"] is None
+    assert pages[0] == pages[1]
 
 
 def test_render_needs_out_or_html(tmp_path, capsys):
