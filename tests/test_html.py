@@ -102,7 +102,8 @@ def test_each_state_highlights_its_action_and_require_lines(notify):
     model, result, page = notify
     steps = json.loads(next(text for a, text in parsed(page).scripts if a.get("class") == "steps"))
     trace = result.violation.trace
-    assert steps[0] == {"label": "initial state", "action": [], "guards": [], "check": [], "notes": []}
+    assert steps[0] == {"label": "initial state", "action": [], "guards": [], "check": [], "focus": None,
+                        "notes": []}
     lines = (ROOT / NOTIFY).read_text(encoding="utf-8").splitlines()
     for i, step in enumerate(trace.steps[1:], start=1):
         name = model.action_info[step.action].name
@@ -266,6 +267,36 @@ def test_issue_32_check_html_is_the_same_bytes_on_every_run(tmp_path):
     embedded = {a.get("id"): json.loads(text) for a, text in parsed(pages[0]).scripts if a.get("id")}
     assert embedded["v0-json"]["elapsed_s"] is None
     assert pages[0] == pages[1]
+
+
+DIVIDE = ("spec Divide\nvar x: int = 2\nvar y: int = 0\n\naction Down:\n    require x > 0\n    x = x - 1\n\n"
+          "action Compute:\n    require x == 0\n    y = 10 // x\n\ninvariant Fine: y >= 0\n")
+
+
+def _steps_data(page: str, viewer: int = 0) -> list[dict]:
+    return json.loads([text for a, text in parsed(page).scripts if a.get("class") == "steps"][viewer])
+
+
+def test_issue_32_an_evaluation_error_marks_the_line_that_failed(tmp_path, capsys, monkeypatch):
+    """Issue 32 item 6: the report of an evaluation error highlighted the action of the last step
+    (Down) and left the faulting line (`y = 10 // x`, in Compute) plain. Now its last state
+    marks that line, the source pane scrolls to it and the legend says what the mark means; the
+    same from `render --html` of the saved `check --json`."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "divide.spec").write_text(DIVIDE)
+    faulting = DIVIDE.splitlines().index("    y = 10 // x") + 1
+    assert main(["check", "divide.spec", "--html", "check.html", "--quiet"]) == 4
+    capsys.readouterr()
+    assert main(["check", "divide.spec", "--json", "--quiet"]) == 4
+    (tmp_path / "run.json").write_text(capsys.readouterr().out)
+    assert main(["render", "run.json", "--html", "render.html"]) == 0
+    for name in ("check.html", "render.html"):
+        page = (tmp_path / name).read_text(encoding="utf-8")
+        last = _steps_data(page)[-1]
+        assert last["check"] == [faulting] and last["focus"] == faulting, name
+        assert f'<span class="line check-line" data-line="{faulting}">' in page
+        assert '<span class="check">where the error occurred</span>' in page
+        assert all(step["check"] == [] for step in _steps_data(page)[:-1])
 
 
 def test_render_needs_out_or_html(tmp_path, capsys):

@@ -1300,7 +1300,7 @@ def _render(args, sources: dict[str, Source]) -> int:
     if args.html:
         from tlacheck.output import html
 
-        doc = artefacts.html_doc(model, violation, source, spec_file, variant, dict(overrides))
+        doc = artefacts.html_doc(model, violation, source, spec_file, variant, dict(overrides), fault=saved.fault)
         _write_text(args.html, html.trace_report(doc))
         print(f"tlacheck: wrote {args.html}")
     if args.out:

@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from tlacheck.compile.model import Model, build_model
 from tlacheck.core.errors import UsageError
 from tlacheck.core.result import Result, Trace, Verdict, Violation
-from tlacheck.core.source import Source
+from tlacheck.core.source import Source, Span
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.lang.parser import parse
@@ -164,12 +164,13 @@ def diagrams(model: Model, violation: Violation, source: Source | None, view: re
 
 
 def html_doc(model: Model, violation: Violation, source: Source | None, spec_path: str, variant: str,
-             defines: dict, result: Result | None = None,
-             deadlock_checked: bool = True) -> html.TraceDoc:
+             defines: dict, result: Result | None = None, deadlock_checked: bool = True,
+             fault: Span | None = None) -> html.TraceDoc:
     """What the HTML report shows of one counterexample: the headline, the run's figures (when
     `result` is given, with whether it `deadlock_checked`), and the trace as `check --json` and
     ITF for tools. Nothing in it depends on the run (the embedded JSON's `elapsed_s` is null),
-    so the same check gives the same bytes."""
+    so the same check gives the same bytes. `fault`: where an evaluation error occurred (default:
+    the result's error's place)."""
     facts = [("spec", spec_path), ("variant", variant)]
     if defines:
         facts.append(("-D", ", ".join(f"{k}={v}" for k, v in sorted(defines.items()))))
@@ -182,8 +183,10 @@ def html_doc(model: Model, violation: Violation, source: Source | None, spec_pat
     embedded.append(("itf", itf.trace_itf(model, violation.trace, source=spec_path,
                                           status=STATUS.get(violation.kind, "violation"), kind=violation.kind,
                                           name=violation.name, variant=variant)))
+    if fault is None and result is not None and result.error is not None:
+        fault = getattr(result.error, "span", None)
     return html.TraceDoc(model, violation, source, headline(model, violation, source),
-                         tuple(facts), tuple(embedded))
+                         tuple(facts), tuple(embedded), fault=fault)
 
 
 def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool = False) -> str:

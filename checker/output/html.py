@@ -11,7 +11,8 @@ The page holds, for each counterexample, one *viewer*:
 - the state-by-state table with the same diffs, and the whole state at the
   cursor;
 - the spec's source with line numbers, the step's action and its `require`
-  lines highlighted, the violated check marked on the last state;
+  lines highlighted, the violated check (or the expression an evaluation error
+  occurred in) marked on the last state;
 - the trace as `check --json` and ITF in `<script type="application/json">`
   elements, for tools.
 
@@ -34,7 +35,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from tlacheck.core.result import Trace, Violation
-from tlacheck.core.source import Source
+from tlacheck.core.source import Source, Span
 from tlacheck.ir import nodes as ir
 from tlacheck.output import diff, render
 
@@ -53,6 +54,7 @@ class TraceDoc:
     embedded: tuple[tuple[str, object], ...] = ()  # (id suffix, JSON data) embedded for tools
     notes: tuple[tuple[int, str], ...] = ()  # (state index, text): e.g. a fix that blocks the step to that state
     log: tuple[str, ...] = ()  # per state: the log line its step matched (`conform`), shown beside the source
+    fault: Span | None = None  # an evaluation error: where it occurred (marked on the last state)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,8 @@ class _Lines:
 
     action: list[int] = field(default_factory=list)
     guards: list[int] = field(default_factory=list)
-    check: list[int] = field(default_factory=list)
+    check: list[int] = field(default_factory=list)  # the violated check, or the line an evaluation error occurred at
+    focus: int | None = None  # the line the source pane scrolls to (None: the action's first, else the check's)
 
 
 # ---------------------------------------------------------------- entry points
@@ -202,7 +205,7 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     columns, actors, targets = render.lanes(model, trace)
     waiting = render.waiting(model, trace, columns[0])
     columns = columns + [lane for lane in waiting if lane not in columns]  # a starved actor that never moved
-    lines = _highlights(model, doc.violation, doc.source)
+    lines = _highlights(model, doc.violation, doc.source, doc.fault)
     n = len(trace.steps)
     facts = "".join(f"<span><b>{_e(value)}</b> {_e(what)}</span>" for what, value in doc.facts)
     h = f"h{heading_level}"
@@ -230,10 +233,11 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     parts.append(_state_panel(model, trace))
     if doc.log:
         parts.append(_log_pane(doc.log))
-    parts.append(_source_pane(doc.source, lines))
+    parts.append(_source_pane(doc.source, lines, "where the error occurred" if doc.violation.kind == "error"
+                              else "the violated check"))
     parts.append("</div></div>")
     steps_data = [{"label": _now(model, trace, i, doc.source, lines[i]), "action": lines[i].action,
-                   "guards": lines[i].guards, "check": lines[i].check,
+                   "guards": lines[i].guards, "check": lines[i].check, "focus": lines[i].focus,
                    "notes": [text for at, text in doc.notes if at == i]} for i in range(n)]
     parts.append(f'<script type="application/json" class="steps">{_json(steps_data)}</script>')
     for suffix, data in doc.embedded:
@@ -271,9 +275,10 @@ def _loop_note(trace: Trace) -> str:
 
 # ---------------------------------------------------------------- source lines
 
-def _highlights(model, violation: Violation, source: Source | None) -> list[_Lines]:
+def _highlights(model, violation: Violation, source: Source | None, fault: Span | None = None) -> list[_Lines]:
     """For each state of the trace, the source lines of the action that led to it, of that
-    action's `require` statements, and (last state) of the violated check."""
+    action's `require` statements, and (last state) of the violated check; for an evaluation
+    error, of the expression that failed (`fault`), which the pane scrolls to."""
     trace = violation.trace
     out = [_Lines() for _ in trace.steps]
     if source is None:
@@ -288,6 +293,11 @@ def _highlights(model, violation: Violation, source: Source | None) -> list[_Lin
         last = _last_line(action.body, guards)
         out[i].action = list(range(action.span.line, max(last, action.span.line) + 1))
         out[i].guards = sorted(set(guards))
+    if violation.kind == "error":
+        if fault is not None and fault.file == source.name and out:
+            out[-1].check = list(range(fault.line, max(fault.end_line, fault.line) + 1))
+            out[-1].focus = fault.line
+        return out
     check = _check_line(model, violation, source)
     if check is not None and out:
         out[-1].check = [check]
@@ -327,7 +337,7 @@ def _check_line(model, violation: Violation, source: Source) -> int | None:
     return None
 
 
-def _source_pane(source: Source | None, lines: list[_Lines]) -> str:
+def _source_pane(source: Source | None, lines: list[_Lines], check: str) -> str:
     if source is None:
         return ""
     marked = {ln for entry in lines for ln in entry.check}
@@ -337,7 +347,7 @@ def _source_pane(source: Source | None, lines: list[_Lines]) -> str:
         rows.append(f'<span class="{cls}" data-line="{no}"><span class="no">{no}</span>{_e(text) or " "}</span>')
     return (f'<div class="source-wrap"><div class="pane-title">{_e(source.name)} <span class="legend">'
             '<span class="action">the step\'s action</span> <span class="guard">its require lines</span> '
-            '<span class="check">the violated check</span></span></div>'
+            f'<span class="check">{_e(check)}</span></span></div>'
             f'<pre class="source">{"".join(rows)}</pre></div>')
 
 
@@ -676,7 +686,7 @@ pre.source{margin:0;overflow:auto;font-size:12.5px;line-height:1.4;flex:1;min-he
 pre.source .line{display:block;padding-right:8px;white-space:pre}
 pre.source .no{display:inline-block;width:3.5em;padding-right:8px;text-align:right;color:#999;user-select:none}
 pre.source .line.action{background:var(--actbg)}pre.source .line.guard{background:var(--guardbg)}
-pre.source .line.check-line.shown{outline:2px solid var(--bad);outline-offset:-2px}
+pre.source .line.check-line.shown{outline:2px solid var(--bad);outline-offset:-2px;background:#fdecec}
 pre.source .line.flash{background:var(--guardbg);outline:2px solid #e08a00;outline-offset:-2px}
 .log-pane{border:1px solid var(--line);border-radius:6px;padding:6px 8px}
 pre.logline{display:none;margin:0;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12.5px}
@@ -729,7 +739,7 @@ _JS = r"""
         el.classList.toggle("shown", lines.check.indexOf(n) >= 0);
         el.classList.remove("flash");
       });
-      var first = lines.action.length ? lines.action[0] : (lines.check.length ? lines.check[0] : null);
+      var first = lines.focus || (lines.action.length ? lines.action[0] : (lines.check.length ? lines.check[0] : null));
       if (first !== null) { reveal(source, first); }
     }
     if (scroll) {
