@@ -299,6 +299,40 @@ def test_issue_32_an_evaluation_error_marks_the_line_that_failed(tmp_path, capsy
         assert all(step["check"] == [] for step in _steps_data(page)[:-1])
 
 
+def test_issue_32_an_absolute_spec_path_stays_out_of_the_report(tmp_path, monkeypatch):
+    """Issue 32 item 6: a spec given by absolute path put that path (a home folder's name) into the
+    title, the source pane and the embedded JSON of a report meant for public bug threads. Now the
+    report names the file relative to the working directory when it lies below it, else by its
+    name alone."""
+    home = tmp_path / "home" / "alice-private" / "work"
+    (home / "specs").mkdir(parents=True)
+    spec = home / "specs" / "notify_race.spec"
+    spec.write_text((ROOT / NOTIFY).read_text(encoding="utf-8"), encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for cwd, shown in ((elsewhere, "notify_race.spec"), (home, "specs/notify_race.spec")):
+        monkeypatch.chdir(cwd)
+        assert main(["check", str(spec), "--html", "check.html", "--quiet"]) == 12
+        assert main(["verify", str(spec), "--html", "verify.html"]) == 0
+        for name in ("check.html", "verify.html"):
+            page = (cwd / name).read_text(encoding="utf-8")
+            assert "alice-private" not in page and str(tmp_path) not in page, (cwd, name)
+            embedded = {a.get("id"): json.loads(text) for a, text in parsed(page).scripts if a.get("id")}
+            assert embedded["v0-itf"]["#meta"]["source"] == shown
+            assert f'<div class="pane-title">{shown} <span class="legend">' in page
+            if name == "check.html":  # verify's viewers embed no run
+                assert embedded["v0-json"]["file"] == shown
+        assert f"<title>tlacheck verify: {shown}</title>" in page
+
+
+def test_public_path():
+    assert artefacts.public_path("specs/x.spec", "/w") == "specs/x.spec"
+    assert artefacts.public_path("/w/specs/x.spec", "/w") == "specs/x.spec"
+    assert artefacts.public_path("/home/alice/x.spec", "/w") == "x.spec"
+    assert artefacts.public_path("../../alice/x.spec", "/w") == "x.spec"
+    assert artefacts.public_path("/w/../alice/x.spec", "/w") == "x.spec"
+
+
 def test_render_needs_out_or_html(tmp_path, capsys):
     saved = tmp_path / "trace.json"
     assert main(["check", NOTIFY, "--json", "--quiet"]) == 12

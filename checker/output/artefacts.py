@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -66,6 +67,34 @@ def spec_stem(path: str) -> str:
 
 def property_name(violation: Violation) -> str:
     return violation.name or violation.kind
+
+
+def public_path(path: str, cwd: str | None = None) -> str:
+    """The spec file's name as a report meant to be shared shows it: a relative path as given; an
+    absolute one relative to `cwd` (default: the working directory) when it lies below it, else
+    its file name only, and so for a relative path that climbs out with `..`. No folder above
+    the working directory (a home folder's name) gets into an HTML report."""
+    given = PurePosixPath(path.replace("\\", "/"))
+    if not given.is_absolute() and ".." not in given.parts:
+        return path
+    if given.is_absolute():
+        base = PurePosixPath((cwd if cwd is not None else os.getcwd()).replace("\\", "/"))
+        try:
+            rel = given.relative_to(base)
+        except ValueError:
+            rel = None
+        if rel is not None and rel.parts and ".." not in rel.parts:
+            return rel.as_posix()
+    return given.name
+
+
+def _renamed(data, old: str, new: str):
+    """`data` (JSON) with every `file` field that names `old` naming `new` instead."""
+    if isinstance(data, dict):
+        return {k: (new if k == "file" and v == old else _renamed(v, old, new)) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_renamed(v, old, new) for v in data]
+    return data
 
 
 def inside(directory: str | Path, name: str) -> Path:
@@ -170,23 +199,26 @@ def html_doc(model: Model, violation: Violation, source: Source | None, spec_pat
     `result` is given, with whether it `deadlock_checked`), and the trace as `check --json` and
     ITF for tools. Nothing in it depends on the run (the embedded JSON's `elapsed_s` is null),
     so the same check gives the same bytes. `fault`: where an evaluation error occurred (default:
-    the result's error's place)."""
-    facts = [("spec", spec_path), ("variant", variant)]
+    the result's error's place). The spec file is named as `public_path` says, everywhere in the
+    report (the embedded JSON too)."""
+    shown = public_path(spec_path)
+    facts = [("spec", shown), ("variant", variant)]
     if defines:
         facts.append(("-D", ", ".join(f"{k}={v}" for k, v in sorted(defines.items()))))
     embedded: list[tuple[str, object]] = []
     if result is not None:
         facts += [("verdict", result.verdict.value), ("distinct states", f"{result.distinct_states:,}"),
                   ("states generated", f"{result.states_generated:,}"), ("depth", f"{result.depth:,}")]
-        embedded.append(("json", run_json(model, result, spec_path, variant, defines,
-                                          deadlock_checked=deadlock_checked, reproducible=True)))
-    embedded.append(("itf", itf.trace_itf(model, violation.trace, source=spec_path,
+        data = run_json(model, result, spec_path, variant, defines, deadlock_checked=deadlock_checked,
+                        reproducible=True)
+        embedded.append(("json", _renamed(data, spec_path, shown)))
+    embedded.append(("itf", itf.trace_itf(model, violation.trace, source=shown,
                                           status=STATUS.get(violation.kind, "violation"), kind=violation.kind,
                                           name=violation.name, variant=variant)))
     if fault is None and result is not None and result.error is not None:
         fault = getattr(result.error, "span", None)
     return html.TraceDoc(model, violation, source, headline(model, violation, source),
-                         tuple(facts), tuple(embedded), fault=fault)
+                         tuple(facts), tuple(embedded), fault=fault, file=shown)
 
 
 def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool = False) -> str:
@@ -204,6 +236,9 @@ def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool
             docs.append(html_doc(model, violation, sources.get(file), file, variant, defines))
         return shown[key]
 
+    def public(r, text: str | None) -> str | None:  # `(path:181)` in verify's notes, as the viewers name it
+        return text.replace(f"{r.file}:", f"{public_path(r.file)}:") if text else text
+
     out = []
     for r in rows:
         evidence = r.evidence
@@ -214,14 +249,15 @@ def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool
         if r.base is not None and r.blocked_step is not None:
             blocked_viewer = viewer(*r.base, r.file, "base")
             notes.setdefault(blocked_viewer, []).append((r.blocked_step, f"fix {r.variant} blocks this step: "
-                                                         f"{r.replay}"))
+                                                         f"{public(r, r.replay)}"))
         out.append(html.VerifyRow(f"{r.spec} · {r.variant}", r.check, r.expected, r.got, r.ok or r.unchecked,
-                                  r.note, k, r.replay, blocked_viewer, r.blocked_step, r.blocked_line,
+                                  public(r, r.note), k, public(r, r.replay), blocked_viewer, r.blocked_step,
+                                  r.blocked_line,
                                   witness=isinstance(r.evidence, Trace)))
     for k, found in notes.items():
         docs[k] = dataclasses.replace(docs[k], notes=tuple(dict.fromkeys(found)))
     met = sum(1 for r in rows if r.ok or r.unchecked)
-    files = ", ".join(dict.fromkeys(r.file for r in rows))
+    files = ", ".join(dict.fromkeys(public_path(r.file) for r in rows))
     summary = f"{met} of {len(rows)} expectations met" + (" (decided by simulation: `holds` is not a proof)"
                                                           if simulated else "")
     return html.verify_report(f"tlacheck verify: {files}", out, docs, summary)

@@ -55,6 +55,7 @@ class TraceDoc:
     notes: tuple[tuple[int, str], ...] = ()  # (state index, text): e.g. a fix that blocks the step to that state
     log: tuple[str, ...] = ()  # per state: the log line its step matched (`conform`), shown beside the source
     fault: Span | None = None  # an evaluation error: where it occurred (marked on the last state)
+    file: str | None = None  # the spec file's name as the report shows it (None: the source's name)
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,7 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     waiting = render.waiting(model, trace, columns[0])
     columns = columns + [lane for lane in waiting if lane not in columns]  # a starved actor that never moved
     lines = _highlights(model, doc.violation, doc.source, doc.fault)
+    file = doc.file or (doc.source.name if doc.source is not None else None)
     n = len(trace.steps)
     facts = "".join(f"<span><b>{_e(value)}</b> {_e(what)}</span>" for what, value in doc.facts)
     h = f"h{heading_level}"
@@ -233,10 +235,10 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     parts.append(_state_panel(model, trace))
     if doc.log:
         parts.append(_log_pane(doc.log))
-    parts.append(_source_pane(doc.source, lines, "where the error occurred" if doc.violation.kind == "error"
+    parts.append(_source_pane(doc.source, file, lines, "where the error occurred" if doc.violation.kind == "error"
                               else "the violated check"))
     parts.append("</div></div>")
-    steps_data = [{"label": _now(model, trace, i, doc.source, lines[i]), "action": lines[i].action,
+    steps_data = [{"label": _now(model, trace, i, file, lines[i]), "action": lines[i].action,
                    "guards": lines[i].guards, "check": lines[i].check, "focus": lines[i].focus,
                    "notes": [text for at, text in doc.notes if at == i]} for i in range(n)]
     parts.append(f'<script type="application/json" class="steps">{_json(steps_data)}</script>')
@@ -246,13 +248,13 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _now(model, trace: Trace, i: int, source: Source | None, lines: _Lines) -> str:
+def _now(model, trace: Trace, i: int, file: str | None, lines: _Lines) -> str:
     """What the bar says of state i: `StartFollowOn (spec:124)`, `initial state`."""
     if i == 0:
         return "initial state"
     label = _action_label(model, trace.steps[i])
-    if source is not None and lines.action:
-        label += f" ({source.name}:{lines.action[0]})"
+    if file is not None and lines.action:
+        label += f" ({file}:{lines.action[0]})"
     return label
 
 
@@ -337,7 +339,7 @@ def _check_line(model, violation: Violation, source: Source) -> int | None:
     return None
 
 
-def _source_pane(source: Source | None, lines: list[_Lines], check: str) -> str:
+def _source_pane(source: Source | None, file: str | None, lines: list[_Lines], check: str) -> str:
     if source is None:
         return ""
     marked = {ln for entry in lines for ln in entry.check}
@@ -345,7 +347,7 @@ def _source_pane(source: Source | None, lines: list[_Lines], check: str) -> str:
     for no, text in enumerate(source.text.splitlines(), start=1):
         cls = "line check-line" if no in marked else "line"
         rows.append(f'<span class="{cls}" data-line="{no}"><span class="no">{no}</span>{_e(text) or " "}</span>')
-    return (f'<div class="source-wrap"><div class="pane-title">{_e(source.name)} <span class="legend">'
+    return (f'<div class="source-wrap"><div class="pane-title">{_e(file)} <span class="legend">'
             '<span class="action">the step\'s action</span> <span class="guard">its require lines</span> '
             f'<span class="check">{_e(check)}</span></span></div>'
             f'<pre class="source">{"".join(rows)}</pre></div>')
