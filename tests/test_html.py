@@ -333,6 +333,16 @@ def test_public_path():
     assert artefacts.public_path("/w/../alice/x.spec", "/w") == "x.spec"
 
 
+def test_issue_32_the_verdict_is_in_words(notify, tmp_path, monkeypatch):
+    """Issue 32 item 6: the facts under the title showed the raw `invariant_violated`."""
+    _, _, page = notify
+    assert "<span><b>invariant violated</b> verdict</span>" in page and "invariant_violated</b>" not in page
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "divide.spec").write_text(DIVIDE)
+    assert main(["check", "divide.spec", "--html", "check.html", "--quiet"]) == 4
+    assert "<span><b>evaluation error</b> verdict</span>" in (tmp_path / "check.html").read_text(encoding="utf-8")
+
+
 def test_render_needs_out_or_html(tmp_path, capsys):
     saved = tmp_path / "trace.json"
     assert main(["check", NOTIFY, "--json", "--quiet"]) == 12

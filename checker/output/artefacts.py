@@ -41,7 +41,7 @@ from tlacheck.lang.variants import expectations
 from tlacheck.output import html
 from tlacheck.output import itf
 from tlacheck.output import render
-from tlacheck.output.report import format_result, result_json
+from tlacheck.output.report import format_result, result_json, verdict_text
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -207,7 +207,7 @@ def html_doc(model: Model, violation: Violation, source: Source | None, spec_pat
         facts.append(("-D", ", ".join(f"{k}={v}" for k, v in sorted(defines.items()))))
     embedded: list[tuple[str, object]] = []
     if result is not None:
-        facts += [("verdict", result.verdict.value), ("distinct states", f"{result.distinct_states:,}"),
+        facts += [("verdict", verdict_text(result)), ("distinct states", f"{result.distinct_states:,}"),
                   ("states generated", f"{result.states_generated:,}"), ("depth", f"{result.depth:,}")]
         data = run_json(model, result, spec_path, variant, defines, deadlock_checked=deadlock_checked,
                         reproducible=True)

@@ -165,6 +165,17 @@ def _refinement_lines(check, v) -> list[str]:
             f"which is not an initial state of {abstract}."]
 
 
+def verdict_text(result: Result) -> str:
+    """The verdict in words, for people (`invariant violated`); `--json` keeps the enum's value."""
+    v = result.violation
+    if result.verdict == Verdict.INVARIANT_VIOLATED and v is not None and v.kind in ("property", "step"):
+        return {"property": "safety property violated", "step": "step property violated"}[v.kind]
+    return {Verdict.OK: "no error found", Verdict.INVARIANT_VIOLATED: "invariant violated",
+            Verdict.DEADLOCK: "deadlock", Verdict.LIVENESS_VIOLATED: "temporal property violated",
+            Verdict.ERROR: "evaluation error", Verdict.INCOMPLETE: "incomplete",
+            Verdict.UNREACHABLE: "reachable check failed"}[result.verdict]
+
+
 def _headline(result: Result, model: Model | None = None) -> str:
     v = result.violation
     check = _refinement(model, result) if model is not None else None
