@@ -48,11 +48,20 @@ def browser():
     driver.quit()
 
 
+# one actor (no `by`, no Actor_Step names): one lane
+COUNTER = ("spec Counter\nvar count: int = 0\nvar history: seq[int] = []\n\naction Increment:\n"
+           "    require count < 4\n    count = count + 1\n    history = history + [count * 1000001]\n\n"
+           "invariant Small: count < 4\n")
+
+
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
     out = tmp_path_factory.mktemp("html")
+    counter = out / "counter.spec"
+    counter.write_text(COUNTER, encoding="utf-8")
     made = {}
-    for name, args in (("notify", ["check", NOTIFY]), ("fork", ["check", FORK]), ("verify", ["verify", NOTIFY])):
+    for name, args in (("notify", ["check", NOTIFY]), ("fork", ["check", FORK]), ("verify", ["verify", NOTIFY]),
+                       ("counter", ["check", str(counter)])):
         path = out / f"{name}.html"
         main(args + ["--html", str(path)] + (["--quiet"] if args[0] == "check" else []))
         assert path.is_file()
@@ -216,3 +225,59 @@ def test_legible_on_a_phone_and_in_print(browser, pages, tmp_path):
         assert printed == {"controls": "none", "rows": 10}
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+
+def test_issue_32_a_single_lane_report_uses_the_width_of_the_window(browser, pages, tmp_path):
+    """Issue 32 item 6: the swimlanes of a spec with one actor took a quarter of the width, the
+    other three quarters of their frame empty and the table pushed below. Now the table, the
+    state and the source stand beside narrow swimlanes; wide ones still span the page above them."""
+    browser.get(pages["counter"])
+    layout = browser.execute_script("""
+        const box = sel => document.querySelector(sel).getBoundingClientRect();
+        const lanes = box('.lanes-wrap'), panes = box('.panes'), page = document.documentElement.clientWidth;
+        return {lanes: [lanes.left, lanes.right, lanes.top], panes: [panes.left, panes.right, panes.top],
+                page: page, lines: document.querySelectorAll('.lane-head').length};""")
+    assert layout["lines"] == 1
+    (l_left, l_right, l_top), (p_left, p_right, p_top) = layout["lanes"], layout["panes"]
+    assert p_left > l_right and abs(p_top - l_top) < 2  # beside the lanes, level with them
+    assert p_right - l_left > 0.9 * layout["page"]  # together they span the page
+    shot(browser, "single-lane", tmp_path)
+    browser.get(pages["notify"])  # four lanes: the swimlanes span the page, the panes below
+    wide = browser.execute_script("""
+        const lanes = document.querySelector('.lanes-wrap').getBoundingClientRect();
+        const panes = document.querySelector('.panes').getBoundingClientRect();
+        return panes.top >= lanes.bottom && lanes.width > 0.9 * document.documentElement.clientWidth;""")
+    assert wide
+
+
+BROKEN_WORDS = """
+    const broken = [];
+    document.querySelectorAll('td.act').forEach(td => {
+      const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        for (const m of n.data.matchAll(/[A-Za-z0-9_]+/g)) {
+          const r = document.createRange();
+          r.setStart(n, m.index);
+          r.setEnd(n, m.index + m[0].length);
+          const lines = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+          if (lines.size > 1) { broken.push(m[0]); }  // the word's pieces lie on two lines
+        }
+      }
+    });
+    return broken;"""
+
+
+@pytest.mark.parametrize("width", [1400, 1000, 390])
+def test_issue_32_the_table_never_breaks_a_name_in_the_middle(browser, pages, width):
+    """Issue 32 item 6: the table's step column broke `EnqueueStopNotification` (and on narrower
+    windows `TeammateDispatches`, `runInBackground`) in the middle. The column is now as wide as
+    its longest name; a label breaks only after `(`, `=` and commas."""
+    browser.set_window_size(width, 1000)
+    try:
+        for name in ("notify", "fork"):
+            browser.get(pages[name])
+            assert browser.execute_script("return document.querySelectorAll('td.act').length") >= 3
+            assert browser.execute_script(BROKEN_WORDS) == [], (name, width)
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+    finally:
+        browser.set_window_size(1400, 1000)

@@ -227,8 +227,10 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
         '<button type="button" data-move="last" aria-label="last state">▶|</button>'
         '<span class="now"></span><span class="keys">keys: ← → (or k j), Home, End; click a box or a row</span>'
         '<div class="notes" aria-live="polite"></div></div>')
-    parts.append('<div class="lanes-wrap">' + _swimlanes_svg(model, trace, head, columns, actors, targets, waiting, k)
-                 + "</div>")
+    # the stage: the swimlanes, and beside them when they leave room (one or two narrow lanes), else
+    # below them, the table, the state and the source
+    parts.append('<div class="stage"><div class="lanes-wrap">'
+                 + _swimlanes_svg(model, trace, head, columns, actors, targets, waiting, k) + "</div>")
     parts.append('<div class="panes"><div class="left">')
     parts.append(_table(model, trace, head, waiting, doc.notes))
     parts.append('</div><div class="right">')
@@ -237,7 +239,7 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
         parts.append(_log_pane(doc.log))
     parts.append(_source_pane(doc.source, file, lines, "where the error occurred" if doc.violation.kind == "error"
                               else "the violated check"))
-    parts.append("</div></div>")
+    parts.append("</div></div></div>")
     steps_data = [{"label": _now(model, trace, i, file, lines[i]), "action": lines[i].action,
                    "guards": lines[i].guards, "check": lines[i].check, "focus": lines[i].focus,
                    "notes": [text for at, text in doc.notes if at == i]} for i in range(n)]
@@ -413,8 +415,9 @@ def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[s
 
 
 def _breakable(label: str) -> str:
-    """An action label that may break after its `(` and commas on a narrow screen."""
-    return _e(label).replace("(", "(<wbr>").replace(", ", ", <wbr>")
+    """An action label that may break after its `(`, each `=` and comma on a narrow screen, never
+    inside a name (the column is as wide as the longest name: the table lays itself out)."""
+    return _e(label).replace("(", "(<wbr>").replace(", ", ", <wbr>").replace("=", "=<wbr>")
 
 
 def _state_panel(model, trace: Trace) -> str:
@@ -640,11 +643,13 @@ background:#f7f7f7;cursor:pointer}
 .fixnote{color:#7a4a00;font-weight:bold;margin-top:4px}
 .position{margin:0 8px}.now{font-weight:bold;margin:0 10px;font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;
 font-size:13px}.keys{color:var(--muted);font-size:12px}
-.panes{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;margin-top:10px}
+.stage{display:flex;flex-wrap:wrap;align-items:flex-start;gap:10px 16px;margin-top:10px}
+.panes{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;flex:1 1 760px;min-width:0}
 .box,tr[data-step]{scroll-margin-top:64px;scroll-margin-bottom:16px}
 .right{position:sticky;top:56px;align-self:start;max-height:calc(100vh - 70px);display:flex;flex-direction:column;
 gap:10px}
-.lanes-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px;padding:4px;margin-top:10px}
+.lanes-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px;padding:4px;flex:0 1 auto;min-width:0;
+max-width:100%}
 svg.swimlanes{display:block}
 svg text{font-size:12px;fill:var(--ink);white-space:pre}
 .lane-head rect{fill:#e3e8f0;stroke:#8a94a6}.lane-head text{font-weight:bold}
@@ -660,13 +665,13 @@ svg text{font-size:12px;fill:var(--ink);white-space:pre}
 .send{stroke:var(--loop);stroke-width:1.6}.arrowhead{fill:var(--loop)}
 .loop{fill:none;stroke:var(--loop);stroke-width:1.6;stroke-dasharray:6 4}.loophead{fill:var(--loop)}
 .loop-label{fill:var(--loop)!important}
-table.states{border-collapse:collapse;width:100%;margin-top:14px;table-layout:fixed}
+table.states{border-collapse:collapse;width:100%;margin-top:4px}
 table.states caption{text-align:left;color:var(--muted);padding-bottom:4px}
 table.states th,table.states td{border-top:1px solid var(--line);padding:4px 6px;text-align:left;vertical-align:top}
 table.states tr[data-step]{cursor:pointer}
 table.states tr.current{background:var(--cursorbg);outline:2px solid var(--cursor)}
-col.c-num{width:3.5em}col.c-act{width:30%}
-table.states td.num{color:var(--muted)}table.states td.act{font-weight:bold;overflow-wrap:break-word}
+col.c-num{width:3.5em}
+table.states td.num{color:var(--muted)}table.states td.act{font-weight:bold;overflow-wrap:break-word;min-width:8em}
 table.states ul{margin:0;padding:0;list-style:none;font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;
 font-size:12.5px;white-space:pre-wrap;overflow-wrap:anywhere}
 li.changed{background:var(--changed)}li.added{background:var(--added)}li.removed{background:var(--removed)}
@@ -705,7 +710,10 @@ table.verify th,table.verify td{border:1px solid var(--line);padding:4px 8px;tex
 .ok{color:#1b5e20;font-weight:bold}.bad{color:var(--bad);font-weight:bold}.blocked{color:#333}
 @media (max-width:900px){body{padding:10px}.panes{grid-template-columns:minmax(0,1fr)}
 .right{position:static;max-height:none}.keys{display:none}pre.source{max-height:40vh}}
-@media print{.controls{display:none}.panes{display:block}.right{position:static;max-height:none}
+@media (max-width:600px){table.states thead{display:none}
+table.states tr[data-step]{display:grid;grid-template-columns:2.5em minmax(0,1fr)}
+table.states tr[data-step] td:last-child{grid-column:2;border-top:none;padding-top:0}}
+@media print{.controls{display:none}.stage,.panes{display:block}.right{position:static;max-height:none}
 .state-panel{display:none}pre.source{max-height:none;overflow:visible;font-size:10px}
 .lanes-wrap{overflow:visible;border:none}svg.swimlanes{max-width:100%;height:auto}
 .box.current rect{stroke:#555;stroke-width:1;fill:#fff}.box.last rect{fill:var(--badbg)}
