@@ -564,11 +564,8 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
             g.edge(f"{col_id[c]}_{r}", f"{col_id[c]}_{r + 1}", arrowhead="none", style="dashed", color="#9e9e9e",
                    weight="100")
     for r in range(1, rows):
-        for target in targets[r]:
-            if target in col_id and target != actors[r]:
-                info = model.action_info[trace.steps[r].action]
-                g.edge(f"{col_id[actors[r]]}_{r}", f"{col_id[target]}_{r}", color=LOOP, penwidth="1.6",
-                       label=f" {info.name} ", fontcolor=LOOP, constraint="false")
+        _send_edges(g, columns, col_id, r, actors[r], targets[r], model.action_info[trace.steps[r].action].name
+                    if trace.steps[r].action is not None else "")
     if trace.loop_index is not None and rows > 1:
         target_row = max(trace.loop_index, 1)
         if trace.closing is not None:
@@ -578,6 +575,36 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
         g.edge(f"{col_id[actors[rows - 1]]}_{rows - 1}", f"{col_id[actors[target_row]]}_{target_row}",
                color=LOOP, style="dashed", constraint="false", fontcolor=LOOP, label=text)
     return g.source
+
+
+def _send_edges(g, columns: list[str], col_id: dict[str, str], r: int, actor: str | None, targets, name: str) -> None:
+    """The arrows of row r's `->` targets, as a line from the actor's box across the lifelines
+    with an arrowhead at each target's. The line is drawn piece by piece between neighbouring
+    columns, each piece from left to right (`dir=back` where it points left): Graphviz draws an
+    edge between neighbours of one rank straight, whereas an edge that skips columns is routed
+    around the nodes between them, bending the lifelines (and, with labels, a broadcast to ten
+    workers made it warn "Something is probably seriously wrong"). The action's name labels the
+    piece next to the box."""
+    if actor not in col_id:
+        return
+    here = columns.index(actor)
+    wanted = {columns.index(t) for t in targets if t in col_id and t != actor}
+    for side in (1, -1):
+        reach = [j for j in wanted if (j - here) * side > 0]
+        if not reach:
+            continue
+        far = max(reach) if side > 0 else min(reach)
+        for j in range(here + side, far + side, side):
+            left, right = sorted((j - side, j))
+            attrs = {"color": LOOP, "penwidth": "1.6", "constraint": "false", "arrowsize": "0.8"}
+            head = "normal" if j in wanted else "none"
+            if side > 0:
+                attrs.update(arrowhead=head)
+            else:
+                attrs.update(dir="back", arrowtail=head)
+            if j == here + side:
+                attrs.update(label=f" {name} ", fontcolor=LOOP)
+            g.edge(f"{col_id[columns[left]]}_{r}", f"{col_id[columns[right]]}_{r}", **attrs)
 
 
 def _lane_box(model, step, r: int, previous, is_last, view: View) -> str:
