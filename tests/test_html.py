@@ -343,6 +343,24 @@ def test_issue_32_the_verdict_is_in_words(notify, tmp_path, monkeypatch):
     assert "<span><b>evaluation error</b> verdict</span>" in (tmp_path / "check.html").read_text(encoding="utf-8")
 
 
+def test_issue_32_a_broadcast_is_one_line_with_an_arrowhead_per_target():
+    """The HTML swimlanes drew one line per target, 6 px apart: a broadcast to nine workers was a
+    band of nine lines. Now it is one line (the pieces overlap) with an arrowhead on each target's
+    lifeline, as in the DOT swimlanes (tests/test_render.py)."""
+    from tests.test_render import TEN_WORKERS
+
+    model = model_of(TEN_WORKERS)
+    result = explore(model)
+    page = html.trace_report(artefacts.html_doc(model, result.violation, None, "workers.spec", "base", {}, result))
+    sends = re.findall(r'<line class="send" x1="[\d.]+" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"', page)
+    assert len(sends) == 10 * 9
+    rows: dict[str, set[str]] = {}
+    for y1, x2, y2 in sends:
+        assert y1 == y2
+        rows.setdefault(y1, set()).add(x2)
+    assert len(rows) == 10 and all(len(ends) == 9 for ends in rows.values())  # one line per step, nine heads
+
+
 def test_render_needs_out_or_html(tmp_path, capsys):
     saved = tmp_path / "trace.json"
     assert main(["check", NOTIFY, "--json", "--quiet"]) == 12

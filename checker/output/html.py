@@ -537,10 +537,10 @@ def _swimlanes_svg(model, trace: Trace, head: render.Headline, columns: list[str
                      f'<rect x="{x}" y="{y}" width="{lane_w}" height="{h}" rx="4"/>'
                      f'<text x="{x + PAD}" y="{y + PAD + 12}">{text}</text></g>')
         mids[r] = (x, x + lane_w, y + h / 2)
-        for j, target in enumerate(t for t in targets[r] if t in x0 and t != lane):
+        for target in (t for t in targets[r] if t in x0 and t != lane):
             tx = x0[target] + lane_w / 2
             sx = x + lane_w if tx > x else x
-            ty = y + h / 2 + 6 * j  # several targets: one arrow each, a little apart
+            ty = y + h / 2  # several targets on one side: one line, an arrowhead on each target's lifeline
             items.append(f'<line class="send" x1="{sx}" y1="{ty}" x2="{tx}" y2="{ty}" '
                          f'marker-end="url(#arrow{k})"><title>{_e(f"to {target}")}</title></line>')
         y += h + ROW_GAP
