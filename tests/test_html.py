@@ -84,12 +84,12 @@ def test_one_row_box_and_state_per_state_and_the_embedded_json(notify):
     model, result, page = notify
     n = len(result.violation.trace.steps)
     p = parsed(page)
-    rows = [a for t, a in p.tags if t == "tr" and "data-step" in a]
-    boxes = [a for t, a in p.tags if t == "g" and "data-step" in a and "box" in a.get("class", "")]
-    states = [a for t, a in p.tags if t == "dl" and "data-step" in a]
-    assert [int(a["data-step"]) for a in rows] == list(range(n))
-    assert [int(a["data-step"]) for a in boxes] == list(range(n))
-    assert [int(a["data-step"]) for a in states] == list(range(n))
+    rows = [a for t, a in p.tags if t == "tr" and "data-state" in a]
+    boxes = [a for t, a in p.tags if t == "g" and "data-state" in a and "box" in a.get("class", "")]
+    states = [a for t, a in p.tags if t == "dl" and "data-state" in a]
+    assert [int(a["data-state"]) for a in rows] == list(range(1, n + 1))  # state 1 is the initial state
+    assert [int(a["data-state"]) for a in boxes] == list(range(1, n + 1))
+    assert [int(a["data-state"]) for a in states] == list(range(1, n + 1))
     embedded = {a.get("id"): json.loads(text) for a, text in p.scripts if a.get("type") == "application/json"
                 and a.get("id")}
     assert embedded["v0-json"] == artefacts.run_json(model, result, NOTIFY, "base", {}, deadlock_checked=True,
@@ -226,7 +226,7 @@ def test_boxes_stay_inside_their_lane(notify):
     heads = [tuple(float(v) for v in m) for m in re.findall(
         r'<g class="lane-head"><rect x="([\d.]+)" y="2" width="([\d.]+)"', page)]
     assert len(heads) >= 2
-    boxes = re.findall(r'<g class="box(?: last)?" data-step="\d+"><title>[^<]*</title><rect x="([\d.]+)" '
+    boxes = re.findall(r'<g class="box(?: last)?" data-state="\d+"><title>[^<]*</title><rect x="([\d.]+)" '
                        r'y="[\d.]+" width="([\d.]+)"', page)
     assert boxes
     for x, w in boxes:
@@ -250,7 +250,7 @@ def test_check_simulate_and_render_write_the_report(tmp_path, capsys):
     again = tmp_path / "again.html"
     assert main(["render", str(saved), "--html", str(again)]) == 0
     rendered = again.read_text(encoding="utf-8")
-    assert rendered.count('<tr data-step="') == page.count('<tr data-step="')
+    assert rendered.count('<tr data-state="') == page.count('<tr data-state="')
     sim = tmp_path / "sim.html"
     assert main(["simulate", NOTIFY, "--seed", "1", "--html", str(sim), "--quiet"]) == 12
     assert "invariant AnswerNotified is violated" in sim.read_text(encoding="utf-8")
@@ -373,7 +373,7 @@ def test_verify_report_links_each_fix_to_the_step_it_blocks(tmp_path, capsys):
     out = tmp_path / "verify.html"
     assert main(["verify", NOTIFY, "--html", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
-    links = re.findall(r'data-goto="(\d+):(\d+)" data-guard="(\d*)">show step (\d+) of the base counterexample', page)
+    links = re.findall(r'data-goto="(\d+):(\d+)" data-guard="(\d*)">show state (\d+) of the base counterexample', page)
     assert links, "no fix links to the base counterexample"
     viewers = len(re.findall(r'<section class="viewer"', page))
     lines = (ROOT / NOTIFY).read_text(encoding="utf-8").splitlines()
@@ -382,4 +382,4 @@ def test_verify_report_links_each_fix_to_the_step_it_blocks(tmp_path, capsys):
         assert guard and 1 <= int(guard) <= len(lines)
     # the text report names the same steps
     text = capsys.readouterr().out
-    assert sorted({s for _, s, _, _ in links}) == sorted(set(re.findall(r"is blocked at step (\d+)", text)))
+    assert sorted({s for _, s, _, _ in links}) == sorted(set(re.findall(r"is blocked at state (\d+)", text)))

@@ -132,7 +132,9 @@ def test_trace_marks_initial_violating_and_changed_states():
     assert "State 1 · initial state" in dot and "start -> s1" in dot
     assert "violates NotSolved" in dot and render.VIOLATION in dot
     assert "5 → 4" in dot  # the last step's change of big, old -> new
-    assert "7. " not in dot and "6. BigToSmall" in dot  # edges are numbered steps with their action
+    # an edge is numbered with the state it leads to, as the text trace numbers states (State 1 the
+    # initial state): 6 steps, states 2..7
+    assert "8. " not in dot and "1. " not in dot and "7. BigToSmall" in dot and 's6 -> s7 [label=" 7. BigToSmall"' in dot
 
 
 def test_stuttering_lasso_is_a_self_loop():

@@ -1449,7 +1449,7 @@ def _replay_text(result, args, model, saved, sources) -> str:
             out.append(f"Its last state no longer violates invariant {saved.name}.")
     else:
         out.append(f"The trace does not replay: {result.message}.")
-        if result.step:
+        if result.state and result.state > 1:
             out.append(f"Steps replayed before it: {result.replayed} of {result.total_steps}.")
         for cause in result.causes:
             out.append("")

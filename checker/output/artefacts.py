@@ -144,7 +144,7 @@ def headline(model: Model, violation: Violation, source: Source | None = None) -
     if kind == "deadlock":
         return render.Headline(f"{model.name}: deadlock after {steps}", "deadlock: no action is enabled", detail)
     if kind == "step":
-        return render.Headline(f"{model.name}: step property {name} is violated by step {n}",
+        return render.Headline(f"{model.name}: step property {name} is violated by the step to state {n + 1}",
                                f"violates step property {name}", detail)
     if kind == "liveness":
         why = f": {violation.message}" if violation.message else ""
@@ -245,13 +245,15 @@ def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool
         if isinstance(evidence, Trace):  # a reachable check's witness
             evidence = Violation("reachable", r.check, evidence)
         k = viewer(r.model, evidence, r.file, r.variant) if evidence is not None and evidence.trace.steps else None
-        blocked_viewer = None
-        if r.base is not None and r.blocked_step is not None:
+        blocked_viewer = blocked = None
+        if r.base is not None and r.blocked_state is not None:
             blocked_viewer = viewer(*r.base, r.file, "base")
-            notes.setdefault(blocked_viewer, []).append((r.blocked_step, f"fix {r.variant} blocks this step: "
+            # a lasso's step back to its loop state is numbered one past the last state: shown from there
+            blocked = min(r.blocked_state, len(r.base[1].trace.steps))
+            notes.setdefault(blocked_viewer, []).append((blocked, f"fix {r.variant} blocks this step: "
                                                          f"{public(r, r.replay)}"))
         out.append(html.VerifyRow(f"{r.spec} · {r.variant}", r.check, r.expected, r.got, r.ok or r.unchecked,
-                                  public(r, r.note), k, public(r, r.replay), blocked_viewer, r.blocked_step,
+                                  public(r, r.note), k, public(r, r.replay), blocked_viewer, blocked,
                                   r.blocked_line,
                                   witness=isinstance(r.evidence, Trace)))
     for k, found in notes.items():

@@ -199,11 +199,11 @@ def _load_itf(data: dict, model) -> SavedTrace:
     steps = []
     for i, raw in enumerate(raw_states):
         if not isinstance(raw, dict):
-            raise itf.ItfError(f"state {i}: a state must be an object")
+            raise itf.ItfError(f"state {i + 1} (`states[{i}]`): a state must be an object")
         meta = raw.get("#meta") if isinstance(raw.get("#meta"), dict) else {}
         action = meta.get("action", raw.get("mbt::actionTaken"))
         keys = {n: written[n] if written.get(n) in raw else n for n in model.var_names}  # or as the spec names it
-        state = {n: itf.value_from_itf(raw[keys[n]], t, f"state {i}: {n}")
+        state = {n: itf.value_from_itf(raw[keys[n]], t, f"state {i + 1} (`states[{i}]`): {n}")
                  for n, t in zip(model.var_names, model.var_types) if keys[n] in raw}
         if i == 0 or action == "init":
             steps.append(SavedStep(None, {}, state))
@@ -246,7 +246,7 @@ def to_trace(saved: SavedTrace, model) -> Trace:
             steps.append(Step(None, (), state))
             continue
         if s.action not in by_name:
-            raise TraceFileError(f"step {i}: the spec has no action `{s.action}`")
+            raise TraceFileError(f"state {i + 1}: the spec has no action `{s.action}`")
         a = by_name[s.action]
         steps.append(Step(a, decode_args(s.args, model.action_info[a], saved.format), state))
     closing = None
