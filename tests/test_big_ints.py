@@ -169,7 +169,7 @@ def test_replay_shows_huge_ints_that_differ(tmp_path, capsys):
     (tmp_path / "y.spec").write_text(GROW.replace(f"x = x * {F}", f"x = x * {F} + (if k == 149 then 1 else 0)"))
     assert main(["replay", str(tmp_path / "y.spec"), str(tmp_path / "t.json")]) == 14
     out = capsys.readouterr().out
-    assert "step 150: Grow reaches a different state" in out
+    assert "state 151: Grow reaches a different state" in out
     assert f"x         {LAST}  1551476790011598…1168892692740250 (4,500 digits)" in out
 
 

@@ -363,9 +363,12 @@ def test_soundness_7_a_diagram_that_cannot_be_written_is_exit_6(args, saved_trac
 def test_soundness_7_a_stale_artefact_that_cannot_be_removed_is_exit_6(saved_trace, tmp_path, capsys, monkeypatch):
     from pathlib import Path
 
+    from tlacheck.output import artefacts
+
     out = tmp_path / "out"
     out.mkdir()
     (out / "gone.base.Inv.txt").write_text("stale")
+    (out / artefacts.MANIFEST).write_text(artefacts.manifest(["gone.base.Inv.txt"]))
 
     def unlink(self, missing_ok=False):
         raise PermissionError(13, "Permission denied")

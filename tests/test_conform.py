@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import jsonschema
 import pytest
@@ -281,6 +282,10 @@ def test_issue_33_the_html_report(spec, tmp_path, capsys):
     # the viewer of the prefix shows each step's log line beside the spec's source
     assert 'class="log-pane"' in page and "bad.ndjson:1: {&quot;action&quot;: &quot;job.take&quot;" in page
     assert "the next event matches no step" in page
+    # the frontier's note is on the last state of the prefix (notes are keyed by state number)
+    steps = json.loads(re.findall(r'<script type="application/json" class="steps">(.*?)</script>', page)[-1])
+    assert steps[-1]["notes"] and steps[-1]["notes"][0].startswith("The frontier: 1 candidate state")
+    assert all(not s["notes"] for s in steps[:-1])
     assert "<h2>Coverage</h2>" in page and "never exercised" in page
     # deterministic, and nothing loaded from anywhere
     run(capsys, spec, ok, bad, "--max-lazy", "0", "--html", "again.html")

@@ -134,7 +134,7 @@ def test_instances_are_shown_by_name_in_traces_swimlanes_and_coverage():
     assert "  Proc: set_flag" in report and "Terminating" not in report  # `while true` never ends
     dot = trace_dot(m, r.violation.trace)  # the trace diagram: a row per instance, steps by instance
     assert "Proc[1].pc" in dot and "Proc[2].pc" in dot and "Proc.pc" not in dot
-    assert "1. Proc[1]: ncs" in dot or "1. Proc[2]: ncs" in dot
+    assert "2. Proc[1]: ncs" in dot or "2. Proc[2]: ncs" in dot  # the step to state 2
 
 
 # ---------------------------------------------------------------- the desugaring's rules

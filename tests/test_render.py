@@ -132,7 +132,9 @@ def test_trace_marks_initial_violating_and_changed_states():
     assert "State 1 · initial state" in dot and "start -> s1" in dot
     assert "violates NotSolved" in dot and render.VIOLATION in dot
     assert "5 → 4" in dot  # the last step's change of big, old -> new
-    assert "7. " not in dot and "6. BigToSmall" in dot  # edges are numbered steps with their action
+    # an edge is numbered with the state it leads to, as the text trace numbers states (State 1 the
+    # initial state): 6 steps, states 2..7
+    assert "8. " not in dot and "1. " not in dot and "7. BigToSmall" in dot and 's6 -> s7 [label=" 7. BigToSmall"' in dot
 
 
 def test_stuttering_lasso_is_a_self_loop():
@@ -248,7 +250,68 @@ def test_a_target_may_be_any_expression_of_an_actors_type():
     assert columns == ["Producer", "c2", "c1", "c3"]
     dot = render.swimlanes_dot(model, v.trace)
     assert re.search(r"c0_1 -> c1_1 .*Notify", dot)
-    assert re.search(r"c0_2 -> c2_2 .*Broadcast", dot) and re.search(r"c0_2 -> c3_2 .*Broadcast", dot)
+    assert re.search(r"c0_2 -> c1_2 .*Broadcast", dot)  # one line from Producer on, labelled once
+    assert _arrowheads(dot) == {(1, 1), (2, 2), (2, 3)}  # at c2 on row 1; at c1 and c3 (not c2) on row 2
+
+
+def _sends(dot: str) -> list[tuple[int, int, int, str]]:
+    """The pieces of the swimlanes' `->` arrows: (row, left column, right column, attributes)."""
+    return [(int(r), int(a), int(b), attrs) for a, r, b, r2, attrs
+            in re.findall(r"c(\d+)_(\d+) -> c(\d+)_(\d+) \[([^]]*)\]", dot)
+            if f'color="{render.LOOP}"' in attrs and "dashed" not in attrs and r == r2]
+
+
+def _arrowheads(dot: str) -> set[tuple[int, int]]:
+    """(row, column) of each arrowhead of the `->` arrows."""
+    out = set()
+    for row, left, right, attrs in _sends(dot):
+        if "dir=back" in attrs:
+            if "arrowtail=normal" in attrs:
+                out.add((row, left))
+        elif "arrowhead=normal" in attrs:
+            out.add((row, right))
+    return out
+
+
+TEN_WORKERS = """
+    const Workers: set[model] = {w1, w2, w3, w4, w5, w6, w7, w8, w9, w10}
+    var done: map[Workers, bool] = {w -> false for w in Workers}
+    var acks: int = 0
+    action Finish(w in Workers) by w -> Workers:
+        require not done[w]
+        done[w] = true
+        acks = acks + 1
+    invariant NotAllDone: acks < 10
+"""
+
+
+def test_issue_32_a_broadcast_to_ten_workers_is_drawn_straight():
+    """Issue 32 item 6: `by w -> Workers` with ten workers drew nine labelled edges per row, each
+    from the box straight to a far column: Graphviz printed "Something is probably seriously
+    wrong" warnings and bent the lifelines around the boxes. An arrow is now one line of pieces
+    between neighbouring columns, with an arrowhead on each target's lifeline and the action's
+    name once; Graphviz lays it out without a warning and every lifeline stays straight."""
+    model = model_of(TEN_WORKERS)
+    trace = explore(model).violation.trace
+    dot = render.swimlanes_dot(model, trace)
+    sends = _sends(dot)
+    assert sends and all(right == left + 1 for _, left, right, _ in sends)
+    for row in range(1, 11):  # row r: worker r's column is c(r-1); every other column gets an arrowhead
+        assert {c for r, c in _arrowheads(dot) if r == row} == set(range(10)) - {row - 1}, row
+        assert sum(1 for r, _, _, attrs in sends if r == row and "Finish" in attrs) == (2 if 1 < row < 10 else 1)
+    if not HAS_DOT:
+        pytest.skip("needs Graphviz's `dot` to lay the diagram out")
+    laid = subprocess.run(["dot", "-Tplain"], input=dot, capture_output=True, text=True, check=True)
+    assert laid.stderr == ""
+    xs: dict[str, set[float]] = {}
+    for line in laid.stdout.splitlines():
+        parts = line.split()
+        if parts[:1] == ["node"] and re.fullmatch(r"c\d+_\d+", parts[1]):
+            column = parts[1].split("_")[0]
+            box = not parts[1].endswith("_0") and parts[1] != f"{column}_{int(column[1:]) + 1}"
+            if box:  # a lifeline's points (a step's box, wider, is centred on it too)
+                xs.setdefault(column, set()).add(round(float(parts[2]), 2))
+    assert len(xs) == 10 and all(len(found) == 1 for found in xs.values()), xs
 
 
 @pytest.mark.parametrize("actor, message, hint", [

@@ -91,10 +91,11 @@ def test_itf_round_trips_through_replay(saved_json):
 def test_a_new_guard_disables_the_step_and_is_named(saved_json):
     m, saved = load(saved_json, "Guarded")
     r = replay(m, saved)
-    # steps 2 and 4 pour with big + small = 5 and 2 (both guards hold); step 6 pours from (5, 2),
-    # where the first guard is false (the second would be false too: the first one is named)
-    assert r.outcome == Outcome.DISABLED and r.step == 6 and r.replayed == 5
-    assert "step 6: BigToSmall is disabled in the state reached after step 5" == r.message
+    # the steps to states 3 and 5 pour with big + small = 5 and 2 (both guards hold); the step to
+    # state 7 pours from (5, 2), where the first guard is false (the second would be false too: the
+    # first one is named)
+    assert r.outcome == Outcome.DISABLED and r.state == 7 and r.replayed == 5
+    assert "state 7: BigToSmall is disabled in state 6" == r.message
     assert r.causes[0].span.line == line_of(FIXES, "require big + small != 7")
     assert r.causes[0].message == "this `require` is false"
 
@@ -118,7 +119,7 @@ variant Capped:
     data = json.loads(json.dumps(result_json(base, explore(base), "c.spec")))
     capped = build_model(Source("c.spec", text), None, "Capped")
     r = replay(capped, savedtrace.load(data, capped))
-    assert r.outcome == Outcome.DISABLED and r.step == 1  # x < 0 fails first at x = 0
+    assert r.outcome == Outcome.DISABLED and r.state == 2  # x < 0 fails first at x = 0
     assert r.causes[0].span.line == line_of(text, "require x < 0")
     r2 = replay(capped, savedtrace.load(data, capped))
     assert r2 == r  # deterministic
@@ -127,7 +128,7 @@ variant Capped:
 def test_a_changed_assignment_makes_the_step_diverge(saved_json):
     m, saved = load(saved_json, "Leaky")
     r = replay(m, saved)
-    assert r.outcome == Outcome.DIVERGES and r.step == 2
+    assert r.outcome == Outcome.DIVERGES and r.state == 3
     assert r.differences == (("big", "big", "2", "1"),)
     line = next(i for i, text in enumerate(FIXES.splitlines(), 1) if "- (newSmall - small) - 1" in text)
     assert r.causes[0].span.line == line and "`big` gets its value here" == r.causes[0].message
@@ -136,7 +137,7 @@ def test_a_changed_assignment_makes_the_step_diverge(saved_json):
 def test_a_removed_action_is_reported(saved_json):
     m, saved = load(saved_json, "NoFill")
     r = replay(m, saved)
-    assert r.outcome == Outcome.UNKNOWN_ACTION and r.step == 1 and "FillBigJug" in r.message
+    assert r.outcome == Outcome.UNKNOWN_ACTION and r.state == 2 and "FillBigJug" in r.message
 
 
 def test_a_variant_with_an_extra_variable_still_replays(saved_json):
@@ -194,7 +195,7 @@ def test_nondeterministic_steps_replay_and_an_empty_with_is_named():
     assert replay(base, savedtrace.load(data, base)).replays
     other = build_model(Source("n.spec", NONDET), None, "EmptyWith")
     r = replay(other, savedtrace.load(data, other))
-    assert r.outcome == Outcome.DISABLED and r.step == 2 and "no value to choose" in r.causes[0].message
+    assert r.outcome == Outcome.DISABLED and r.state == 3 and "no value to choose" in r.causes[0].message
 
 
 def test_an_argument_outside_the_domain_is_reported():
@@ -241,8 +242,8 @@ variant NoReset:
     assert r.replays and r.total_steps == 3 and r.trace.closing == Step(1, (), (0,))
     fixed = build_model(Source("l.spec", text), None, "NoReset")
     r = replay(fixed, savedtrace.load(data, fixed))
-    assert r.outcome == Outcome.DISABLED and r.step == 3 and r.causes[0].span.line == line_of(text, "x == 3")
-    assert r.message.startswith("the transition back to the loop state: Reset is disabled")
+    assert r.outcome == Outcome.DISABLED and r.state == 4 and r.causes[0].span.line == line_of(text, "x == 3")
+    assert r.message == "the step back to state 1: Reset is disabled in state 3"  # numbered one past the last
 
 
 def test_cli_exit_codes_and_report(tmp_path, capsys, saved_json):
@@ -254,7 +255,7 @@ def test_cli_exit_codes_and_report(tmp_path, capsys, saved_json):
     assert "The trace replays" in capsys.readouterr().out
     assert main(["replay", str(spec), str(saved), "--variant", "Leaky"]) == 14
     out = capsys.readouterr().out
-    assert "step 2: BigToSmall reaches a different state" in out and "big = big - (newSmall - small) - 1" in out
+    assert "state 3: BigToSmall reaches a different state" in out and "big = big - (newSmall - small) - 1" in out
     assert main(["replay", str(spec), str(saved), "--variant", "Guarded", "--json"]) == 14
     data = json.loads(capsys.readouterr().out)
     assert data["outcome"] == "disabled" and data["causes"][0]["line"] > 0 and not data["replays"]
@@ -321,7 +322,7 @@ def test_a_diverging_step_shows_the_differences_entry_by_entry(tmp_path, capsys)
     data = json.loads(json.dumps(result_json(base, explore(base), "maps.spec")))
     fixed = build_model(Source("maps.spec", MAPS), None, "Forgetful")
     r = replay(fixed, savedtrace.load(data, fixed))
-    assert r.outcome == Outcome.DIVERGES and r.step == 2
+    assert r.outcome == Outcome.DIVERGES and r.state == 3
     assert r.differences == (("pc", "pc[alice]", "Done", "Idle"), ("done", "done", "{alice}", "{}"))
     assert [c.message for c in r.causes] == ["`pc` gets its value here",
                                              "`Finish` does not assign `done`, so it keeps its value"]
@@ -330,3 +331,39 @@ def test_a_diverging_step_shows_the_differences_entry_by_entry(tmp_path, capsys)
     assert main(["replay", str(tmp_path / "maps.spec"), str(tmp_path / "t.json"), "--variant", "Forgetful"]) == 14
     out = capsys.readouterr().out
     assert "  variable   recorded  replayed\n  pc[alice]  Done      Idle\n  done       {alice}   {}\n" in out
+
+
+def test_issue_32_one_number_for_one_step_in_every_output(tmp_path, capsys, monkeypatch):
+    """Issue 32 item 5: the step the Generation fix blocks in the notify race was "step 7" in
+    verify and replay, "State 8" in the text trace, "8." in the HTML box, "7." in the DOT/PNG
+    swimlanes box and `#v0-s7` in the URL. One scheme now, TLC's: the initial state is state 1,
+    and the step to state k is numbered k in text, JSON, HTML, DOT and anchors."""
+    import re
+
+    monkeypatch.chdir(SPECS.parent)
+    spec = "specs/notify_race.spec"
+    assert main(["check", spec, "--render", str(tmp_path / "dot"), "--html", str(tmp_path / "check.html")]) == 12
+    text = capsys.readouterr().out
+    number = int(re.search(r"^State (\d+): EnqueueStopNotification ", text, re.M).group(1))
+    assert number == 8  # 7 steps after the initial state, state 1
+    assert main(["check", spec, "--json", "--quiet"]) == 12
+    (tmp_path / "run.json").write_text(capsys.readouterr().out)
+    assert main(["replay", spec, str(tmp_path / "run.json"), "--variant", "Generation"]) == 14
+    assert f"The trace does not replay: state {number}: EnqueueStopNotification reaches" in capsys.readouterr().out
+    assert main(["replay", spec, str(tmp_path / "run.json"), "--variant", "Generation", "--json"]) == 14
+    data = json.loads(capsys.readouterr().out)
+    assert data["state"] == number and data["action"] == "EnqueueStopNotification" and "step" not in data
+    assert main(["verify", spec, "--html", str(tmp_path / "verify.html")]) == 0
+    assert f"Generation / AnswerNotified: the base counterexample (9 steps) is blocked at state {number} " \
+           "(EnqueueStopNotification)" in capsys.readouterr().out
+    page = (tmp_path / "verify.html").read_text(encoding="utf-8")
+    assert re.search(rf'href="#v\d+-s{number}" data-goto="\d+:{number}" data-guard="\d+">show state {number} of the '
+                     "base counterexample", page)
+    page = (tmp_path / "check.html").read_text(encoding="utf-8")
+    assert f'<tr data-state="{number}"><td class="num">{number}</td><td class="act">EnqueueStopNotification' in page
+    assert re.search(rf'<g class="box" data-state="{number}"><title>{number}\. EnqueueStopNotification', page)
+    lanes = next((tmp_path / "dot").glob("*.swimlanes.dot")).read_text(encoding="utf-8")
+    assert f"<B>{number}. EnqueueStopNotification</B>" in lanes
+    trace = next(p for p in (tmp_path / "dot").glob("*.dot") if ".swimlanes." not in p.name).read_text(encoding="utf-8")
+    assert re.search(rf's{number - 1} -> s{number} \[label=" {number}\. EnqueueStopNotification"', trace)
+    assert f"<B>State {number}</B>" in trace

@@ -42,12 +42,12 @@ def test_recursion_too_deep_in_a_replayed_step(tmp_path, capsys, saved):
     spec = DEEP + "var n: int = 1\naction Grow:\n    n = n * 1000 + depth(0) * 0\ninvariant Small: n < 1000000000\n"
     code, out = replay_cli(tmp_path, capsys, spec, saved)
     assert code == 14
-    assert ("The trace does not replay: step 1: evaluation error[E406]: recursion too deep in `depth` "
+    assert ("The trace does not replay: state 2: evaluation error[E406]: recursion too deep in `depth` "
             "(while computing action Grow).") in out
     assert "fixed.spec:1:5: recursion too deep in `depth` (while computing action Grow)" in out
     code, out = replay_cli(tmp_path, capsys, spec, saved, "--json")
     data = json.loads(out)
-    assert code == 14 and data["outcome"] == "error" and data["step"] == 1 and data["action"] == "Grow"
+    assert code == 14 and data["outcome"] == "error" and data["state"] == 2 and data["action"] == "Grow"
     assert (data["causes"][0]["line"], data["causes"][0]["column"]) == (1, 5)
 
 
@@ -55,7 +55,7 @@ def test_out_of_memory_in_a_replayed_step(tmp_path, capsys, saved, small_ranges)
     spec = "var n: int = 1\naction Grow:\n    require len(0..n) > 0\n    n = n * 1000\ninvariant Small: n < 1000000000\n"
     code, out = replay_cli(tmp_path, capsys, spec, saved)
     assert code == 14
-    assert ("The trace does not replay: step 3: evaluation error[E411]: out of memory "
+    assert ("The trace does not replay: state 4: evaluation error[E411]: out of memory "
             "(while computing action Grow).") in out
     assert "Steps replayed before it: 2 of 3." in out
     assert "fixed.spec:3:5: out of memory (while computing action Grow)" in out
@@ -65,7 +65,7 @@ def test_recursion_too_deep_in_the_initial_states(tmp_path, capsys, saved):
     spec = DEEP + "var m: int in {0, 1}\nvar n: int = 1 + m * depth(0)\naction Grow:\n    n = n * 1000\n"
     code, out = replay_cli(tmp_path, capsys, spec, saved)
     assert code == 14
-    assert "step 0: evaluation error[E406]: recursion too deep in `depth` (while computing the initial states)" in out
+    assert "state 1: evaluation error[E406]: recursion too deep in `depth` (while computing the initial states)" in out
 
 
 def test_recursion_too_deep_in_the_recorded_invariant_leaves_it_undecided(tmp_path, capsys, saved):
@@ -87,7 +87,7 @@ def test_a_failure_while_explaining_a_disabled_step_is_an_evaluation_error(monke
 
     monkeypatch.setattr(instrument.Instrumented, "run", run)
     result = replay(model, trace)
-    assert result.outcome == Outcome.ERROR and result.step == 2
+    assert result.outcome == Outcome.ERROR and result.state == 3
     code = "E406" if failure is RecursionError else "E411"
-    assert result.message.startswith(f"step 2: evaluation error[{code}]: ")
+    assert result.message.startswith(f"state 3: evaluation error[{code}]: ")
     assert str(result.causes[0].span) == "fixed.spec:2:8"  # no generated line: the action

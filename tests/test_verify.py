@@ -97,7 +97,7 @@ def test_pytest_plugin_reports_the_trace_of_a_wrong_expectation(pytester):
 def test_fix_rows_say_where_the_base_counterexample_is_blocked():
     rows = verify_source(read_source(str(SPECS / "notify_race.spec")))
     row = next(r for r in rows if (r.variant, r.check) == ("EnqueueFirst", "AnswerNotified"))
-    assert row.ok and "blocked at step 5 SendDone" in row.replay
+    assert row.ok and "blocked at state 6 (SendDone)" in row.replay
 
 
 def test_blocked_guard_is_named(tmp_path):
@@ -105,7 +105,7 @@ def test_blocked_guard_is_named(tmp_path):
     p.write_text(SMALL)
     rows = verify_source(read_source(str(p)))
     capped = next(r for r in rows if (r.variant, r.check) == ("Capped", "Below2"))
-    assert "blocked at step 2 Inc" in capped.replay and "require" in capped.replay
+    assert "blocked at state 3 (Inc)" in capped.replay and "require" in capped.replay
 
 
 # ---------------------------------------------------------------- issue 15: `deadlock: allowed`
@@ -252,12 +252,12 @@ def test_issue_32_expect_holds_on_every_check_explains_where_the_fix_blocks_the_
     guard = text.splitlines().index("        require x < 1") + 1  # the variant's
     rows = {r.check: r for r in verify_source(read_source(str(p))) if r.variant == "Capped"}
     named, every = rows["Below2"], rows["all checks"]
-    assert every.got == "holds" and every.blocked_step == named.blocked_step == 2
+    assert every.got == "holds" and every.blocked_state == named.blocked_state == 3  # the step to state 3
     assert every.blocked_line == named.blocked_line == guard
     assert every.replay == named.replay.replace("the base counterexample", "the base counterexample to Below2")
     assert main(["verify", str(p), "--json"]) == 0
     [row] = [r for r in json.loads(capsys.readouterr().out)["rows"] if r["check"] == "all checks"]
-    assert row["base_counterexample"] == {"check": "Below2", "blocked_step": 2, "blocked_line": guard,
+    assert row["base_counterexample"] == {"check": "Below2", "blocked_state": 3, "blocked_line": guard,
                                           "message": every.replay}
 
 

@@ -1166,6 +1166,7 @@ def _write_text(path, text: str) -> None:
 
 def _write_bytes(path, data: bytes) -> None:
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     except OSError as exc:
         raise OutputError(str(path), exc) from None
@@ -1299,7 +1300,7 @@ def _render(args, sources: dict[str, Source]) -> int:
     if args.html:
         from tlacheck.output import html
 
-        doc = artefacts.html_doc(model, violation, source, spec_file, variant, dict(overrides))
+        doc = artefacts.html_doc(model, violation, source, spec_file, variant, dict(overrides), fault=saved.fault)
         _write_text(args.html, html.trace_report(doc))
         print(f"tlacheck: wrote {args.html}")
     if args.out:
@@ -1448,7 +1449,7 @@ def _replay_text(result, args, model, saved, sources) -> str:
             out.append(f"Its last state no longer violates invariant {saved.name}.")
     else:
         out.append(f"The trace does not replay: {result.message}.")
-        if result.step:
+        if result.state and result.state > 1:
             out.append(f"Steps replayed before it: {result.replayed} of {result.total_steps}.")
         for cause in result.causes:
             out.append("")
@@ -1483,32 +1484,26 @@ def _counterexamples(args, sources: dict[str, Source]) -> int:
 
     files, problems = artefacts.regenerate(args.specs, read)
     out = Path(args.out)
-    written: set[Path] = set()
+    produced = {rel: text.encode("utf-8") for rel, text in files.items()}
     missing = False
     for rel, text in sorted(files.items()):
-        path = artefacts.inside(out, rel)
-        _write_text(path, text)
-        written.add(path)
         if rel.endswith(".dot") and not missing:
             try:
-                image = render.image(text, "svg")
+                produced[rel.removesuffix(".dot") + ".svg"] = render.image(text, "svg")
             except render.DotMissing:
                 missing = True
-                continue
-            svg = artefacts.inside(out, rel.removesuffix(".dot") + ".svg")  # not through a planted symlink
-            _write_bytes(svg, image)
-            written.add(svg)
-    removed = 0
-    for path in sorted(out.resolve().rglob("*")):
-        if path.is_file() and artefacts.is_artefact(path.name) and path not in written \
-                and not (missing and path.suffix == ".svg"):
-            try:
-                path.unlink()
-            except OSError as exc:
-                raise OutputError(str(path), exc, "remove") from None
-            removed += 1
+    plan = artefacts.plan_folder(out, produced)  # refuses, before writing, to overwrite a file it did not write
+    for rel in plan.remove:  # first: a file that cannot be removed stays in the manifest, written last
+        path = artefacts.inside(out, rel)
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise OutputError(str(path), exc, "remove") from None
+    for rel, data in plan.write.items():
+        _write_bytes(artefacts.inside(out, rel), data)  # not through a planted symlink
+    removed = len(plan.remove)
     count = sum(1 for rel in files if rel.endswith(".itf.json"))
-    print(f"tlacheck: {count} counterexample{'s' if count != 1 else ''}, {len(written)} files written into "
+    print(f"tlacheck: {count} counterexample{'s' if count != 1 else ''}, {len(plan.write)} files written into "
           f"{args.out}" + (f", {removed} stale file{'s' if removed != 1 else ''} removed" if removed else ""))
     if missing:
         print(_NO_DOT, file=sys.stderr)

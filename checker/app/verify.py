@@ -54,7 +54,7 @@ class Row:
     note: str = ""
     span: object = None
     replay: str | None = None  # for a fix that holds: where the base counterexample is now blocked
-    blocked_step: int | None = None  # ... the step it is blocked at (k: the k-th action; 0: the initial state)
+    blocked_state: int | None = None  # ... the state whose step it blocks (1: the initial state; replay.py)
     blocked_line: int | None = None  # ... and the line of the guard (or other cause) that blocks it
     base: tuple[Model, Violation] | None = None  # ... and that base counterexample, with its model
 
@@ -206,13 +206,13 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
             row.replay = "the base counterexample still replays step for step (the check changed, not the path)"
             continue
         cause = outcome.causes[0] if outcome.causes else None
-        row.blocked_step = outcome.step
+        row.blocked_state = outcome.state
         row.blocked_line = cause.span.line if cause is not None and cause.span is not None else None
         where = f" ({cause.span.file}:{cause.span.line})" if cause is not None and cause.span is not None else ""
         why = f": {cause.message}{where}" if cause is not None else ""
         which = f" to {violation.name or violation.kind}" if row.check == ALL else ""
-        row.replay = (f"the base counterexample{which} ({len(t.steps) - 1} steps) is blocked at step {outcome.step}"
-                      f"{' ' + outcome.action if outcome.action else ''}, {outcome.outcome.value.replace('_', ' ')}"
+        row.replay = (f"the base counterexample{which} ({len(t.steps) - 1} steps) is blocked at state {outcome.state}"
+                      f"{f' ({outcome.action})' if outcome.action else ''}, {outcome.outcome.value.replace('_', ' ')}"
                       f"{why}")
 
 

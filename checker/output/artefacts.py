@@ -10,7 +10,10 @@ report of output/html.py). The command line turns each
 
 `regenerate` builds the whole `counterexamples/` folder from the `expect ...
 violates|deadlocks` lines of the specs in a folder: the same code and specs
-give byte-identical text files.
+give byte-identical text files. The folder's manifest (`MANIFEST`,
+tlacheck-manifest.txt) lists every file the command writes there; `plan_folder`
+decides from it alone what may be overwritten and what is stale: a file the
+manifest does not list is never removed or overwritten, whatever its name.
 
 Names: every part is reduced to `[A-Za-z0-9_-]` (anything else becomes `_`,
 at most 64 characters), parts are joined by dots, and `inside` refuses a path
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -29,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from tlacheck.compile.model import Model, build_model
 from tlacheck.core.errors import UsageError
 from tlacheck.core.result import Result, Trace, Verdict, Violation
-from tlacheck.core.source import Source
+from tlacheck.core.source import Source, Span
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.lang.parser import parse
@@ -37,7 +41,7 @@ from tlacheck.lang.variants import expectations
 from tlacheck.output import html
 from tlacheck.output import itf
 from tlacheck.output import render
-from tlacheck.output.report import format_result, result_json
+from tlacheck.output.report import format_result, result_json, verdict_text
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -56,15 +60,6 @@ def stem(spec: str, variant: str, prop: str | None) -> str:
     return ".".join((safe_part(spec, "spec"), safe_part(variant, "base"), safe_part(prop, "violation")))
 
 
-_ARTEFACT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+(\.swimlanes)?\.(txt|json|itf\.json|dot|svg|png)")
-
-
-def is_artefact(name: str) -> bool:
-    """Whether a file name has the shape of a counterexample artefact (`stem` plus a suffix):
-    `tlacheck counterexamples` removes stale files of this shape only, never a user's own files."""
-    return _ARTEFACT.fullmatch(name) is not None
-
-
 def spec_stem(path: str) -> str:
     name = PurePosixPath(path.replace("\\", "/")).name
     return name[:-5] if name.endswith(".spec") else name
@@ -72,6 +67,34 @@ def spec_stem(path: str) -> str:
 
 def property_name(violation: Violation) -> str:
     return violation.name or violation.kind
+
+
+def public_path(path: str, cwd: str | None = None) -> str:
+    """The spec file's name as a report meant to be shared shows it: a relative path as given; an
+    absolute one relative to `cwd` (default: the working directory) when it lies below it, else
+    its file name only, and so for a relative path that climbs out with `..`. No folder above
+    the working directory (a home folder's name) gets into an HTML report."""
+    given = PurePosixPath(path.replace("\\", "/"))
+    if not given.is_absolute() and ".." not in given.parts:
+        return path
+    if given.is_absolute():
+        base = PurePosixPath((cwd if cwd is not None else os.getcwd()).replace("\\", "/"))
+        try:
+            rel = given.relative_to(base)
+        except ValueError:
+            rel = None
+        if rel is not None and rel.parts and ".." not in rel.parts:
+            return rel.as_posix()
+    return given.name
+
+
+def _renamed(data, old: str, new: str):
+    """`data` (JSON) with every `file` field that names `old` naming `new` instead."""
+    if isinstance(data, dict):
+        return {k: (new if k == "file" and v == old else _renamed(v, old, new)) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_renamed(v, old, new) for v in data]
+    return data
 
 
 def inside(directory: str | Path, name: str) -> Path:
@@ -121,7 +144,7 @@ def headline(model: Model, violation: Violation, source: Source | None = None) -
     if kind == "deadlock":
         return render.Headline(f"{model.name}: deadlock after {steps}", "deadlock: no action is enabled", detail)
     if kind == "step":
-        return render.Headline(f"{model.name}: step property {name} is violated by step {n}",
+        return render.Headline(f"{model.name}: step property {name} is violated by the step to state {n + 1}",
                                f"violates step property {name}", detail)
     if kind == "liveness":
         why = f": {violation.message}" if violation.message else ""
@@ -170,25 +193,32 @@ def diagrams(model: Model, violation: Violation, source: Source | None, view: re
 
 
 def html_doc(model: Model, violation: Violation, source: Source | None, spec_path: str, variant: str,
-             defines: dict, result: Result | None = None, reproducible: bool = False,
-             deadlock_checked: bool = True) -> html.TraceDoc:
+             defines: dict, result: Result | None = None, deadlock_checked: bool = True,
+             fault: Span | None = None) -> html.TraceDoc:
     """What the HTML report shows of one counterexample: the headline, the run's figures (when
     `result` is given, with whether it `deadlock_checked`), and the trace as `check --json` and
-    ITF for tools."""
-    facts = [("spec", spec_path), ("variant", variant)]
+    ITF for tools. Nothing in it depends on the run (the embedded JSON's `elapsed_s` is null),
+    so the same check gives the same bytes. `fault`: where an evaluation error occurred (default:
+    the result's error's place). The spec file is named as `public_path` says, everywhere in the
+    report (the embedded JSON too)."""
+    shown = public_path(spec_path)
+    facts = [("spec", shown), ("variant", variant)]
     if defines:
         facts.append(("-D", ", ".join(f"{k}={v}" for k, v in sorted(defines.items()))))
     embedded: list[tuple[str, object]] = []
     if result is not None:
-        facts += [("verdict", result.verdict.value), ("distinct states", f"{result.distinct_states:,}"),
+        facts += [("verdict", verdict_text(result)), ("distinct states", f"{result.distinct_states:,}"),
                   ("states generated", f"{result.states_generated:,}"), ("depth", f"{result.depth:,}")]
-        embedded.append(("json", run_json(model, result, spec_path, variant, defines,
-                                          deadlock_checked=deadlock_checked, reproducible=reproducible)))
-    embedded.append(("itf", itf.trace_itf(model, violation.trace, source=spec_path,
+        data = run_json(model, result, spec_path, variant, defines, deadlock_checked=deadlock_checked,
+                        reproducible=True)
+        embedded.append(("json", _renamed(data, spec_path, shown)))
+    embedded.append(("itf", itf.trace_itf(model, violation.trace, source=shown,
                                           status=STATUS.get(violation.kind, "violation"), kind=violation.kind,
                                           name=violation.name, variant=variant)))
+    if fault is None and result is not None and result.error is not None:
+        fault = getattr(result.error, "span", None)
     return html.TraceDoc(model, violation, source, headline(model, violation, source),
-                         tuple(facts), tuple(embedded))
+                         tuple(facts), tuple(embedded), fault=fault, file=shown)
 
 
 def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool = False) -> str:
@@ -206,24 +236,30 @@ def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool
             docs.append(html_doc(model, violation, sources.get(file), file, variant, defines))
         return shown[key]
 
+    def public(r, text: str | None) -> str | None:  # `(path:181)` in verify's notes, as the viewers name it
+        return text.replace(f"{r.file}:", f"{public_path(r.file)}:") if text else text
+
     out = []
     for r in rows:
         evidence = r.evidence
         if isinstance(evidence, Trace):  # a reachable check's witness
             evidence = Violation("reachable", r.check, evidence)
         k = viewer(r.model, evidence, r.file, r.variant) if evidence is not None and evidence.trace.steps else None
-        blocked_viewer = None
-        if r.base is not None and r.blocked_step is not None:
+        blocked_viewer = blocked = None
+        if r.base is not None and r.blocked_state is not None:
             blocked_viewer = viewer(*r.base, r.file, "base")
-            notes.setdefault(blocked_viewer, []).append((r.blocked_step, f"fix {r.variant} blocks this step: "
-                                                         f"{r.replay}"))
+            # a lasso's step back to its loop state is numbered one past the last state: shown from there
+            blocked = min(r.blocked_state, len(r.base[1].trace.steps))
+            notes.setdefault(blocked_viewer, []).append((blocked, f"fix {r.variant} blocks this step: "
+                                                         f"{public(r, r.replay)}"))
         out.append(html.VerifyRow(f"{r.spec} · {r.variant}", r.check, r.expected, r.got, r.ok or r.unchecked,
-                                  r.note, k, r.replay, blocked_viewer, r.blocked_step, r.blocked_line,
+                                  public(r, r.note), k, public(r, r.replay), blocked_viewer, blocked,
+                                  r.blocked_line,
                                   witness=isinstance(r.evidence, Trace)))
     for k, found in notes.items():
         docs[k] = dataclasses.replace(docs[k], notes=tuple(dict.fromkeys(found)))
     met = sum(1 for r in rows if r.ok or r.unchecked)
-    files = ", ".join(dict.fromkeys(r.file for r in rows))
+    files = ", ".join(dict.fromkeys(public_path(r.file) for r in rows))
     summary = f"{met} of {len(rows)} expectations met" + (" (decided by simulation: `holds` is not a proof)"
                                                           if simulated else "")
     return html.verify_report(f"tlacheck verify: {files}", out, docs, summary)
@@ -243,7 +279,7 @@ def counterexample_files(model: Model, result: Result, spec_path: str, variant: 
     out = {".txt": text, ".json": _dump(data), ".itf.json": _dump(trace)}
     out.update(diagrams(model, v, source, view, swimlanes))
     out[".html"] = html.trace_report(html_doc(model, v, source, spec_path, variant, defines, result,
-                                              reproducible=True, deadlock_checked=deadlock_checked))
+                                              deadlock_checked=deadlock_checked))
     return out
 
 
@@ -311,7 +347,89 @@ def regenerate(specs_dir: str, read) -> tuple[dict[str, str], list[str]]:
             rows.append((spec_path, e.variant, f"{e.outcome} {e.check or ''}".strip(), len(v.trace.steps) - 1,
                          prefix, (prefix + ".swimlanes.dot") in files))
     files["README.md"] = _index(rows)
+    files[MANIFEST] = manifest(files)
     return files, problems
+
+
+# ---------------------------------------------------------------- the manifest: what the command wrote
+
+MANIFEST = "tlacheck-manifest.txt"
+_MANIFEST_HEAD = ("# Written by `tlacheck counterexamples`: the files it wrote in this folder, one a line.",
+                  "# It overwrites and removes these files only; any other file here is yours and left alone.")
+
+
+def manifest(files) -> str:
+    """The manifest of a folder holding `files` (relative paths): each of them and the `.svg` of
+    each `.dot` (written when the `dot` program is there), sorted; not the manifest itself."""
+    names = set(files) | {rel.removesuffix(".dot") + ".svg" for rel in files if rel.endswith(".dot")}
+    names.discard(MANIFEST)
+    return "\n".join(_MANIFEST_HEAD + tuple(sorted(names))) + "\n"
+
+
+def manifest_entries(text: str, where: str) -> list[str]:
+    """The files a manifest lists; a UsageError when `text` is not a manifest tlacheck wrote."""
+    lines = text.splitlines()
+    if tuple(lines[:1]) != _MANIFEST_HEAD[:1]:
+        raise UsageError(f"{where} is not a manifest written by `tlacheck counterexamples`, and it is in the way "
+                         "of the one it would write",
+                         "move or rename that file, or write the counterexamples elsewhere with --out DIR")
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+@dataclass(frozen=True)
+class FolderPlan:
+    """What `tlacheck counterexamples` does in its output folder."""
+
+    write: dict[str, bytes]  # relative path -> content, the manifest last
+    remove: tuple[str, ...]  # files an earlier run wrote (its manifest lists them) that this run does not
+
+
+def plan_folder(out: str | Path, produced: dict[str, bytes]) -> FolderPlan:
+    """Plan writing `produced` (relative path -> bytes, with the MANIFEST among them) into `out`,
+    from the manifest an earlier run left there, never from a file's name: a file the earlier
+    manifest lists may be overwritten, and is stale when not produced again; any other file is
+    the user's and is neither removed nor overwritten. The one exception is a file that already
+    holds exactly the bytes to be written (a folder from before manifests existed): keeping it
+    changes nothing, and the new manifest adopts it. A produced name taken by another file is a
+    UsageError naming each such file and what to do, raised before anything is written."""
+    out = Path(out)
+    earlier: set[str] = set()
+    listed = inside(out, MANIFEST)
+    if listed.is_file():
+        try:
+            text = listed.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {out / MANIFEST}: {exc}") from None
+        earlier = set(manifest_entries(text, str(out / MANIFEST)))
+    taken = []
+    for rel, data in sorted(produced.items()):
+        if rel == MANIFEST or rel in earlier:
+            continue
+        path = inside(out, rel)
+        if path.exists() and not (path.is_file() and path.read_bytes() == data):
+            taken.append(rel)
+    if taken:
+        shown = ", ".join(taken[:5]) + (f" and {len(taken) - 5} more" if len(taken) > 5 else "")
+        one = len(taken) == 1
+        it = "it" if one else "them"
+        raise UsageError(
+            f"refusing to overwrite {'a file' if one else f'{len(taken)} files'} in {out} that `tlacheck "
+            f"counterexamples` did not write ({'it is' if one else 'they are'} not in {out / MANIFEST}): {shown}",
+            f"move or rename {it}, or write the counterexamples elsewhere with --out DIR; if an earlier version "
+            f"of tlacheck wrote {it} (before it kept a manifest), delete {it} and run again")
+    now = set(manifest_entries(produced[MANIFEST].decode("utf-8"), MANIFEST))
+    stale = []
+    for rel in sorted(earlier - now):
+        try:
+            path = inside(out, rel)
+        except UsageError:
+            raise UsageError(f"{out / MANIFEST} lists {rel!r}, which is not inside {out}: it was not written by "
+                             "tlacheck", f"remove that line from {out / MANIFEST}") from None
+        if path.is_file():
+            stale.append(rel)
+    write = {rel: data for rel, data in sorted(produced.items()) if rel != MANIFEST}
+    write[MANIFEST] = produced[MANIFEST]
+    return FolderPlan(write, tuple(stale))
 
 
 def _index(rows) -> str:
@@ -324,6 +442,8 @@ def _index(rows) -> str:
            "part, a swimlane diagram (`.swimlanes.dot`, `.swimlanes.svg`), and one offline HTML report",
            "(`.html`: the swimlanes, the states with what each step changed and the spec's source, stepped",
            "through with the keys; download it and open it in a browser).", "",
+           f"`{MANIFEST}` lists the files `tlacheck counterexamples` wrote here: it overwrites and removes",
+           "those only, and refuses to overwrite any other file (a file of yours stays as it is).", "",
            "| spec | variant | expectation | steps | diagram | files |", "| --- | --- | --- | --- | --- | --- |"]
     for spec, variant, expectation, steps, prefix, lanes in rows:
         name = PurePosixPath(prefix).name

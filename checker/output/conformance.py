@@ -828,7 +828,7 @@ def _trace_doc(model: Model, source, run: RunReport, texts: dict, report: Report
             m = run.mismatch
             head = render.Headline(f"{run.name}: the prefix that matched ({run.steps:,} spec steps)",
                                    "the next event matches no step", None)
-            notes = ((n - 1, f"The frontier: {_plural(m.frontier_size, 'candidate state')} (this one first); the "
+            notes = ((n, f"The frontier: {_plural(m.frontier_size, 'candidate state')} (this one first); the "
                              f"next event, {' or '.join(str(e.origin) for e in m.events if e.origin)}, matches none "
                              "of them: see above."),)
         elif run.verdict is Conformance.ERROR:

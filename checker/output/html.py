@@ -11,13 +11,17 @@ The page holds, for each counterexample, one *viewer*:
 - the state-by-state table with the same diffs, and the whole state at the
   cursor;
 - the spec's source with line numbers, the step's action and its `require`
-  lines highlighted, the violated check marked on the last state;
+  lines highlighted, the violated check (or the expression an evaluation error
+  occurred in) marked on the last state;
 - the trace as `check --json` and ITF in `<script type="application/json">`
   elements, for tools.
 
 One step cursor is shared by the views: click a box, a row or a button, or
-use the keyboard (← → or k j, Home, End). The location hash (`#v0-s3`) names
-the viewer and the state, so a link can point at a step.
+use the keyboard (← → or k j, Home, End). States are numbered from 1, the
+initial state being state 1 (TLC's numbers, as in every output): the cursor
+says "State 4 of 10", the table's row, the step's box (`4. SendDone`: the step
+to state 4) and the elements' `data-state` carry 4, and the location hash
+`#v0-s4` names the viewer and that state, so a link can point at a step.
 
 Guarantees: the same inputs give byte-identical HTML (nothing depends on time,
 hash order or memory addresses); the file loads nothing from anywhere (no
@@ -34,7 +38,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from tlacheck.core.result import Trace, Violation
-from tlacheck.core.source import Source
+from tlacheck.core.source import Source, Span
 from tlacheck.ir import nodes as ir
 from tlacheck.output import diff, render
 
@@ -51,8 +55,10 @@ class TraceDoc:
     headline: render.Headline  # its title heads the viewer ("NotifyRace: invariant ... is violated ...")
     facts: tuple[tuple[str, str], ...] = ()  # ("distinct states", "1,234"), shown under the title
     embedded: tuple[tuple[str, object], ...] = ()  # (id suffix, JSON data) embedded for tools
-    notes: tuple[tuple[int, str], ...] = ()  # (state index, text): e.g. a fix that blocks the step to that state
+    notes: tuple[tuple[int, str], ...] = ()  # (state number, text): e.g. a fix that blocks the step to that state
     log: tuple[str, ...] = ()  # per state: the log line its step matched (`conform`), shown beside the source
+    fault: Span | None = None  # an evaluation error: where it occurred (marked on the last state)
+    file: str | None = None  # the spec file's name as the report shows it (None: the source's name)
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,7 @@ class VerifyRow:
     viewer: int | None = None  # the viewer showing this row's counterexample or witness
     blocked: str | None = None  # a fix: where the base counterexample is now blocked
     blocked_viewer: int | None = None  # the base counterexample's viewer
-    blocked_step: int | None = None  # the step (1-based) the fix blocks, in that viewer
+    blocked_state: int | None = None  # the state whose step the fix blocks, in that viewer
     blocked_line: int | None = None  # the guard's line in the source
     witness: bool = False  # the viewer shows a reachable check's witness, not a counterexample
 
@@ -79,7 +85,8 @@ class _Lines:
 
     action: list[int] = field(default_factory=list)
     guards: list[int] = field(default_factory=list)
-    check: list[int] = field(default_factory=list)
+    check: list[int] = field(default_factory=list)  # the violated check, or the line an evaluation error occurred at
+    focus: int | None = None  # the line the source pane scrolls to (None: the action's first, else the check's)
 
 
 # ---------------------------------------------------------------- entry points
@@ -177,12 +184,12 @@ def verify_report(title: str, rows: list[VerifyRow], docs: list[TraceDoc], summa
             evidence.append(_e(r.note))
         if r.viewer is not None:
             what = "a shortest witness" if r.witness else "the counterexample"
-            evidence.append(f'<a href="#v{r.viewer}-s0" data-goto="{r.viewer}:0">{what} (below)</a>')
+            evidence.append(f'<a href="#v{r.viewer}-s1" data-goto="{r.viewer}:1">{what} (below)</a>')
         if r.blocked:
             link = ""
-            if r.blocked_viewer is not None and r.blocked_step is not None:
-                link = (f' <a href="#v{r.blocked_viewer}-s{r.blocked_step}" data-goto="{r.blocked_viewer}:'
-                        f'{r.blocked_step}" data-guard="{r.blocked_line or ""}">show step {r.blocked_step} of the '
+            if r.blocked_viewer is not None and r.blocked_state is not None:
+                link = (f' <a href="#v{r.blocked_viewer}-s{r.blocked_state}" data-goto="{r.blocked_viewer}:'
+                        f'{r.blocked_state}" data-guard="{r.blocked_line or ""}">show state {r.blocked_state} of the '
                         "base counterexample</a>")
             evidence.append(f'<span class="blocked">{_e(r.blocked)}</span>{link}')
         mark = '<span class="ok">ok</span>' if r.ok else '<span class="bad">FAILED</span>'
@@ -202,11 +209,12 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     columns, actors, targets = render.lanes(model, trace)
     waiting = render.waiting(model, trace, columns[0])
     columns = columns + [lane for lane in waiting if lane not in columns]  # a starved actor that never moved
-    lines = _highlights(model, doc.violation, doc.source)
+    lines = _highlights(model, doc.violation, doc.source, doc.fault)
+    file = doc.file or (doc.source.name if doc.source is not None else None)
     n = len(trace.steps)
     facts = "".join(f"<span><b>{_e(value)}</b> {_e(what)}</span>" for what, value in doc.facts)
     h = f"h{heading_level}"
-    parts = [f'<section class="viewer" id="v{k}" data-viewer="{k}" data-steps="{n}" tabindex="-1">',
+    parts = [f'<section class="viewer" id="v{k}" data-viewer="{k}" data-states="{n}" tabindex="-1">',
              f"<{h}>{_e(head.title)}</{h}>"]
     if head.detail:
         parts.append(f'<p class="detail"><code>{_e(head.detail)}</code></p>')
@@ -222,19 +230,22 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
         '<button type="button" data-move="last" aria-label="last state">▶|</button>'
         '<span class="now"></span><span class="keys">keys: ← → (or k j), Home, End; click a box or a row</span>'
         '<div class="notes" aria-live="polite"></div></div>')
-    parts.append('<div class="lanes-wrap">' + _swimlanes_svg(model, trace, head, columns, actors, targets, waiting, k)
-                 + "</div>")
+    # the stage: the swimlanes, and beside them when they leave room (one or two narrow lanes), else
+    # below them, the table, the state and the source
+    parts.append('<div class="stage"><div class="lanes-wrap">'
+                 + _swimlanes_svg(model, trace, head, columns, actors, targets, waiting, k) + "</div>")
     parts.append('<div class="panes"><div class="left">')
     parts.append(_table(model, trace, head, waiting, doc.notes))
     parts.append('</div><div class="right">')
     parts.append(_state_panel(model, trace))
     if doc.log:
         parts.append(_log_pane(doc.log))
-    parts.append(_source_pane(doc.source, lines))
-    parts.append("</div></div>")
-    steps_data = [{"label": _now(model, trace, i, doc.source, lines[i]), "action": lines[i].action,
-                   "guards": lines[i].guards, "check": lines[i].check,
-                   "notes": [text for at, text in doc.notes if at == i]} for i in range(n)]
+    parts.append(_source_pane(doc.source, file, lines, "where the error occurred" if doc.violation.kind == "error"
+                              else "the violated check"))
+    parts.append("</div></div></div>")
+    steps_data = [{"label": _now(model, trace, i, file, lines[i]), "action": lines[i].action,
+                   "guards": lines[i].guards, "check": lines[i].check, "focus": lines[i].focus,
+                   "notes": [text for at, text in doc.notes if at == i + 1]} for i in range(n)]
     parts.append(f'<script type="application/json" class="steps">{_json(steps_data)}</script>')
     for suffix, data in doc.embedded:
         parts.append(f'<script type="application/json" id="v{k}-{_e(suffix)}" class="embedded">{_json(data)}</script>')
@@ -242,13 +253,13 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _now(model, trace: Trace, i: int, source: Source | None, lines: _Lines) -> str:
+def _now(model, trace: Trace, i: int, file: str | None, lines: _Lines) -> str:
     """What the bar says of state i: `StartFollowOn (spec:124)`, `initial state`."""
     if i == 0:
         return "initial state"
     label = _action_label(model, trace.steps[i])
-    if source is not None and lines.action:
-        label += f" ({source.name}:{lines.action[0]})"
+    if file is not None and lines.action:
+        label += f" ({file}:{lines.action[0]})"
     return label
 
 
@@ -271,9 +282,10 @@ def _loop_note(trace: Trace) -> str:
 
 # ---------------------------------------------------------------- source lines
 
-def _highlights(model, violation: Violation, source: Source | None) -> list[_Lines]:
+def _highlights(model, violation: Violation, source: Source | None, fault: Span | None = None) -> list[_Lines]:
     """For each state of the trace, the source lines of the action that led to it, of that
-    action's `require` statements, and (last state) of the violated check."""
+    action's `require` statements, and (last state) of the violated check; for an evaluation
+    error, of the expression that failed (`fault`), which the pane scrolls to."""
     trace = violation.trace
     out = [_Lines() for _ in trace.steps]
     if source is None:
@@ -288,6 +300,11 @@ def _highlights(model, violation: Violation, source: Source | None) -> list[_Lin
         last = _last_line(action.body, guards)
         out[i].action = list(range(action.span.line, max(last, action.span.line) + 1))
         out[i].guards = sorted(set(guards))
+    if violation.kind == "error":
+        if fault is not None and fault.file == source.name and out:
+            out[-1].check = list(range(fault.line, max(fault.end_line, fault.line) + 1))
+            out[-1].focus = fault.line
+        return out
     check = _check_line(model, violation, source)
     if check is not None and out:
         out[-1].check = [check]
@@ -327,7 +344,7 @@ def _check_line(model, violation: Violation, source: Source) -> int | None:
     return None
 
 
-def _source_pane(source: Source | None, lines: list[_Lines]) -> str:
+def _source_pane(source: Source | None, file: str | None, lines: list[_Lines], check: str) -> str:
     if source is None:
         return ""
     marked = {ln for entry in lines for ln in entry.check}
@@ -335,9 +352,9 @@ def _source_pane(source: Source | None, lines: list[_Lines]) -> str:
     for no, text in enumerate(source.text.splitlines(), start=1):
         cls = "line check-line" if no in marked else "line"
         rows.append(f'<span class="{cls}" data-line="{no}"><span class="no">{no}</span>{_e(text) or " "}</span>')
-    return (f'<div class="source-wrap"><div class="pane-title">{_e(source.name)} <span class="legend">'
+    return (f'<div class="source-wrap"><div class="pane-title">{_e(file)} <span class="legend">'
             '<span class="action">the step\'s action</span> <span class="guard">its require lines</span> '
-            '<span class="check">the violated check</span></span></div>'
+            f'<span class="check">{_e(check)}</span></span></div>'
             f'<pre class="source">{"".join(rows)}</pre></div>')
 
 
@@ -382,12 +399,12 @@ def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[s
             extra = f'<div class="verdict">{_e(head.marker)}</div>'
         if trace.loop_index == i:
             extra += '<div class="loop-mark">the loop starts here</div>'
-        extra += "".join(f'<div class="fixnote">{_e(text)}</div>' for at, text in notes if at == i)
-        rows.append(f'<tr data-step="{i}"><td class="num">{i + 1}</td><td class="act">{_breakable(label)}</td>'
+        extra += "".join(f'<div class="fixnote">{_e(text)}</div>' for at, text in notes if at == i + 1)
+        rows.append(f'<tr data-state="{i + 1}"><td class="num">{i + 1}</td><td class="act">{_breakable(label)}</td>'
                     f"<td><ul>{body}</ul>{extra}</td></tr>")
     if trace.loop_index is not None:
         if trace.closing is not None:
-            text = (f"{render.step_label(model, trace.closing, n, multiline=False)}: back to state "
+            text = (f"{render.step_label(model, trace.closing, None, multiline=False)}: back to state "
                     f"{trace.loop_index + 1}, and around again forever")
         else:
             text = f"state {n} repeats forever (stuttering)"
@@ -401,8 +418,9 @@ def _table(model, trace: Trace, head: render.Headline, waiting: dict[str, list[s
 
 
 def _breakable(label: str) -> str:
-    """An action label that may break after its `(` and commas on a narrow screen."""
-    return _e(label).replace("(", "(<wbr>").replace(", ", ", <wbr>")
+    """An action label that may break after its `(`, each `=` and comma on a narrow screen, never
+    inside a name (the column is as wide as the longest name: the table lays itself out)."""
+    return _e(label).replace("(", "(<wbr>").replace(", ", ", <wbr>").replace("=", "=<wbr>")
 
 
 def _state_panel(model, trace: Trace) -> str:
@@ -418,14 +436,14 @@ def _state_panel(model, trace: Trace) -> str:
         items += "".join(f'<dt class="derived{" changed" if d.name in moved else ""}">~ {_e(d.name)}</dt>'
                          f'<dd class="derived{" changed" if d.name in moved else ""}">{_e(d.text)}</dd>'
                          for d in model.derived_values(step.state))
-        out.append(f'<dl class="state" data-step="{i}">{items}</dl>')
+        out.append(f'<dl class="state" data-state="{i + 1}">{items}</dl>')
     out.append("</div>")
     return "".join(out)
 
 
 def _log_pane(log: tuple[str, ...]) -> str:
     """The log line each state's step matched, the one at the cursor shown (`conform --html`)."""
-    items = "".join(f'<pre class="logline" data-step="{i}">{_e(text) or "(no log line: the step was not logged)"}'
+    items = "".join(f'<pre class="logline" data-state="{i + 1}">{_e(text) or "(no log line: the step was not logged)"}'
                     "</pre>" for i, text in enumerate(log))
     return f'<div class="log-pane"><div class="pane-title">The log line of the step</div>{items}</div>'
 
@@ -503,7 +521,7 @@ def _swimlanes_svg(model, trace: Trace, head: render.Headline, columns: list[str
     band = f"State 1 · initial state ({len(model.var_names)} variables: see the table)"
     if len(band) * CHAR_W > lanes_w - 28:
         band = "State 1 · initial state"
-    items.append(f'<g class="box initial" data-step="0"><title>{_e(band)}</title>'
+    items.append(f'<g class="box initial" data-state="1"><title>{_e(band)}</title>'
                  f'<rect x="6" y="{y}" width="{lanes_w - 12}" height="24" rx="4"/>'
                  f'<text x="{14}" y="{y + 16}">{_e(band)}</text></g>')
     mids[0] = (6, lanes_w - 6, y + 12)
@@ -518,14 +536,14 @@ def _swimlanes_svg(model, trace: Trace, head: render.Headline, columns: list[str
         cls = "box last" if r == n - 1 else "box"
         text = "".join(f'<tspan x="{x + PAD}" dy="{LINE_H if j else 0}" class="{c}">{_e(t)}</tspan>'
                        for j, (c, t) in enumerate(lines))
-        items.append(f'<g class="{cls}" data-step="{r}"><title>{_e(full)}</title>'
+        items.append(f'<g class="{cls}" data-state="{r + 1}"><title>{_e(full)}</title>'
                      f'<rect x="{x}" y="{y}" width="{lane_w}" height="{h}" rx="4"/>'
                      f'<text x="{x + PAD}" y="{y + PAD + 12}">{text}</text></g>')
         mids[r] = (x, x + lane_w, y + h / 2)
-        for j, target in enumerate(t for t in targets[r] if t in x0 and t != lane):
+        for target in (t for t in targets[r] if t in x0 and t != lane):
             tx = x0[target] + lane_w / 2
             sx = x + lane_w if tx > x else x
-            ty = y + h / 2 + 6 * j  # several targets: one arrow each, a little apart
+            ty = y + h / 2  # several targets on one side: one line, an arrowhead on each target's lifeline
             items.append(f'<line class="send" x1="{sx}" y1="{ty}" x2="{tx}" y2="{ty}" '
                          f'marker-end="url(#arrow{k})"><title>{_e(f"to {target}")}</title></line>')
         y += h + ROW_GAP
@@ -536,7 +554,7 @@ def _swimlanes_svg(model, trace: Trace, head: render.Headline, columns: list[str
         h = 2 * PAD + LINE_H * len(note)
         x = x0[lane]
         text = "".join(f'<tspan x="{x + PAD}" dy="{LINE_H if j else 0}">{_e(t)}</tspan>' for j, t in enumerate(note))
-        items.append(f'<g class="verdict" data-step="{n - 1}"><rect x="{x}" y="{y}" width="{lane_w}" height="{h}" '
+        items.append(f'<g class="verdict" data-state="{n}"><rect x="{x}" y="{y}" width="{lane_w}" height="{h}" '
                      f'rx="4"/><text x="{x + PAD}" y="{y + PAD + 12}">{text}</text></g>')
         y += h + ROW_GAP
     # a lasso: who waits forever (render.starved), in their lanes; a stutter says so across the lanes
@@ -628,11 +646,13 @@ background:#f7f7f7;cursor:pointer}
 .fixnote{color:#7a4a00;font-weight:bold;margin-top:4px}
 .position{margin:0 8px}.now{font-weight:bold;margin:0 10px;font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;
 font-size:13px}.keys{color:var(--muted);font-size:12px}
-.panes{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;margin-top:10px}
-.box,tr[data-step]{scroll-margin-top:64px;scroll-margin-bottom:16px}
+.stage{display:flex;flex-wrap:wrap;align-items:flex-start;gap:10px 16px;margin-top:10px}
+.panes{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;flex:1 1 760px;min-width:0}
+.box,tr[data-state]{scroll-margin-top:64px;scroll-margin-bottom:16px}
 .right{position:sticky;top:56px;align-self:start;max-height:calc(100vh - 70px);display:flex;flex-direction:column;
 gap:10px}
-.lanes-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px;padding:4px;margin-top:10px}
+.lanes-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px;padding:4px;flex:0 1 auto;min-width:0;
+max-width:100%}
 svg.swimlanes{display:block}
 svg text{font-size:12px;fill:var(--ink);white-space:pre}
 .lane-head rect{fill:#e3e8f0;stroke:#8a94a6}.lane-head text{font-weight:bold}
@@ -648,13 +668,13 @@ svg text{font-size:12px;fill:var(--ink);white-space:pre}
 .send{stroke:var(--loop);stroke-width:1.6}.arrowhead{fill:var(--loop)}
 .loop{fill:none;stroke:var(--loop);stroke-width:1.6;stroke-dasharray:6 4}.loophead{fill:var(--loop)}
 .loop-label{fill:var(--loop)!important}
-table.states{border-collapse:collapse;width:100%;margin-top:14px;table-layout:fixed}
+table.states{border-collapse:collapse;width:100%;margin-top:4px}
 table.states caption{text-align:left;color:var(--muted);padding-bottom:4px}
 table.states th,table.states td{border-top:1px solid var(--line);padding:4px 6px;text-align:left;vertical-align:top}
-table.states tr[data-step]{cursor:pointer}
+table.states tr[data-state]{cursor:pointer}
 table.states tr.current{background:var(--cursorbg);outline:2px solid var(--cursor)}
-col.c-num{width:3.5em}col.c-act{width:30%}
-table.states td.num{color:var(--muted)}table.states td.act{font-weight:bold;overflow-wrap:break-word}
+col.c-num{width:3.5em}
+table.states td.num{color:var(--muted)}table.states td.act{font-weight:bold;overflow-wrap:break-word;min-width:8em}
 table.states ul{margin:0;padding:0;list-style:none;font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;
 font-size:12.5px;white-space:pre-wrap;overflow-wrap:anywhere}
 li.changed{background:var(--changed)}li.added{background:var(--added)}li.removed{background:var(--removed)}
@@ -676,7 +696,7 @@ pre.source{margin:0;overflow:auto;font-size:12.5px;line-height:1.4;flex:1;min-he
 pre.source .line{display:block;padding-right:8px;white-space:pre}
 pre.source .no{display:inline-block;width:3.5em;padding-right:8px;text-align:right;color:#999;user-select:none}
 pre.source .line.action{background:var(--actbg)}pre.source .line.guard{background:var(--guardbg)}
-pre.source .line.check-line.shown{outline:2px solid var(--bad);outline-offset:-2px}
+pre.source .line.check-line.shown{outline:2px solid var(--bad);outline-offset:-2px;background:#fdecec}
 pre.source .line.flash{background:var(--guardbg);outline:2px solid #e08a00;outline-offset:-2px}
 .log-pane{border:1px solid var(--line);border-radius:6px;padding:6px 8px}
 pre.logline{display:none;margin:0;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12.5px}
@@ -693,7 +713,10 @@ table.verify th,table.verify td{border:1px solid var(--line);padding:4px 8px;tex
 .ok{color:#1b5e20;font-weight:bold}.bad{color:var(--bad);font-weight:bold}.blocked{color:#333}
 @media (max-width:900px){body{padding:10px}.panes{grid-template-columns:minmax(0,1fr)}
 .right{position:static;max-height:none}.keys{display:none}pre.source{max-height:40vh}}
-@media print{.controls{display:none}.panes{display:block}.right{position:static;max-height:none}
+@media (max-width:600px){table.states thead{display:none}
+table.states tr[data-state]{display:grid;grid-template-columns:2.5em minmax(0,1fr)}
+table.states tr[data-state] td:last-child{grid-column:2;border-top:none;padding-top:0}}
+@media print{.controls{display:none}.stage,.panes{display:block}.right{position:static;max-height:none}
 .state-panel{display:none}pre.source{max-height:none;overflow:visible;font-size:10px}
 .lanes-wrap{overflow:visible;border:none}svg.swimlanes{max-width:100%;height:auto}
 .box.current rect{stroke:#555;stroke-width:1;fill:#fff}.box.last rect{fill:var(--badbg)}
@@ -706,18 +729,19 @@ _JS = r"""
   var viewers = Array.prototype.slice.call(document.querySelectorAll("section.viewer"));
   var state = [];
   var active = 0;
-  function clamp(v, i) { return Math.max(0, Math.min(+v.dataset.steps - 1, i)); }
+  // i: a state's number, 1 for the initial state (as the page shows it and #v0-s4 names it)
+  function clamp(v, i) { return Math.max(1, Math.min(+v.dataset.states, i)); }
   function select(k, i, scroll) {
     var v = viewers[k];
     if (!v) { return; }
     i = clamp(v, i);
     state[k].cursor = i;
     active = k;
-    v.querySelectorAll("[data-step]").forEach(function (el) {
-      el.classList.toggle("current", +el.dataset.step === i);
+    v.querySelectorAll("[data-state]").forEach(function (el) {
+      el.classList.toggle("current", +el.dataset.state === i);
     });
-    v.querySelector(".cursor").textContent = String(i + 1);
-    var lines = state[k].steps[i] || {label: "", action: [], guards: [], check: [], notes: []};
+    v.querySelector(".cursor").textContent = String(i);
+    var lines = state[k].steps[i - 1] || {label: "", action: [], guards: [], check: [], notes: []};
     v.querySelector(".now").textContent = lines.label;
     v.querySelector(".notes").textContent = (lines.notes || []).join("\n");
     var source = v.querySelector("pre.source");
@@ -729,12 +753,12 @@ _JS = r"""
         el.classList.toggle("shown", lines.check.indexOf(n) >= 0);
         el.classList.remove("flash");
       });
-      var first = lines.action.length ? lines.action[0] : (lines.check.length ? lines.check[0] : null);
+      var first = lines.focus || (lines.action.length ? lines.action[0] : (lines.check.length ? lines.check[0] : null));
       if (first !== null) { reveal(source, first); }
     }
     if (scroll) {
-      var box = v.querySelector("svg [data-step='" + i + "']");
-      var row = v.querySelector("tr[data-step='" + i + "']");
+      var box = v.querySelector("svg [data-state='" + i + "']");
+      var row = v.querySelector("tr[data-state='" + i + "']");
       var wrap = v.querySelector(".lanes-wrap");
       if (box && wrap && box.getBBox) {
         var b = box.getBBox();
@@ -761,17 +785,17 @@ _JS = r"""
   }
   viewers.forEach(function (v, k) {
     var data = v.querySelector("script.steps");
-    state[k] = {cursor: 0, steps: data ? JSON.parse(data.textContent) : []};
+    state[k] = {cursor: 1, steps: data ? JSON.parse(data.textContent) : []};
     v.addEventListener("click", function (ev) {
       var move = ev.target.closest("[data-move]");
       if (move) {
-        var c = state[k].cursor, n = +v.dataset.steps;
-        var to = {first: 0, prev: c - 1, next: c + 1, last: n - 1}[move.dataset.move];
+        var c = state[k].cursor, n = +v.dataset.states;
+        var to = {first: 1, prev: c - 1, next: c + 1, last: n}[move.dataset.move];
         select(k, to, true);
         return;
       }
-      var hit = ev.target.closest("[data-step]");
-      if (hit && v.contains(hit)) { select(k, +hit.dataset.step, true); }
+      var hit = ev.target.closest("[data-state]");
+      if (hit && v.contains(hit)) { select(k, +hit.dataset.state, true); }
     });
   });
   document.addEventListener("click", function (ev) {
@@ -793,11 +817,11 @@ _JS = r"""
     if (ev.altKey || ev.ctrlKey || ev.metaKey || !viewers.length) { return; }
     var t = ev.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA")) { return; }
-    var c = state[active].cursor, n = +viewers[active].dataset.steps, to = null;
+    var c = state[active].cursor, n = +viewers[active].dataset.states, to = null;
     if (ev.key === "ArrowRight" || ev.key === "ArrowDown" || ev.key === "j") { to = c + 1; }
     else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp" || ev.key === "k") { to = c - 1; }
-    else if (ev.key === "Home") { to = 0; }
-    else if (ev.key === "End") { to = n - 1; }
+    else if (ev.key === "Home") { to = 1; }
+    else if (ev.key === "End") { to = n; }
     if (to === null) { return; }
     ev.preventDefault();
     select(active, to, true);
@@ -807,7 +831,7 @@ _JS = r"""
     if (h && viewers[+h[1]]) { select(+h[1], +h[2], true); }
   });
   var m = /^#v(\d+)-s(\d+)$/.exec(location.hash);
-  viewers.forEach(function (v, k) { select(k, 0, false); });
+  viewers.forEach(function (v, k) { select(k, 1, false); });
   if (m && viewers[+m[1]]) { select(+m[1], +m[2], true); } else if (viewers.length) { active = 0; }
   if (!m && history.replaceState) { history.replaceState(null, "", location.pathname + location.search); }
 })();

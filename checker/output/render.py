@@ -5,8 +5,10 @@ Three views, each a pure function returning DOT source:
 - `trace_dot`: one node per state listing the variables; what a step
   changed is highlighted entry by entry (output/diff.py, the one diff of
   every output): `pc[c1] | Ready → Waiting`, `waiting | + c2`, `- c1`; the
-  last state also shows each changed variable whole. Edges carry the step
-  number, the action and its arguments; the initial state hangs off a start
+  last state also shows each changed variable whole. Edges carry the number
+  of the state the step leads to (`4. Move(S={c1})` reaches State 4; the
+  initial state is State 1, as in TLC and every output), the action and its
+  arguments; the initial state hangs off a start
   dot, the violating state is red; a lasso's loop is a dashed blue back edge.
   Values longer than `View.max_width` wrap after a comma, at most MAX_LINES
   lines, then are cut with `…`, the full value in a tooltip (SVG).
@@ -171,21 +173,24 @@ def _wrapped(first: str, parts: list[str], width: int = 110) -> list[tuple[str, 
     return lines
 
 
-def step_label(model, step, number: int, multiline: bool = True) -> str:
-    """`3. Move(S={c1, c2})`; long argument lists go one per line. A process's step is its
-    instance and label (`3. Proc[2]: wait`), as in the text trace."""
+def step_label(model, step, number: int | None, multiline: bool = True) -> str:
+    """`4. Move(S={c1, c2})`: the step to state 4 (`number`, the state it leads to: states are
+    numbered from 1, the initial state being state 1, in every output); None: no number (a
+    lasso's step back to its loop state). Long argument lists go one per line. A process's step
+    is its instance and label (`4. Proc[2]: wait`), as in the text trace."""
+    prefix = "" if number is None else f"{number}. "
     if step.action is None:
-        return f"{number}. (action not recorded)"
+        return f"{prefix}(action not recorded)"
     info = model.action_info[step.action]
     if info.process is not None:
-        return f"{number}. {model.step_label(step.action, step.args)}"
+        return f"{prefix}{model.step_label(step.action, step.args)}"
     if not info.param_names:
-        return f"{number}. {info.name}"
+        return f"{prefix}{info.name}"
     args = [f"{n}={v}" for n, v in zip(info.param_names, model.format_args(step.action, step.args))]
-    one_line = f"{number}. {info.name}({', '.join(args)})"
+    one_line = f"{prefix}{info.name}({', '.join(args)})"
     if len(one_line) <= 40 or not multiline:
         return one_line
-    return f"{number}. {info.name}(\n" + ",\n".join("    " + a for a in args) + ")"
+    return f"{prefix}{info.name}(\n" + ",\n".join("    " + a for a in args) + ")"
 
 
 def _step_changes(model, before, after) -> list[diff.Change]:
@@ -228,13 +233,13 @@ def trace_dot(model, trace: Trace, headline: Headline | None = None, view: View 
         if i == 0:
             g.edge("start", "s1", label=" initial state", fontcolor=MUTED, color=MUTED)
         else:
-            label = step_label(model, step, i)
+            label = step_label(model, step, i + 1)
             g.edge(f"s{i}", f"s{i + 1}", label=_edge_label(label), tooltip=label.replace("\n", " "),
                    penwidth="1.4")
         previous = step.state
     if trace.loop_index is not None and n:
         if trace.closing is not None:
-            text = step_label(model, trace.closing, n) + f"\n(back to state {trace.loop_index + 1}: repeats forever)"
+            text = step_label(model, trace.closing, None) + f"\n(back to state {trace.loop_index + 1}: repeats forever)"
         else:
             text = "stutters here forever"
         g.edge(f"s{n}", f"s{trace.loop_index + 1}", label=_edge_label(text), color=LOOP, fontcolor=LOOP,
@@ -521,7 +526,7 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
     initial = model.state_rows(trace.steps[0].state) if trace.steps else []
     loop_note = None
     if trace.loop_index is not None:
-        loop_note = (f"Lasso: after step {len(trace.steps) - 1} the behaviour goes back to state "
+        loop_note = (f"Lasso: after state {len(trace.steps)} the behaviour goes back to state "
                      f"{trace.loop_index + 1} (dashed blue edge) and repeats forever." if trace.closing is not None
                      else "Lasso: the behaviour stays in the last state forever (it stutters).")
     g = _new_graph(f"{model.name}_swimlanes", _title_lines(headline, loop_note) + _wrapped(
@@ -564,15 +569,12 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
             g.edge(f"{col_id[c]}_{r}", f"{col_id[c]}_{r + 1}", arrowhead="none", style="dashed", color="#9e9e9e",
                    weight="100")
     for r in range(1, rows):
-        for target in targets[r]:
-            if target in col_id and target != actors[r]:
-                info = model.action_info[trace.steps[r].action]
-                g.edge(f"{col_id[actors[r]]}_{r}", f"{col_id[target]}_{r}", color=LOOP, penwidth="1.6",
-                       label=f" {info.name} ", fontcolor=LOOP, constraint="false")
+        _send_edges(g, columns, col_id, r, actors[r], targets[r], model.action_info[trace.steps[r].action].name
+                    if trace.steps[r].action is not None else "")
     if trace.loop_index is not None and rows > 1:
         target_row = max(trace.loop_index, 1)
         if trace.closing is not None:
-            text = f" {step_label(model, trace.closing, rows, multiline=False)}: back to state {trace.loop_index + 1} "
+            text = f" {step_label(model, trace.closing, None, multiline=False)}: back to state {trace.loop_index + 1} "
         else:
             text = " stutters here forever "
         g.edge(f"{col_id[actors[rows - 1]]}_{rows - 1}", f"{col_id[actors[target_row]]}_{target_row}",
@@ -580,8 +582,38 @@ def swimlanes_dot(model, trace: Trace, headline: Headline | None = None, view: V
     return g.source
 
 
+def _send_edges(g, columns: list[str], col_id: dict[str, str], r: int, actor: str | None, targets, name: str) -> None:
+    """The arrows of row r's `->` targets, as a line from the actor's box across the lifelines
+    with an arrowhead at each target's. The line is drawn piece by piece between neighbouring
+    columns, each piece from left to right (`dir=back` where it points left): Graphviz draws an
+    edge between neighbours of one rank straight, whereas an edge that skips columns is routed
+    around the nodes between them, bending the lifelines (and, with labels, a broadcast to ten
+    workers made it warn "Something is probably seriously wrong"). The action's name labels the
+    piece next to the box."""
+    if actor not in col_id:
+        return
+    here = columns.index(actor)
+    wanted = {columns.index(t) for t in targets if t in col_id and t != actor}
+    for side in (1, -1):
+        reach = [j for j in wanted if (j - here) * side > 0]
+        if not reach:
+            continue
+        far = max(reach) if side > 0 else min(reach)
+        for j in range(here + side, far + side, side):
+            left, right = sorted((j - side, j))
+            attrs = {"color": LOOP, "penwidth": "1.6", "constraint": "false", "arrowsize": "0.8"}
+            head = "normal" if j in wanted else "none"
+            if side > 0:
+                attrs.update(arrowhead=head)
+            else:
+                attrs.update(dir="back", arrowtail=head)
+            if j == here + side:
+                attrs.update(label=f" {name} ", fontcolor=LOOP)
+            g.edge(f"{col_id[columns[left]]}_{r}", f"{col_id[columns[right]]}_{r}", **attrs)
+
+
 def _lane_box(model, step, r: int, previous, is_last, view: View) -> str:
-    label = step_label(model, step, r).split("\n")
+    label = step_label(model, step, r + 1).split("\n")  # row r: the step to state r + 1
     border, bg = ("#333333", "#ffffff")
     if is_last:
         border, bg = VIOLATION, VIOLATION_BG

@@ -14,6 +14,13 @@ action. A lasso also checks the transition from the last state back to the
 loop state. Unlike `conform`, replay allows no unlogged step and makes no
 check along the way: the trace is the whole behaviour.
 
+Numbering, as in every output (docs/cli.md): the states of the trace are
+numbered from 1, the initial state being state 1 (TLC's numbers); a step is
+named by the state it leads to, so the k-th step is "state k+1" and a report
+reads "state 8: EnqueueStopNotification reaches a different state". A lasso's
+step back to the loop state is "the step back to state k", numbered one past
+the last state (TLC's "Back to state k").
+
 Finding the cause. When a step fails, the report names what is responsible:
 the first `require` that is false (step disabled), or the assignment that
 wrote a variable to a value other than the recorded one (step diverges), from
@@ -64,7 +71,7 @@ class ReplayResult:
     total_steps: int  # steps after the initial state (plus one for a lasso's closing transition)
     replayed: int  # steps that replayed before the failing one
     message: str
-    step: int | None = None  # the failing step: 0 for the initial state, k for the k-th action
+    state: int | None = None  # the state the failing step leads to: 1 the initial state, k+1 the k-th step
     action: str | None = None
     causes: tuple[Cause, ...] = ()
     # (variable, path, recorded, replayed), entry by entry (output/diff.py): ("pc", "pc[c1]", "Waiting",
@@ -113,9 +120,10 @@ class _Replayer:
         except _Failure as failure:
             return failure.result
 
-    def _fail(self, outcome: Outcome, message: str, step: int, action: str | None = None, causes=(),
+    def _fail(self, outcome: Outcome, message: str, k: int, action: str | None = None, causes=(),
               differences=()) -> _Failure:
-        return _Failure(ReplayResult(outcome, self.total, self.replayed, message, step, action, tuple(causes),
+        """The replay fails at step k (0: the initial state), which leads to state k + 1."""
+        return _Failure(ReplayResult(outcome, self.total, self.replayed, message, k + 1, action, tuple(causes),
                                      tuple(differences), None, self.notes))
 
     def _recorded(self, recorded: dict) -> tuple:
@@ -227,7 +235,9 @@ class _Replayer:
 
     # ---------------------------------------------------------------- explanations
     def _where(self, k: int) -> str:
-        return "the transition back to the loop state" if k == len(self.saved.steps) else f"step {k}"
+        if k == len(self.saved.steps):
+            return f"the step back to state {self.saved.loop_index + 1}"
+        return f"state {k + 1}"
 
     def _error(self, err: EvalError, k: int, label: str | None) -> _Failure:
         """Step `k` failed to evaluate, as `check` reports it (engine/matcher.py evaluation_error)."""
@@ -256,9 +266,7 @@ class _Replayer:
                               "outside its parameter's domain", k, label,
                               [Cause(f"`{info.name}` and its parameters are declared here", info.span)])
         causes = [guard_cause(self.explainer, fails)] if fails else []
-        return self._fail(Outcome.DISABLED, f"{self._where(k)}: {label} is disabled in the state reached after "
-                          f"step {k - 1}",
-                          k, label, causes)
+        return self._fail(Outcome.DISABLED, f"{self._where(k)}: {label} is disabled in state {k}", k, label, causes)
 
     def _diverges(self, k: int, call: Call, succs, recorded: dict, label: str) -> _Failure:
         # the successor closest to the recorded state explains the difference best

@@ -165,6 +165,17 @@ def _refinement_lines(check, v) -> list[str]:
             f"which is not an initial state of {abstract}."]
 
 
+def verdict_text(result: Result) -> str:
+    """The verdict in words, for people (`invariant violated`); `--json` keeps the enum's value."""
+    v = result.violation
+    if result.verdict == Verdict.INVARIANT_VIOLATED and v is not None and v.kind in ("property", "step"):
+        return {"property": "safety property violated", "step": "step property violated"}[v.kind]
+    return {Verdict.OK: "no error found", Verdict.INVARIANT_VIOLATED: "invariant violated",
+            Verdict.DEADLOCK: "deadlock", Verdict.LIVENESS_VIOLATED: "temporal property violated",
+            Verdict.ERROR: "evaluation error", Verdict.INCOMPLETE: "incomplete",
+            Verdict.UNREACHABLE: "reachable check failed"}[result.verdict]
+
+
 def _headline(result: Result, model: Model | None = None) -> str:
     v = result.violation
     check = _refinement(model, result) if model is not None else None
@@ -400,7 +411,7 @@ def verify_json(rows, warnings: list[dict], interrupted: bool = False) -> dict:
             "trace": trace_json(r.model, trace) if trace is not None and trace.steps else None,
             "base_counterexample": None if r.replay is None else {
                 "check": r.base[1].name or r.base[1].kind if r.base is not None else None,
-                "blocked_step": r.blocked_step, "blocked_line": r.blocked_line, "message": r.replay},
+                "blocked_state": r.blocked_state, "blocked_line": r.blocked_line, "message": r.replay},
         })
     return {**header("verify"),
             "verdict": "incomplete" if interrupted else "failed" if failed else "ok",
@@ -413,7 +424,7 @@ def replay_json(result, spec_path: str, trace_path: str, variant: str) -> dict:
     return {
         **header("replay"), "file": spec_path, "trace": trace_path, "variant": variant,
         "replays": result.replays, "outcome": result.outcome.value, "message": result.message,
-        "step": result.step, "action": result.action, "replayed": result.replayed, "total_steps": result.total_steps,
+        "state": result.state, "action": result.action, "replayed": result.replayed, "total_steps": result.total_steps,
         "causes": [{"message": c.message, "file": c.span.file if c.span else None,
                     "line": c.span.line if c.span else None, "column": c.span.column if c.span else None}
                    for c in result.causes],

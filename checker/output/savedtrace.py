@@ -16,6 +16,7 @@ from tlacheck import SCHEMA_VERSION, __version__
 from tlacheck.core import types as T
 from tlacheck.core.result import Step, Trace
 from tlacheck.core.runtime import NONE
+from tlacheck.core.source import Span
 from tlacheck.core.values import int_from_text
 from tlacheck.output import itf
 
@@ -48,6 +49,7 @@ class SavedTrace:
     extra_vars: tuple[str, ...] = ()
     missing_vars: tuple[str, ...] = ()
     closing: SavedStep | None = None  # a lasso's step from the last state back to steps[loop_index]
+    fault: Span | None = None  # an evaluation error: where it occurred, as `check --json` records it
 
 
 # ---------------------------------------------------------------- tlacheck JSON values
@@ -164,7 +166,18 @@ def _load_tlacheck(run: dict, violation: dict, model) -> SavedTrace:
     loop = violation.get("loop_index") if isinstance(violation.get("loop_index"), int) else None
     return SavedTrace("tlacheck", tuple(steps), loop, violation.get("kind"), violation.get("name"),
                       run.get("file"), run.get("variant") or "base", dict(run.get("defines") or {}), extra, missing,
-                      _closing(violation.get("closing"), steps, loop))
+                      _closing(violation.get("closing"), steps, loop), _fault(run.get("error")))
+
+
+def _fault(error) -> Span | None:
+    """The place of a saved evaluation error (`check --json`'s `error`), when it has one."""
+    if not isinstance(error, dict) or not isinstance(error.get("file"), str):
+        return None
+    line, column = error.get("line"), error.get("column")
+    if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+        return None
+    column = column if isinstance(column, int) and not isinstance(column, bool) and column > 0 else 1
+    return Span(error["file"], line, column, line, column)
 
 
 def _closing(raw, steps: list, loop: int | None) -> SavedStep | None:
@@ -186,11 +199,11 @@ def _load_itf(data: dict, model) -> SavedTrace:
     steps = []
     for i, raw in enumerate(raw_states):
         if not isinstance(raw, dict):
-            raise itf.ItfError(f"state {i}: a state must be an object")
+            raise itf.ItfError(f"state {i + 1} (`states[{i}]`): a state must be an object")
         meta = raw.get("#meta") if isinstance(raw.get("#meta"), dict) else {}
         action = meta.get("action", raw.get("mbt::actionTaken"))
         keys = {n: written[n] if written.get(n) in raw else n for n in model.var_names}  # or as the spec names it
-        state = {n: itf.value_from_itf(raw[keys[n]], t, f"state {i}: {n}")
+        state = {n: itf.value_from_itf(raw[keys[n]], t, f"state {i + 1} (`states[{i}]`): {n}")
                  for n, t in zip(model.var_names, model.var_types) if keys[n] in raw}
         if i == 0 or action == "init":
             steps.append(SavedStep(None, {}, state))
@@ -233,7 +246,7 @@ def to_trace(saved: SavedTrace, model) -> Trace:
             steps.append(Step(None, (), state))
             continue
         if s.action not in by_name:
-            raise TraceFileError(f"step {i}: the spec has no action `{s.action}`")
+            raise TraceFileError(f"state {i + 1}: the spec has no action `{s.action}`")
         a = by_name[s.action]
         steps.append(Step(a, decode_args(s.args, model.action_info[a], saved.format), state))
     closing = None
