@@ -343,3 +343,32 @@ def test_issue_33_a_refinement_violated_along_a_run(tmp_path, capsys, monkeypatc
     assert code == 12
     assert "bad.ndjson: conforms, but refinement A is violated along it: a step is not a step of the abstract " \
            "spec" in out
+
+
+def test_issue_32_the_html_report_names_no_folder_above_the_working_directory(tmp_path, capsys, monkeypatch):
+    """Spec and logs given by absolute path, from a working directory elsewhere: the report (title,
+    facts, verdicts, log lines, embedded JSON) names them as `check --html` does, never by a path
+    that shows a home folder's name."""
+    private = tmp_path / "home" / "alice-private"
+    private.mkdir(parents=True)
+    (private / "jobs.spec").write_text(SPEC)
+    ok = os.path.abspath(write(private, "ok.ndjson", TAKE, FINISH))
+    bad = os.path.abspath(write(private, "bad.ndjson", TAKE, {"action": "job.take", "args": {"worker": "worker-2"}}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, _, _ = run(capsys, str(private / "jobs.spec"), ok, bad, "--max-lazy", "0",
+                     "--html", "report.html")
+    assert code == 14
+    page = (elsewhere / "report.html").read_text()
+    assert "alice-private" not in page and str(tmp_path) not in page
+    assert "<title>tlacheck conform: jobs.spec (spec Jobs" in page
+    assert "bad.ndjson: does not conform at bad.ndjson:2</h2>" in page
+    assert "bad.ndjson:1: {&quot;action&quot;: &quot;job.take&quot;" in page
+    # from inside the folder, the same files are named relative to it
+    monkeypatch.chdir(tmp_path / "home")
+    run(capsys, str(private / "jobs.spec"), ok, bad, "--max-lazy", "0",
+        "--html", "inside.html")
+    inside = (tmp_path / "home" / "inside.html").read_text()
+    assert "alice-private/bad.ndjson: does not conform at alice-private/bad.ndjson:2</h2>" in inside
+    assert str(tmp_path) not in inside

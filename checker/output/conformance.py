@@ -787,7 +787,23 @@ def html_report(report: Report) -> str:
         if run.trace is not None and run.trace_start:
             runs[-1] = dataclasses.replace(runs[-1], notes=runs[-1].notes + tuple(_prefix_lines(model, run)))
     title = f"tlacheck conform: {report.spec_path} (spec {model.name}, variant {report.variant})"
-    return html.conform_report(title, summary_line(report), runs, docs, _coverage_rows(model, report), report.notes)
+    page = html.conform_report(title, summary_line(report), runs, docs, _coverage_rows(model, report), report.notes)
+    return _published(page, (report.spec_path, *(f for run in report.runs for f in (run.name, *run.files))))
+
+
+def _published(page: str, paths) -> str:
+    """`page` with each of `paths` (the spec's, the logs') named as `artefacts.public_path` says,
+    as `check --html` names its spec: no folder above the working directory (a home folder's
+    name) in a report meant to be shared. The page names a file in many places (title, facts,
+    verdicts, log lines, embedded JSON); it is written once and published here, in one place.
+    Longest first, so a path is never rewritten inside a longer one."""
+    for path in sorted({p for p in paths if p}, key=len, reverse=True):
+        shown = artefacts.public_path(path)
+        if shown != path:
+            for old, new in {(path, shown), (html.escape_text(path), html.escape_text(shown)),
+                             (html.json_text(path), html.json_text(shown))}:
+                page = page.replace(old, new)
+    return page
 
 
 def _location(label: str) -> tuple[str, int] | None:

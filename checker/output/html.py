@@ -616,6 +616,16 @@ def _json(data) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def escape_text(text: str) -> str:
+    """`text` as the page writes it in HTML."""
+    return _e(text)
+
+
+def json_text(text: str) -> str:
+    """The string `text` as the page writes it inside embedded JSON (without its quotes)."""
+    return _json(text)[1:-1]
+
+
 def _page(title: str, body: str) -> str:
     return ("<!DOCTYPE html>\n"
             '<html lang="en"><head><meta charset="utf-8">'
