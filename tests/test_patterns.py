@@ -82,9 +82,15 @@ TLC_CASES = [
     ("read_generate_write.spec", "base", "ReadGenerateWrite", "SPECIFICATION Spec\nPROPERTY Live\n", "ok"),
     ("read_generate_write.spec", "CompareAndSwap", "ReadGenerateWrite",
      "SPECIFICATION SpecCas\nINVARIANT NoStaleWrite\nPROPERTY Live\n", "ok"),
+    ("retry_with_idempotency_key.spec", "base", "RetryWithIdempotencyKey", "SPECIFICATION Spec\nINVARIANT AppliedOnce\n",
+     "invariant"),
+    ("retry_with_idempotency_key.spec", "base", "RetryWithIdempotencyKey", "SPECIFICATION Spec\nPROPERTY Live\n", "ok"),
+    ("retry_with_idempotency_key.spec", "IdempotencyKey", "RetryWithIdempotencyKey",
+     "SPECIFICATION SpecKey\nINVARIANT AppliedOnce\nPROPERTY Live\n", "ok"),
 ]
 # the property each TLA+ `Live` stands for
-LIVE = {"AtLeastOnceQueue": "EveryMessageProcessed", "ReadGenerateWrite": "EveryAgentFinishes"}
+LIVE = {"AtLeastOnceQueue": "EveryMessageProcessed", "ReadGenerateWrite": "EveryAgentFinishes",
+        "RetryWithIdempotencyKey": "EveryRequestSettles"}
 
 
 @pytest.mark.skipif(tlc.available() is not None, reason=f"TLC cannot run here: {tlc.available()}")
