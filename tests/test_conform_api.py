@@ -146,7 +146,8 @@ def test_issue_33_check_is_the_command_as_a_function(spec, tmp_path):
 def test_issue_33_importing_the_recorder_loads_nothing_else():
     code = "import sys, tlacheck.conform\nprint(sorted(m for m in sys.modules if m.startswith('tlacheck')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['tlacheck', 'tlacheck.conform', 'tlacheck.conform.recorder']"
+    # the recorder and the marks (issue 36: `step`), both the standard library only
+    assert out.strip() == "['tlacheck', 'tlacheck.conform', 'tlacheck.conform.marks', 'tlacheck.conform.recorder']"
 
 
 def test_issue_33_the_pytest_fixture_fails_a_test_whose_run_does_not_conform(spec, tmp_path):

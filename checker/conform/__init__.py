@@ -6,14 +6,17 @@
 - `Monitor`: check events as they arrive, against a spec; the first that no behaviour of the
   spec explains is reported at once (conform/monitor.py).
 - `check(spec, logs, ...)`: `tlacheck conform` as a function, returning the Report.
+- `step(name, args)` and `@atomic(name)`: marks where asyncio code takes one atomic step, for a
+  schedule to order (conform/marks.py: the standard library only; tlacheck.testing steers them).
 
 The pytest fixture `tlacheck_recorder` (app/pytest_plugin.py) records a test's events and checks
 them when the test ends. docs/conform.md describes the format, the mapping and the semantics.
 """
 
+from tlacheck.conform.marks import atomic, step
 from tlacheck.conform.recorder import Recorder, RecorderHandler
 
-__all__ = ["Recorder", "RecorderHandler", "Monitor", "check"]
+__all__ = ["Recorder", "RecorderHandler", "Monitor", "check", "step", "atomic"]
 
 
 def __getattr__(name: str):
