@@ -171,3 +171,18 @@ def test_happens_before(jobs):
     assert lamport(a, b) and not lamport(b, a) and not lamport(a, c) and not lamport(c, a)
     timed = logs.precedence("time", 0.5)
     assert timed(at(1.0), at(1.6)) and not timed(at(1.0), at(1.4)) and not timed(at(1.4), at(1.0))
+
+
+def test_issue_36_an_itf_trace_of_a_spec_with_processes_is_a_log(tmp_path, capsys):
+    """`check --itf` writes a process's `Runner.pc` as `Runner__pc` (#meta.varNames maps it back):
+    conform reads the names back as replay does, so tlacheck's own traces are logs."""
+    from tests.conftest import SPECS
+    from tlacheck.app.cli import main
+
+    spec = str(SPECS / "notify_race_processes.spec")
+    itf = tmp_path / "cx.itf.json"
+    assert main(["check", spec, "--itf", str(itf)]) == 12
+    assert "Runner__pc" in itf.read_text()
+    capsys.readouterr()
+    assert main(["conform", spec, str(itf)]) == 12  # the counterexample: a run that shows the bug
+    assert "AnswerNotified" in capsys.readouterr().out

@@ -327,8 +327,9 @@ def read_itf(path: str, data: dict, mapping: Mapping):
     states = data.get("states")
     if not isinstance(states, list) or not states:
         raise LogError("E507", "the ITF trace has no states", path, 0)
+    spec_names = itf.read_names(data, model.var_names)  # `P__pc` in the trace is the spec's `P.pc`
     for n in names:
-        if n not in mapping.fields and n not in mapping.ignore:
+        if spec_names.get(n, n) not in mapping.fields and n not in mapping.ignore:
             close = suggest(n, mapping.fields)
             raise LogError("E504", f"the spec has no variable `{n}`", path, 0, "", 0, 0,
                            f"did you mean `{close}`?" if close else "map it with `field` in the spec's `conform:` "
@@ -340,7 +341,7 @@ def read_itf(path: str, data: dict, mapping: Mapping):
         state = []
         for n in names:
             if n in raw and n not in mapping.ignore:
-                slot = mapping.fields[n]
+                slot = mapping.fields[spec_names.get(n, n)]
                 try:
                     state.append((slot, itf.value_from_itf(raw[n], model.var_types[slot], n, mapping.values)))
                 except itf.ItfError as exc:
