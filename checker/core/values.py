@@ -170,35 +170,45 @@ def _abbreviated(v, t: T.Type) -> str:
     return f"{brackets[0]}{', '.join(shown)}, ... ({size:,} elements){brackets[1]}"
 
 
+def _key_text(k, t: T.Type, texts: dict | None) -> str:
+    if texts and isinstance(t, T.SortT) and k in texts.get(t.name, ()):
+        return texts[t.name][k]
+    return format_value(k, t, exact=True)
+
+
 def _scalar_key(t: T.Type) -> bool:
     return isinstance(t, (T.SortT, T.IntT, T.BoolT))
 
 
-def to_json(v, t: T.Type):
+def to_json(v, t: T.Type, texts: dict | None = None):
     """A JSON value: sets and sequences as arrays, records as objects, maps as objects
     when their keys are enum members, model values, ints or bools, else as [key, value] pairs.
-    Ints exactly: numbers, or strings of digits past json_digits() digits (json_int)."""
+    Ints exactly: numbers, or strings of digits past json_digits() digits (json_int).
+    `texts`: per enum or set of model values (its name), member index -> the text to write
+    instead of the member's name (a `conform:` section's `values`, read backwards)."""
     if isinstance(t, T.OptionT):
-        return None if v is NONE else to_json(v, t.inner)
+        return None if v is NONE else to_json(v, t.inner, texts)
     if isinstance(t, T.BoolT):
         return v
     if isinstance(t, T.IntT):
         return json_int(v)
     if isinstance(t, T.SortT):
+        if texts and v in texts.get(t.name, ()):
+            return texts[t.name][v]
         return format_value(v, t)
     if isinstance(t, T.SetT):
-        return [to_json(x, t.element) for x in canon(v)]
+        return [to_json(x, t.element, texts) for x in canon(v)]
     if isinstance(t, T.SeqT):
-        return [to_json(x, t.element) for x in v]
+        return [to_json(x, t.element, texts) for x in v]
     if isinstance(t, T.TupleT):
-        return [to_json(x, et) for x, et in zip(v, t.elements)]
+        return [to_json(x, et, texts) for x, et in zip(v, t.elements)]
     if isinstance(t, T.RecordT):
-        return {n: to_json(x, ft) for (n, ft), x in zip(t.fields, v)}
+        return {n: to_json(x, ft, texts) for (n, ft), x in zip(t.fields, v)}
     if isinstance(t, T.MapT):
         keys, vals = v
         if _scalar_key(t.key):
-            return {format_value(k, t.key, exact=True): to_json(x, t.value) for k, x in zip(keys, vals)}
-        return [[to_json(k, t.key), to_json(x, t.value)] for k, x in zip(keys, vals)]
+            return {_key_text(k, t.key, texts): to_json(x, t.value, texts) for k, x in zip(keys, vals)}
+        return [[to_json(k, t.key, texts), to_json(x, t.value, texts)] for k, x in zip(keys, vals)]
     if isinstance(t, T.AnyT):
         return [] if isinstance(v, (frozenset, tuple)) else None
     raise AssertionError(t)  # pragma: no cover

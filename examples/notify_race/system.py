@@ -25,13 +25,18 @@ generation), so the follow-on's answer is always notified.
 Which interleaving happens is up to the event loop; a `Schedule` makes it deterministic by
 holding a step until another one is done (scenarios.py). The code logs what each part knows, in
 its own words ("runner_state", "follow_on", tool-use ids), one line per step; the spec's
-`conform:` section maps those words to the spec's.
+`conform:` section maps those words to the spec's. Each step also starts with a mark
+(`await step(name)`, tlacheck.conform): outside a scheduler it costs nothing; under one
+(tlacheck.testing.Schedule, docs/testing.md) the steps are taken in the order of a trace of the
+spec, a counterexample say.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+
+from tlacheck.conform import step
 
 TASK = "agent-7f3a"
 PREVIOUS_TOOL_USE = "toolu_prev"  # the tool-use id of the resume before DONE
@@ -104,11 +109,14 @@ class Schedule:
 @dataclass
 class NotifyRaceSystem:
     """The agent task, the parent and the follow-on listener, sharing one registry and the
-    parent's notification queue. `recorder`: anything with `event(name, args=, state=)`."""
+    parent's notification queue. `recorder`: anything with `event(name, args=, state=)`.
+    `guards`: the spec's runtime guards (tlacheck.testing.Guards), asserted before each step and
+    after it (the step's guard, then the invariants), or None."""
 
     recorder: object
     fixed: bool = False
     schedule: Schedule = field(default_factory=Schedule)
+    guards: object = None
     runner: str = "running"
     follow: str = "not_started"
     joined_turn: bool = False
@@ -124,10 +132,32 @@ class NotifyRaceSystem:
         self.generation = self.registry.register(TASK, PREVIOUS_TOOL_USE)  # the resume before DONE
         self.stranded = asyncio.Event()  # agentStrandedMessages
 
-    # ---------------------------------------------------------------- what the code logs
+    # ---------------------------------------------------------------- where a step begins, what it logs
+    async def _begin(self, name: str) -> None:
+        """A step begins: the scenario may hold it until another is done, a scheduler until its turn;
+        then, with guards, the spec must allow it from here."""
+        await self.schedule.before(name)
+        await step(name)
+        if self.guards is not None:
+            self.guards.check(name, self.observed())
+
     def _log(self, step: str, **state) -> None:
         self.recorder.event(step, args={"task_id": TASK}, state=state)
         self.schedule.done(step)
+        if self.guards is not None:
+            self.guards.check_invariants(self.observed())
+
+    def observed(self) -> dict:
+        """What the code has, in its own words, as the spec's `conform:` section names it: the run,
+        the follow-on, the DONE send, the registry record, the parent's queue and what it read. (The
+        registries keep their claims differently, one flag per record or a set of generations: the
+        claims are not in it.)"""
+        record = self.registry.records[TASK]
+        return {"runner_state": self.runner, "follow_on": self.follow, "sent": self.sent,
+                "send_result": self.send_result, "joinedTurn": self.joined_turn, "pendingMessages": bool(self.pending),
+                "strandedEvent": self.stranded.is_set(), "recordToolUse": record.tool_use,
+                "queue": [dict(n) for n in self.queue], "delivered": list(self.delivered),
+                "notification_count": self.notifications, "generation": record.generation}
 
     def _queue_state(self) -> dict:
         return {"queue": [dict(n) for n in self.queue], "notification_count": self.notifications}
@@ -142,23 +172,23 @@ class NotifyRaceSystem:
 
     # ---------------------------------------------------------------- the original run
     async def original_run(self) -> None:
-        await self.schedule.before("turn.final_round")
+        await self._begin("turn.final_round")
         self.runner = "final_round"
         self._log("turn.final_round", runner_state=self.runner)
-        await self.schedule.before("task.finished")
+        await self._begin("task.finished")
         self.runner = "finished"
         if self.pending:
             self.stranded.set()
         self._log("task.finished", runner_state=self.runner)
-        await self.schedule.before("gate.classifier")
+        await self._begin("gate.classifier")
         await asyncio.sleep(0)  # the classifier gate returns at once outside auto mode, but it awaits
         self.runner = "after_classifier"
         self._log("gate.classifier", runner_state=self.runner)
-        await self.schedule.before("worktree.read")
+        await self._begin("worktree.read")
         await asyncio.sleep(0)  # reading the worktree result
         self.runner = "after_worktree"
         self._log("worktree.read", runner_state=self.runner)
-        await self.schedule.before("notify.stop")
+        await self._begin("notify.stop")
         self.runner = "stopped"
         # the stop notification carries the reply of the turn, under the tool-use id its caller passes
         self._notify(self.generation, ANSWER if self.joined_turn else OLD_REPLY, PREVIOUS_TOOL_USE)
@@ -167,7 +197,7 @@ class NotifyRaceSystem:
     # ---------------------------------------------------------------- the parent
     async def send_done(self) -> None:
         """SendMessage, non-blocking: the result string is the same whatever the task is doing."""
-        await self.schedule.before("send_message")
+        await self._begin("send_message")
         self.sent = True
         self.send_result = "Resuming agent"
         if self.runner == "running":
@@ -178,31 +208,42 @@ class NotifyRaceSystem:
                 self.stranded.set()  # the task is no longer running: fired on arrival
         self._log("send_message", sent=self.sent, send_result=self.send_result)
 
-    def parent_reads(self) -> None:
-        """The parent reads its notifications, one line each."""
+    def parent_read(self) -> None:
+        """The parent reads its first notification, and logs the line."""
+        note = self.queue.pop(0)
+        if note["reply"] not in self.delivered:
+            self.delivered.append(note["reply"])
+        self.recorder.event("parent.read", state={"delivered": list(self.delivered),
+                                                   "queue": [dict(n) for n in self.queue]})
+
+    async def parent_reads(self) -> None:
+        """The parent reads its notifications, one step each."""
         while self.queue:
-            note = self.queue.pop(0)
-            if note["reply"] not in self.delivered:
-                self.delivered.append(note["reply"])
-            self.recorder.event("parent.read", state={"delivered": list(self.delivered),
-                                                       "queue": [dict(n) for n in self.queue]})
+            await step("parent.read")
+            self.parent_read()
 
     # ---------------------------------------------------------------- the follow-on run
     async def follow_on(self) -> None:
         """The stranded-messages listener: start the follow-on at once."""
         await self.stranded.wait()
-        await self.schedule.before("follow_on.registered")
+        await self._begin("follow_on.registered")
         self.pending.clear()
         generation = self.registry.register(TASK, DONE_TOOL_USE)  # re-registration: the flag is cleared
         self.follow = "registered"
         self._log("follow_on.registered", follow_on=self.follow)
-        await self.schedule.before("follow_on.completed")
+        await self._begin("follow_on.completed")
         await asyncio.sleep(0)  # the follow-on's API round
         # the answer is written to the transcript, then notified: the code logs both as one event
         self.follow = "answered"
         self.follow = "done"
         self._notify(generation, ANSWER, self.registry.records[TASK].tool_use)
         self._log("follow_on.completed", follow_on=self.follow, **self._queue_state())
+
+    async def parts(self) -> None:
+        """The original run, the DONE send and the listener, until each is done (the listener waits
+        for the stranded-messages event, which may never fire); the parent's reads are left to the
+        caller (`parent_read`). The step driver of driver.py runs this."""
+        await asyncio.gather(self.original_run(), self.send_done(), self.follow_on())
 
     async def run(self) -> None:
         """One exchange: the original run, the DONE send and the listener, until the task has
@@ -219,4 +260,4 @@ class NotifyRaceSystem:
                 await listener
             except asyncio.CancelledError:
                 pass
-        self.parent_reads()
+        await self.parent_reads()
