@@ -682,6 +682,7 @@ def test_issue_32_help_lists_every_documented_exit_code():
     ("render", {0, 1, 2, 3, 4, 6}),
     ("graph", {0, 1, 2, 3, 4, 5, 6}),
     ("counterexamples", {0, 1, 2, 3, 4, 6, 10}),
+    ("tests", {0, 1, 2, 3, 4, 6}),
 ])
 def test_issue_32_each_command_help_lists_its_exit_codes(command, codes):
     listed = _listed_exit_codes(_help(command))

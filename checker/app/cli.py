@@ -81,6 +81,7 @@ _COMMAND_EXITS = {
                 EXIT_VIOLATION: "a run conforms, but a check fails along the matched behaviour",
                 EXIT_NO_REPLAY: "a run does not conform"},
     "counterexamples": {EXIT_OK: "every counterexample written", EXIT_VERIFY_FAILED: None},
+    "tests": {EXIT_OK: "the behaviours written"},
 }
 
 
@@ -550,12 +551,20 @@ def _add_counterexample_commands(sub) -> None:
                         help="override a constant (default: the overrides recorded in the trace)")
     replay.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     _add_conform_command(sub)
+    _add_tests_command(sub)
     cx = sub.add_parser("counterexamples", help="regenerate counterexamples/ from the specs' `expect` lines",
                         description="For every `expect VARIANT violates NAME` and `expect VARIANT deadlocks` line "
                                     "of the specs under SPECS, write the text trace, JSON, ITF, DOT and SVG into "
                                     "OUT, mirroring the folders of SPECS. Files no longer produced are removed.")
     cx.add_argument("specs", metavar="SPECS", nargs="?", default="specs", help="folder of specs (default specs)")
     cx.add_argument("--out", metavar="DIR", default="counterexamples", help="output folder (default counterexamples)")
+
+
+def _add_spec_options(p, variant_help: str) -> None:
+    """-D and --variant: which model of the spec a command reads."""
+    p.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                   help="override a constant (repeatable)")
+    p.add_argument("--variant", metavar="NAME", default="base", help=variant_help)
 
 
 def _add_conform_command(sub) -> None:
@@ -568,9 +577,7 @@ def _add_conform_command(sub) -> None:
     conform.add_argument("file", metavar="SPEC", help="the .spec file")
     conform.add_argument("logs", metavar="LOG", nargs="+",
                          help="an NDJSON log or ITF trace (one run), or a folder holding one log per process")
-    conform.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
-                         help="override a constant (repeatable)")
-    conform.add_argument("--variant", metavar="NAME", default="base", help="match against this variant")
+    _add_spec_options(conform, "match against this variant")
     conform.add_argument("--max-gap", type=_non_negative_int, metavar="K", default=0,
                          help="up to K unlogged spec steps before each event (of the `silent` actions, if the spec "
                               "names some); default 0")
@@ -597,6 +604,35 @@ def _add_conform_command(sub) -> None:
     conform.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="stop after this many seconds")
     conform.add_argument("--memory-limit", type=_positive_int, metavar="MB",
                          help="stop when the process uses more than this much resident memory")
+
+
+def _add_tests_command(sub) -> None:
+    from tlacheck.testing.generate import DEFAULT_MAX_STATES, Sampling
+
+    tests = sub.add_parser(
+        "tests", help="write behaviours of the spec that cover it, as ITF, to test an implementation with",
+        description="Choose behaviours of the spec, shortest first, that together take every action (--cover "
+                    "actions), also change every variable each action changes (changes), or take every distinct "
+                    "transition (transitions); write each as an ITF trace with the action and its arguments per "
+                    "step, and tests.json, what is covered and what could not be (docs/testing.md). A model with "
+                    "more than --max-states states is sampled by simulation.")
+    tests.add_argument("file", metavar="SPEC", help="the .spec file")
+    tests.add_argument("--out", metavar="DIR", required=True, help="write the behaviours and tests.json into DIR")
+    _add_spec_options(tests, "behaviours of this variant of the spec")
+    tests.add_argument("--cover", choices=("actions", "changes", "transitions"), default="actions",
+                       help="what the behaviours cover (default actions)")
+    tests.add_argument("--max", type=_positive_int, metavar="N", help="write at most N behaviours")
+    tests.add_argument("--max-states", type=_positive_int, metavar="N", default=DEFAULT_MAX_STATES,
+                       help=f"explore models of up to N states (default {DEFAULT_MAX_STATES:,}); sample larger ones")
+    tests.add_argument("--simulate", action="store_true", help="sample behaviours by simulation even if the model is "
+                                                                 "small enough to explore")
+    defaults = Sampling()
+    tests.add_argument("--seed", type=_non_negative_int, metavar="N", default=defaults.seed,
+                       help=f"when sampling: the seed of the random choices (default {defaults.seed})")
+    tests.add_argument("--traces", type=_positive_int, metavar="N", default=defaults.traces,
+                       help=f"when sampling: random behaviours to choose from (default {defaults.traces:,})")
+    tests.add_argument("--depth", type=_positive_int, metavar="N", default=defaults.depth,
+                       help=f"when sampling: steps per random behaviour at most (default {defaults.depth})")
 
 
 def _positive_int(text: str) -> int:
@@ -1543,12 +1579,55 @@ def _conform(args, sources: dict[str, Source]) -> int:
     return report.exit_code
 
 
+def _tests(args, sources: dict[str, Source]) -> int:
+    """`tlacheck tests SPEC --out DIR`: behaviours that cover the spec, written as ITF."""
+    from pathlib import Path
+
+    from tlacheck.core.runtime import Fault
+    from tlacheck.output import artefacts
+    from tlacheck.testing.generate import Cover, Sampling, generate
+    from tlacheck.testing.suite import suite_files, summary_text
+
+    overrides = parse_defines(args.defines)
+    source = read_source(args.file)
+    sources[source.name] = source
+    model = build_model(source, overrides, args.variant)
+    for w in model.warnings:
+        print(w.render(sources), file=sys.stderr)
+    try:
+        suite = generate(model, Cover(args.cover), args.max, args.max_states,
+                         Sampling(args.seed, args.traces, args.depth), args.simulate)
+    except Fault as fault:
+        raise model.eval_error(fault) from None
+    except (RecursionError, MemoryError) as exc:
+        raise model.limit_error(exc, "choosing the behaviours") from None
+    files = suite_files(suite, args.file, args.variant, overrides)
+    files[artefacts.MANIFEST] = artefacts.manifest(files, "tests")
+    out = Path(args.out)
+    plan = artefacts.plan_folder(out, {rel: text.encode("utf-8") for rel, text in files.items()}, "tests")
+    for rel in plan.remove:
+        path = artefacts.inside(out, rel)
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise OutputError(str(path), exc, "remove") from None
+    for rel, data in plan.write.items():
+        _write_bytes(artefacts.inside(out, rel), data)
+    print(summary_text(suite, args.file, args.variant), end="")
+    removed = len(plan.remove)
+    print(f"\ntlacheck: {len(suite.behaviours)} behaviour{'s' if len(suite.behaviours) != 1 else ''} and tests.json "
+          f"written into {args.out}" + (f", {removed} stale file{'s' if removed != 1 else ''} removed" if removed
+                                        else ""))
+    return EXIT_OK
+
+
 # Subcommand name -> function(args, sources) returning the exit code.
 _COMMANDS = {
     "render": _render,
     "graph": _graph,
     "replay": _replay,
     "conform": _conform,
+    "tests": _tests,
     "counterexamples": _counterexamples,
     "check": _check,
     "simulate": _simulate,

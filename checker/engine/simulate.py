@@ -84,6 +84,9 @@ class SimOptions:
     # Go on after a violation (each check is reported once, its trace with the cycles cut, and
     # no longer checked; a deadlock once): the result lists every failure. For `tlacheck verify`.
     collect: bool = False
+    # Called with each behaviour when it ends (a tuple of core.result.Step, the initial state
+    # first): `tlacheck tests` samples behaviours of a model too large to explore this way.
+    on_behaviour: Callable[[tuple], None] | None = None
 
     def __post_init__(self):
         if self.depth < 0 or self.traces is not None and self.traces <= 0 or self.seed < 0:
@@ -206,6 +209,8 @@ class _Simulator:
             path.append(step)
             self._visit(step.state)
         self.longest = max(self.longest, len(path) - 1)
+        if self.options.on_behaviour is not None:
+            self.options.on_behaviour(tuple(path))
 
     def _visit(self, state: tuple) -> None:
         self.states_visited += 1

@@ -354,25 +354,31 @@ def regenerate(specs_dir: str, read) -> tuple[dict[str, str], list[str]]:
 # ---------------------------------------------------------------- the manifest: what the command wrote
 
 MANIFEST = "tlacheck-manifest.txt"
-_MANIFEST_HEAD = ("# Written by `tlacheck counterexamples`: the files it wrote in this folder, one a line.",
-                  "# It overwrites and removes these files only; any other file here is yours and left alone.")
+def _manifest_head(command: str) -> tuple[str, str]:
+    return (f"# Written by `tlacheck {command}`: the files it wrote in this folder, one a line.",
+            "# It overwrites and removes these files only; any other file here is yours and left alone.")
 
 
-def manifest(files) -> str:
-    """The manifest of a folder holding `files` (relative paths): each of them and the `.svg` of
-    each `.dot` (written when the `dot` program is there), sorted; not the manifest itself."""
+# What each command that keeps a manifest writes, for its messages
+_WRITES = {"counterexamples": "the counterexamples", "tests": "the behaviours"}
+
+
+def manifest(files, command: str = "counterexamples") -> str:
+    """The manifest of a folder holding `files` (relative paths), written by `tlacheck COMMAND`:
+    each of them and the `.svg` of each `.dot` (written when the `dot` program is there), sorted;
+    not the manifest itself."""
     names = set(files) | {rel.removesuffix(".dot") + ".svg" for rel in files if rel.endswith(".dot")}
     names.discard(MANIFEST)
-    return "\n".join(_MANIFEST_HEAD + tuple(sorted(names))) + "\n"
+    return "\n".join(_manifest_head(command) + tuple(sorted(names))) + "\n"
 
 
-def manifest_entries(text: str, where: str) -> list[str]:
-    """The files a manifest lists; a UsageError when `text` is not a manifest tlacheck wrote."""
+def manifest_entries(text: str, where: str, command: str = "counterexamples") -> list[str]:
+    """The files a manifest of `tlacheck COMMAND` lists; a UsageError when `text` is not one."""
     lines = text.splitlines()
-    if tuple(lines[:1]) != _MANIFEST_HEAD[:1]:
-        raise UsageError(f"{where} is not a manifest written by `tlacheck counterexamples`, and it is in the way "
+    if tuple(lines[:1]) != _manifest_head(command)[:1]:
+        raise UsageError(f"{where} is not a manifest written by `tlacheck {command}`, and it is in the way "
                          "of the one it would write",
-                         "move or rename that file, or write the counterexamples elsewhere with --out DIR")
+                         f"move or rename that file, or write {_WRITES[command]} elsewhere with --out DIR")
     return [line for line in lines if line and not line.startswith("#")]
 
 
@@ -384,8 +390,9 @@ class FolderPlan:
     remove: tuple[str, ...]  # files an earlier run wrote (its manifest lists them) that this run does not
 
 
-def plan_folder(out: str | Path, produced: dict[str, bytes]) -> FolderPlan:
-    """Plan writing `produced` (relative path -> bytes, with the MANIFEST among them) into `out`,
+def plan_folder(out: str | Path, produced: dict[str, bytes], command: str = "counterexamples") -> FolderPlan:
+    """Plan writing `produced` (relative path -> bytes, with the MANIFEST among them) into `out`
+    for `tlacheck COMMAND`,
     from the manifest an earlier run left there, never from a file's name: a file the earlier
     manifest lists may be overwritten, and is stale when not produced again; any other file is
     the user's and is neither removed nor overwritten. The one exception is a file that already
@@ -400,7 +407,7 @@ def plan_folder(out: str | Path, produced: dict[str, bytes]) -> FolderPlan:
             text = listed.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read {out / MANIFEST}: {exc}") from None
-        earlier = set(manifest_entries(text, str(out / MANIFEST)))
+        earlier = set(manifest_entries(text, str(out / MANIFEST), command))
     taken = []
     for rel, data in sorted(produced.items()):
         if rel == MANIFEST or rel in earlier:
@@ -414,10 +421,10 @@ def plan_folder(out: str | Path, produced: dict[str, bytes]) -> FolderPlan:
         it = "it" if one else "them"
         raise UsageError(
             f"refusing to overwrite {'a file' if one else f'{len(taken)} files'} in {out} that `tlacheck "
-            f"counterexamples` did not write ({'it is' if one else 'they are'} not in {out / MANIFEST}): {shown}",
-            f"move or rename {it}, or write the counterexamples elsewhere with --out DIR; if an earlier version "
+            f"{command}` did not write ({'it is' if one else 'they are'} not in {out / MANIFEST}): {shown}",
+            f"move or rename {it}, or write {_WRITES[command]} elsewhere with --out DIR; if an earlier version "
             f"of tlacheck wrote {it} (before it kept a manifest), delete {it} and run again")
-    now = set(manifest_entries(produced[MANIFEST].decode("utf-8"), MANIFEST))
+    now = set(manifest_entries(produced[MANIFEST].decode("utf-8"), MANIFEST, command))
     stale = []
     for rel in sorted(earlier - now):
         try:

@@ -122,8 +122,11 @@ def read_names(data: dict, var_names) -> dict[str, str]:
 
 
 def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None, name: str | None = None,
-              variant: str = "base") -> dict:
-    """A whole trace as an ITF object (see the module docstring for what goes where)."""
+              variant: str = "base", mbt: bool = False) -> dict:
+    """A whole trace as an ITF object (see the module docstring for what goes where). `mbt`: each
+    state also carries Quint's model-based-testing variables, `mbt::actionTaken` (the action's name,
+    `init` for the initial state) and `mbt::nondetPicks` (its arguments, each `Some(value)`), as
+    `quint run --mbt` writes them; listed in `vars` after the spec's."""
     names = itf_names(model.var_names)
     meta = {
         "format": "ITF",
@@ -154,9 +157,13 @@ def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None
                                 if d.error is None}
         state = {"#meta": smeta}
         state.update({names[n]: to_itf(v, t) for n, v, t in zip(model.var_names, step.state, model.var_types)})
+        if mbt:
+            state["mbt::actionTaken"] = smeta["action"]
+            state["mbt::nondetPicks"] = {n: {"tag": "Some", "value": v} for n, v in smeta.get("params", {}).items()}
         states.append(state)
         previous = step.state
-    out = {"#meta": meta, "vars": [names[n] for n in model.var_names], "states": states}
+    names_written = [names[n] for n in model.var_names] + (["mbt::actionTaken", "mbt::nondetPicks"] if mbt else [])
+    out = {"#meta": meta, "vars": names_written, "states": states}
     if trace.loop_index is not None:
         out["loop"] = trace.loop_index
     return out
