@@ -665,3 +665,74 @@ def function_reads(functions) -> list[tuple[frozenset, frozenset]]:
                 out[i] = new
                 changed = True
     return out
+
+
+def guard_reads(action: Action, function_reads: list[tuple[frozenset, frozenset]]) -> frozenset[int]:
+    """The state slots whose values can decide whether `action` has a step from a state: what its
+    `require`s, its `with`s' sets and its parameters' domains read, and the conditions of the `if`s
+    around them, through the assignments and `let`s before them (statements run in order: `x = y;
+    require x > 0` reads y). The other variables only feed the next state's values: a runtime guard
+    (testing/guards.py) needs just these. Evaluation errors are not counted as guards."""
+    out: set[int] = set()
+
+    def deps(e: Expr, env: dict) -> set[int]:
+        found: set[int] = set()
+        for slot in reads(e, function_reads)[0]:
+            found |= env.get(("var", slot), {slot})
+        for x in subexpressions(e):
+            if isinstance(x, LocalRef):
+                found |= env.get(("local", x.local.id), set())
+        return found
+
+    def guarded(body) -> bool:
+        return any(isinstance(st, (RequireS, WithS)) for st in statements(body))
+
+    def merge(envs: list[dict]) -> dict:
+        """After branches: what each name's value may depend on, in any of them."""
+        keys = {key for env in envs for key in env}
+        return {key: set().union(*(env.get(key, {key[1]} if key[0] == "var" else set()) for env in envs))
+                for key in keys}
+
+    def block(body, env: dict, context: set[int]) -> dict:
+        for st in body:
+            if isinstance(st, RequireS):
+                out.update(deps(st.cond, env) | context)
+            elif isinstance(st, AssignS):
+                value = deps(st.value, env) | context
+                for s in st.steps:
+                    if s.kind != "field":
+                        value |= deps(s.index, env)
+                if st.steps:  # `m[k] = v` keeps the rest of m
+                    value |= env.get(("var", st.slot), {st.slot})
+                env = dict(env)
+                env[("var", st.slot)] = value
+            elif isinstance(st, LetS):
+                env = dict(env)
+                env[("local", st.local.id)] = deps(st.value, env) | context
+            elif isinstance(st, IfS):
+                conditions: set[int] = set(context)
+                branches = []
+                for cond, branch in st.branches:
+                    conditions |= deps(cond, env)
+                    branches.append(block(branch, env, conditions))
+                branches.append(block(st.orelse, env, conditions))
+                if any(guarded(b) for b in blocks(st)):
+                    out.update(conditions)
+                env = merge(branches)
+            elif isinstance(st, EitherS):
+                env = merge([block(branch, env, context) for branch in st.branches])
+            elif isinstance(st, WithS):
+                env = dict(env)
+                for local, domain in st.binders:
+                    chosen = deps(domain, env) | context
+                    out.update(chosen)  # an empty set to choose from: no step
+                    env[("local", local.id)] = chosen
+                env = block(st.body, env, context)
+        return env
+
+    env: dict = {}
+    for local, domain in action.params:
+        env[("local", local.id)] = deps(domain, env)
+        out.update(env[("local", local.id)])
+    block(action.body, env, set())
+    return frozenset(out)
