@@ -52,6 +52,31 @@ def golden(path: Path, text: str) -> None:
     assert text == path.read_text(encoding="utf-8"), f"{path.name} differs from its golden file ({UPDATE_GOLDEN}=1 updates it)"
 
 
+_DOC_DIRECTIVE = re.compile(r"^<!-- ([a-z]+): (.*?) -->$")
+
+
+def doc_blocks(page: Path) -> list[tuple[str, str, list[str], int, int]]:
+    """The fenced blocks of a docs page marked by a directive `<!-- KIND: VALUE -->` before them:
+    (kind, value, the block's lines, the index of its first line, of its closing fence)."""
+    lines = page.read_text(encoding="utf-8").split("\n")
+    out = []
+    pending = None
+    i = 0
+    while i < len(lines):
+        m = _DOC_DIRECTIVE.match(lines[i].strip())
+        if m:
+            pending = m.groups()
+        elif lines[i].startswith("```") and pending is not None:
+            j = i + 1
+            while lines[j] != "```":
+                j += 1
+            out.append((pending[0], pending[1], lines[i + 1:j], i + 1, j))
+            pending = None
+            i = j
+        i += 1
+    return out
+
+
 def model_of(text: str, overrides: dict | None = None, name: str = "test.spec"):
     return build_model(Source(name, textwrap.dedent(text).lstrip("\n")), overrides)
 

@@ -10,46 +10,29 @@ After changing a report on purpose, refresh the page's outputs with
 """
 
 import os
-import re
 import shlex
 
 import pytest
 
 from tlacheck.app.cli import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, doc_blocks
 
 
 PAGE = ROOT / "docs" / "conform.md"
-_DIRECTIVE = re.compile(r"^<!-- (file|exit): (.*?) -->$")
 UPDATE = os.environ.get("TLACHECK_UPDATE_DOCS") == "1"
 
 
 def _blocks():
-    lines = PAGE.read_text(encoding="utf-8").split("\n")
     files: dict[str, str] = {}
     runs = []
-    pending = None
-    i = 0
-    while i < len(lines):
-        m = _DIRECTIVE.match(lines[i].strip())
-        if m:
-            pending = m.groups()
-        elif lines[i].startswith("```") and pending is not None:
-            j = i + 1
-            while lines[j] != "```":
-                j += 1
-            body = lines[i + 1:j]
-            kind, value = pending
-            if kind == "file":
-                files[value] = "\n".join(body) + "\n"
-            else:
-                code, _, stream = value.partition(", ")
-                assert body[0].startswith("$ tlacheck "), f"docs/conform.md:{i + 2}: a command starts the block"
-                runs.append(pytest.param(shlex.split(body[0][len("$ tlacheck "):]), int(code), stream or "stdout",
-                                         "\n".join(body[1:]) + "\n", dict(files), (i + 2, j), id=f"line{i + 1}"))
-            pending = None
-            i = j
-        i += 1
+    for kind, value, body, start, end in doc_blocks(PAGE):
+        if kind == "file":
+            files[value] = "\n".join(body) + "\n"
+        elif kind == "exit":
+            code, _, stream = value.partition(", ")
+            assert body[0].startswith("$ tlacheck "), f"docs/conform.md:{start + 1}: a command starts the block"
+            runs.append(pytest.param(shlex.split(body[0][len("$ tlacheck "):]), int(code), stream or "stdout",
+                                     "\n".join(body[1:]) + "\n", dict(files), (start + 1, end), id=f"line{start}"))
     return runs
 
 
@@ -60,7 +43,8 @@ def test_the_page_shows_commands():
     assert len(RUNS) >= 3
 
 
-def _run(argv, stream, files, folder, monkeypatch, capsys) -> tuple[int, str]:
+def run_command(argv, stream, files, folder, monkeypatch, capsys) -> tuple[int, str]:
+    """`tlacheck ARGV` in `folder`, with `files` written there first: its exit code and output."""
     for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
@@ -75,7 +59,7 @@ def _run(argv, stream, files, folder, monkeypatch, capsys) -> tuple[int, str]:
 @pytest.mark.parametrize("argv, code, stream, expected, files, where", RUNS)
 def test_issue_33_the_pages_commands_print_what_it_says(argv, code, stream, expected, files, where, tmp_path,
                                                         monkeypatch, capsys):
-    got_code, got = _run(argv, stream, files, tmp_path, monkeypatch, capsys)
+    got_code, got = run_command(argv, stream, files, tmp_path, monkeypatch, capsys)
     assert got_code == code
     assert got == expected, ("the output differs from docs/conform.md; if the change is intended, refresh it with "
                              "TLACHECK_UPDATE_DOCS=1 python -m pytest tests/test_conform_docs.py")
@@ -87,6 +71,6 @@ def test_update_page(tmp_path_factory, monkeypatch, capsys):
     lines = PAGE.read_text(encoding="utf-8").split("\n")
     for param in sorted(RUNS, key=lambda p: p.values[5], reverse=True):
         argv, _, stream, _, files, (start, end) = param.values
-        _, got = _run(argv, stream, files, tmp_path_factory.mktemp("run"), monkeypatch, capsys)
+        _, got = run_command(argv, stream, files, tmp_path_factory.mktemp("run"), monkeypatch, capsys)
         lines[start:end] = got.rstrip("\n").split("\n")
     PAGE.write_text("\n".join(lines), encoding="utf-8")
