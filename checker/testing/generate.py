@@ -29,6 +29,7 @@ still be reachable (the totals of changes and transitions are unknown).
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from dataclasses import dataclass, field
 from enum import Enum
@@ -292,22 +293,28 @@ def _depths(product: _Product) -> list[int | None]:
 def _select(candidates: list, covers, wanted: list, limit: int | None) -> tuple[list, bool]:
     """Greedy: the candidate covering the most wanted targets not yet covered, the shorter on a
     tie, then the earlier; until every wanted target is covered (or `limit` candidates). Returns
-    them shortest first (stable), and whether the limit stopped the selection early."""
+    them shortest first (stable), and whether the limit stopped the selection early.
+
+    Lazily (a candidate's gain only shrinks as targets get covered): the heap holds each
+    candidate's last known gain; the top is taken when its gain, computed again, still ranks
+    first, which chooses what recomputing every gain each round would choose."""
     order = {t: i for i, t in enumerate(wanted)}
     sets = [frozenset(t for t in covers(c) if t in order) for c in candidates]
     lengths = [len(c[1]) for c in candidates]
     left = set(order)
+    heap = [(-len(s), lengths[i], i) for i, s in enumerate(sets) if s]
+    heapq.heapify(heap)
     chosen: list[int] = []
-    while left and (limit is None or len(chosen) < limit):
-        best, gain = None, 0
-        for i, s in enumerate(sets):
-            g = len(s & left)
-            if g > gain or g == gain and g and best is not None and lengths[i] < lengths[best]:
-                best, gain = i, g
-        if best is None:
-            break
-        chosen.append(best)
-        left -= sets[best]
+    while left and heap and (limit is None or len(chosen) < limit):
+        _, _, i = heapq.heappop(heap)
+        key = (-len(sets[i] & left), lengths[i], i)
+        if key[0] == 0:
+            continue
+        if heap and key > heap[0]:
+            heapq.heappush(heap, key)
+            continue
+        chosen.append(i)
+        left -= sets[i]
     picked = sorted(chosen, key=lambda i: (lengths[i], chosen.index(i)))
     return [candidates[i] for i in picked], bool(left) and limit is not None and len(chosen) >= limit
 

@@ -117,8 +117,8 @@ def summary_text(suite: Suite, spec_path: str, variant: str) -> str:
 def _steps(lengths: list[int]) -> str:
     if not lengths:
         return "none"
-    if len(lengths) == 1:
-        return _count(lengths[0], "step")
+    if len(set(lengths)) == 1:
+        return _count(lengths[0], "step") + ("" if len(lengths) == 1 else " each")
     if len(lengths) <= 4:
         return ", ".join(str(n) for n in lengths[:-1]) + f" and {lengths[-1]} steps"
     return f"{lengths[0]} to {lengths[-1]} steps"
