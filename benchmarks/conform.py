@@ -12,7 +12,8 @@ logged); every tenth step is left out of the log, so matching needs `--max-gap 1
 peak resident memory (getrusage of the child); the verdict must be "conforms" (exit 0).
 
 The recorder: `Recorder.event` in a tight loop writing a typical event (an action, one argument,
-three variables) to a file, per event, best of five runs of 100,000 events.
+three variables) to a file, per event, best of five runs of 100,000 events. A mark (`await
+step(name)`, docs/testing.md) outside a schedule: per mark, in a coroutine's loop, less the loop.
 """
 
 from __future__ import annotations
@@ -106,6 +107,28 @@ def recorder_cost_in_memory(events: int = 100_000) -> float:
     return (time.perf_counter() - start) / events * 1e6
 
 
+def mark_cost(marks: int = 200_000, runs: int = 5) -> float:
+    """Nanoseconds per `await step(...)` with no scheduler, best of `runs` loops, less an empty loop."""
+    import asyncio
+
+    from tlacheck.conform import step
+
+    async def loops() -> float:
+        best = float("inf")
+        for _ in range(runs):
+            start = time.perf_counter()
+            for _ in range(marks):
+                await step("notify.stop")
+            marked = time.perf_counter() - start
+            start = time.perf_counter()
+            for _ in range(marks):
+                pass
+            best = min(best, marked - (time.perf_counter() - start))
+        return best
+
+    return asyncio.run(loops()) / marks * 1e9
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.conform", description=__doc__.splitlines()[0])
     parser.add_argument("--steps", default="10000", help="comma-separated behaviour lengths (default 10000)")
@@ -133,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_recorder:
         print(f"recorder: {recorder_cost():.2f} µs per event to a file (best of 5 x 100,000), "
               f"{recorder_cost_in_memory():.2f} µs to a StringIO")
+        print(f"a mark outside a schedule: {mark_cost():.0f} ns (best of 5 x 200,000)")
     return 1 if failed else 0
 
 

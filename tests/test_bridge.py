@@ -241,3 +241,30 @@ def test_buggy(behaviour):
     assert outcomes["passed"] == len(FIX) - outcomes["failed"]
     text = result.stdout.str()
     assert "the implementation's state differs from the spec's" in text and "EnqueueStopNotification" in text
+
+
+def test_issue_36_an_async_driver_runs_each_behaviour_in_one_event_loop(jobs_behaviours):
+    import asyncio
+
+    loops = []
+
+    class AsyncJobDriver(JobDriver):
+        async def setup(self):
+            loops.append(asyncio.get_running_loop())
+            super().setup()
+
+        @handles("job.taken")
+        async def take(self, worker_id):
+            await asyncio.sleep(0)
+            assert asyncio.get_running_loop() is loops[-1]
+            self.job.take(worker_id)
+
+        async def state(self):
+            return {"state": self.job.state, "worker": self.job.owner, "retries": self.job.retries}
+
+    for b in jobs_behaviours:
+        run_behaviour(AsyncJobDriver(), b)
+    assert len(loops) == len(jobs_behaviours) and len(set(map(id, loops))) >= 1
+    with pytest.raises(BehaviourFailed, match=r"after state 3 \(Retry\)"):
+        for b in jobs_behaviours:
+            run_behaviour(AsyncJobDriver(forgets_worker_on_retry=True), b)
