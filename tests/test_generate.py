@@ -258,3 +258,11 @@ def test_issue_36_tests_reports_bad_input_as_usual(tmp_path, capsys):
     bad.write_text("spec Bad\nvar x: int = 0\naction A:\n    x = y\n")
     assert main(["tests", str(bad), "--out", str(tmp_path / "o")]) == 3
     assert "bad.spec:4:9: error[E100]: unknown name `y`" in capsys.readouterr().err
+
+
+def test_issue_36_a_spec_that_fails_to_evaluate_is_an_evaluation_error(tmp_path, capsys):
+    spec = tmp_path / "div.spec"
+    spec.write_text("spec Div\nvar x: int = 2\naction Halve:\n    x = 10 // (x - 1)\ndeadlock: allowed\n")
+    assert main(["tests", str(spec), "--out", str(tmp_path / "o")]) == 4
+    err = capsys.readouterr().err
+    assert "div.spec:4:9: error[E407]: division by zero: 10 // 0" in err and "Traceback" not in err

@@ -1583,7 +1583,6 @@ def _tests(args, sources: dict[str, Source]) -> int:
     """`tlacheck tests SPEC --out DIR`: behaviours that cover the spec, written as ITF."""
     from pathlib import Path
 
-    from tlacheck.core.runtime import Fault
     from tlacheck.output import artefacts
     from tlacheck.testing.generate import Cover, Sampling, generate
     from tlacheck.testing.suite import suite_files, summary_text
@@ -1594,13 +1593,8 @@ def _tests(args, sources: dict[str, Source]) -> int:
     model = build_model(source, overrides, args.variant)
     for w in model.warnings:
         print(w.render(sources), file=sys.stderr)
-    try:
-        suite = generate(model, Cover(args.cover), args.max, args.max_states,
-                         Sampling(args.seed, args.traces, args.depth), args.simulate)
-    except Fault as fault:
-        raise model.eval_error(fault) from None
-    except (RecursionError, MemoryError) as exc:
-        raise model.limit_error(exc, "choosing the behaviours") from None
+    suite = generate(model, Cover(args.cover), args.max, args.max_states, Sampling(args.seed, args.traces, args.depth),
+                     args.simulate)
     files = suite_files(suite, args.file, args.variant, overrides)
     files[artefacts.MANIFEST] = artefacts.manifest(files, "tests")
     out = Path(args.out)

@@ -36,6 +36,7 @@ from enum import Enum
 
 from tlacheck.compile.model import Model
 from tlacheck.core.result import Step, Trace
+from tlacheck.core.runtime import Fault
 from tlacheck.engine import stategraph
 from tlacheck.output.logs import Mapping
 from tlacheck.testing import events as ev
@@ -94,7 +95,16 @@ def generate(model: Model, cover: Cover = Cover.ACTIONS, max_behaviours: int | N
              sample: bool = False) -> Suite:
     """The behaviours of `model` that cover it (module docstring). `sample`: sample by simulation
     even if the model is small; `sampling`: its seed and budget (defaults: Sampling()). A model
-    above `max_states` is sampled. Evaluation faults propagate (runtime.Fault)."""
+    above `max_states` is sampled. A spec that fails to evaluate raises its EvalError (E4xx)."""
+    try:
+        return _generate(model, cover, max_behaviours, max_states, sampling, sample)
+    except Fault as fault:
+        raise model.eval_error(fault) from None
+    except (RecursionError, MemoryError) as exc:
+        raise model.limit_error(exc, "choosing the behaviours") from None
+
+
+def _generate(model: Model, cover: Cover, max_behaviours, max_states: int, sampling, sample: bool) -> Suite:
     mapping = Mapping(model)
     bound, composed = ev.bound(mapping)
     kept = tuple((e.name, tuple(model.action_info[a].name for a in e.actions)) for e in ev.events(mapping)
