@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tlacheck.conform.recorder import line
 from tlacheck.core.values import to_json
 from tlacheck.engine.matcher import Event
 from tlacheck.output.logs import Mapping, event_from_line
@@ -113,8 +114,6 @@ def read_state(mapping: Mapping, where: str, state: dict) -> tuple:
 
 def read_event(mapping: Mapping, where: str, data: dict) -> Event:
     """`data` (an object in the shape of a log line) read as the log line it would be."""
-    from tlacheck.conform.recorder import line
-
     text = line(data.get("action"), data.get("args"), data.get("state"), initial="action" in data
                 and data["action"] is None)
     event = event_from_line(where, 0, text, mapping)

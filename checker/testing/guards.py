@@ -191,8 +191,7 @@ class Guards:
             raise GuardError(f"{what}: {d.message}" + (f" ({d.hint})" if d.hint else "")) from None
         missing = [self.model.var_names[i] for i in sorted(needs) if i not in given]
         if missing:
-            raise GuardError(f"{what} reads {', '.join(f'`{n}`' for n in missing)}, which the state does not give",
-                             ) from None
+            raise GuardError(f"{what} reads {', '.join(f'`{n}`' for n in missing)}, which the state does not give")
         return tuple(given.get(i, v) for i, v in enumerate(self.filler))
 
 

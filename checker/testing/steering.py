@@ -47,9 +47,10 @@ class Held:
     future: asyncio.Future
     number: int
 
-    def shown(self) -> str:
+    def mark(self) -> str:
+        """The mark as the code wrote it: `name`(arguments)."""
         args = ", ".join(f"{k}={json.dumps(v, default=str)}" for k, v in self.args.items())
-        return f"`{self.name}`" + (f"({args})" if args else "") + f" ({task_name(self.task)})"
+        return f"`{self.name}`" + (f"({args})" if args else "")
 
 
 class Ended(Enum):
@@ -187,7 +188,7 @@ class Steering:
         then the others by name)."""
         held = self.waiting()
         held_tasks = {id(h.task) for h in held}
-        out = [f"{task_name(h.task)}: held at mark {h.shown().split(' (')[0]}" for h in held]
+        out = [f"{task_name(h.task)}: held at mark {h.mark()}" for h in held]
         others = []
         for task in asyncio.all_tasks():
             if task is asyncio.current_task() or id(task) in held_tasks or task.done():
