@@ -139,10 +139,10 @@ def test_a_misspelt_command_or_option_gets_a_did_you_mean(args, hint, capsys):
 @pytest.mark.parametrize("args, told, never", [
     # `--out` belongs to render, graph and counterexamples: never offered to check
     (["check", "--bogus", TWO_PHASE], "run `tlacheck check --help` for the options", "--out"),
-    # `--simulate` is verify's: the hint says so, and points at the `simulate` command
+    # `--simulate` is verify's (and `tests`'s, issue 36): the hint says so, and points at the `simulate` command
     (["check", "--simulate", TWO_PHASE],
-     "`--simulate` is an option of `tlacheck verify`, not of `tlacheck check`; did you mean the command "
-     "`tlacheck simulate`?", "did you mean `--simulate`"),
+     "`--simulate` is an option of `tlacheck verify` and `tlacheck tests`, not of `tlacheck check`; did you mean "
+     "the command `tlacheck simulate`?", "did you mean `--simulate`"),
     (["simulate", TWO_PHASE, "--reachable", "X"], "`--reachable` is an option of `tlacheck check`, not of "
      "`tlacheck simulate`", "did you mean `--reachable`"),
     (["replay", TWO_PHASE, "t.json", "--jsn"], "did you mean `--json`? (`tlacheck replay --help`", "--jsn`?"),
