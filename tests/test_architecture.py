@@ -9,7 +9,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "checker"
 
 # The stages, in pipeline order (docs/architecture.md). A module may import modules of its own
 # package and of packages of a lower rank; two packages of one rank are independent.
-RANKS = {"core": 0, "ir": 1, "lang": 2, "compile": 3, "engine": 4, "prove": 4, "output": 5, "conform": 6, "app": 7}
+RANKS = {"core": 0, "ir": 1, "lang": 2, "compile": 3, "engine": 4, "prove": 4, "output": 5, "conform": 6, "editing": 6, "app": 7}
 
 # Each third-party dependency is imported by exactly these modules.
 OWNERS = {"lark": {"lang.parser"}, "z3": {"prove.smt"}, "graphviz": {"output.render"},
