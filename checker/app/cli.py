@@ -81,6 +81,7 @@ _COMMAND_EXITS = {
                 EXIT_VIOLATION: "a run conforms, but a check fails along the matched behaviour",
                 EXIT_NO_REPLAY: "a run does not conform"},
     "counterexamples": {EXIT_OK: "every counterexample written", EXIT_VERIFY_FAILED: None},
+    "mcp": {EXIT_OK: "the client closed the session"},
     "fmt": {EXIT_OK: "every file formatted (with --check: every file already is)",
             EXIT_VERIFY_FAILED: "with --check: a file is not formatted"},
 }
@@ -405,6 +406,9 @@ def _build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("paths", metavar="FILE|DIR", nargs="+", help=".spec files or folders of them")
     fmt.add_argument("--check", action="store_true",
                      help="change nothing; list the files that are not formatted and exit 10 if there are any")
+    sub.add_parser("mcp", help="serve the tools check, verify, simulate and prove to coding agents (MCP, stdio)",
+                   description="A Model Context Protocol server on stdin/stdout for coding agents "
+                               "(docs/agents.md); needs the extra: pip install 'tlacheck[mcp]'.")
     for each in parser._parsers():  # before or after the command; SUPPRESS: a command's default keeps the other
         each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                           help=f"on an internal error, also print its Python traceback (or set {DEBUG_ENV}=1)")
@@ -1588,8 +1592,20 @@ def _fmt(args, sources: dict[str, Source]) -> int:
     return EXIT_VERIFY_FAILED if args.check and changed else EXIT_OK
 
 
+def _mcp(args, sources: dict[str, Source]) -> int:
+    """`tlacheck mcp`: the MCP server on stdio until the client closes it."""
+    try:
+        from tlacheck.servers.mcp_server import serve
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"tlacheck mcp needs the `mcp` package ({exc.name} is missing): "
+                         "pip install 'tlacheck[mcp]'") from None
+    serve()
+    return EXIT_OK
+
+
 _COMMANDS = {
     "fmt": _fmt,
+    "mcp": _mcp,
     "render": _render,
     "graph": _graph,
     "replay": _replay,
