@@ -82,6 +82,7 @@ _COMMAND_EXITS = {
                 EXIT_NO_REPLAY: "a run does not conform"},
     "counterexamples": {EXIT_OK: "every counterexample written", EXIT_VERIFY_FAILED: None},
     "mcp": {EXIT_OK: "the client closed the session"},
+    "lsp": {EXIT_OK: "the editor stopped the server"},
     "fmt": {EXIT_OK: "every file formatted (with --check: every file already is)",
             EXIT_VERIFY_FAILED: "with --check: a file is not formatted"},
 }
@@ -406,6 +407,9 @@ def _build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("paths", metavar="FILE|DIR", nargs="+", help=".spec files or folders of them")
     fmt.add_argument("--check", action="store_true",
                      help="change nothing; list the files that are not formatted and exit 10 if there are any")
+    sub.add_parser("lsp", help="serve diagnostics and formatting to editors (Language Server Protocol, stdio)",
+                   description="A language server on stdin/stdout for editors (docs/editors.md); needs the "
+                               "extra: pip install 'tlacheck[lsp]'.")
     sub.add_parser("mcp", help="serve the tools check, verify, simulate and prove to coding agents (MCP, stdio)",
                    description="A Model Context Protocol server on stdin/stdout for coding agents "
                                "(docs/agents.md); needs the extra: pip install 'tlacheck[mcp]'.")
@@ -1603,8 +1607,30 @@ def _mcp(args, sources: dict[str, Source]) -> int:
     return EXIT_OK
 
 
+def _serve(module: str, extra: str) -> int:
+    """`tlacheck lsp` / `tlacheck mcp`: a server on stdio until its client stops it."""
+    import importlib
+
+    try:
+        server = importlib.import_module(f"tlacheck.servers.{module}")
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"this command needs the `{extra}` extra ({exc.name} is missing): "
+                         f"pip install 'tlacheck[{extra}]'") from None
+    server.serve()
+    return EXIT_OK
+
+
+def _lsp(args, sources: dict[str, Source]) -> int:
+    return _serve("lsp_server", "lsp")
+
+
+def _mcp(args, sources: dict[str, Source]) -> int:
+    return _serve("mcp_server", "mcp")
+
+
 _COMMANDS = {
     "fmt": _fmt,
+    "lsp": _lsp,
     "mcp": _mcp,
     "render": _render,
     "graph": _graph,
