@@ -82,6 +82,10 @@ _COMMAND_EXITS = {
                 EXIT_NO_REPLAY: "a run does not conform"},
     "counterexamples": {EXIT_OK: "every counterexample written", EXIT_VERIFY_FAILED: None},
     "tests": {EXIT_OK: "the behaviours written"},
+    "mcp": {EXIT_OK: "the client closed the session"},
+    "lsp": {EXIT_OK: "the editor stopped the server"},
+    "fmt": {EXIT_OK: "every file formatted (with --check: every file already is)",
+            EXIT_VERIFY_FAILED: "with --check: a file is not formatted"},
 }
 
 
@@ -397,6 +401,19 @@ def _build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--against", metavar="VARIANT", help="the variant to compare with (for --diff)")
     prove.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
     _add_counterexample_commands(sub)
+    fmt = sub.add_parser("fmt", help="write specs in the canonical layout (comments kept)",
+                         description="Rewrite each spec (each .spec file under a folder) in the canonical layout: "
+                                     "same tokens, same lines and indentation widths, canonical whitespace "
+                                     "(docs/cli.md, fmt). A spec that does not parse is not changed.")
+    fmt.add_argument("paths", metavar="FILE|DIR", nargs="+", help=".spec files or folders of them")
+    fmt.add_argument("--check", action="store_true",
+                     help="change nothing; list the files that are not formatted and exit 10 if there are any")
+    sub.add_parser("lsp", help="serve diagnostics and formatting to editors (Language Server Protocol, stdio)",
+                   description="A language server on stdin/stdout for editors (docs/editors.md); needs the "
+                               "extra: pip install 'tlacheck[lsp]'.")
+    sub.add_parser("mcp", help="serve the tools check, verify, simulate and prove to coding agents (MCP, stdio)",
+                   description="A Model Context Protocol server on stdin/stdout for coding agents "
+                               "(docs/agents.md); needs the extra: pip install 'tlacheck[mcp]'.")
     for each in parser._parsers():  # before or after the command; SUPPRESS: a command's default keeps the other
         each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                           help=f"on an internal error, also print its Python traceback (or set {DEBUG_ENV}=1)")
@@ -1615,8 +1632,67 @@ def _tests(args, sources: dict[str, Source]) -> int:
     return EXIT_OK
 
 
+def _fmt(args, sources: dict[str, Source]) -> int:
+    """`tlacheck fmt [--check] FILE|DIR...`: every spec parsed before any is written."""
+    from pathlib import Path
+
+    from tlacheck.editing.fmt import format_source
+
+    files: list[str] = []
+    for given in args.paths:
+        path = Path(given)
+        if path.is_dir():
+            files += sorted(str(p) for p in path.rglob("*.spec"))
+        elif path.exists():
+            files.append(given)
+        else:
+            raise UsageError(f"{given}: no such file or folder")
+    changed: list[tuple[str, str]] = []
+    for name in files:
+        src = read_source(name)
+        sources[src.name] = src
+        text = format_source(src)
+        if text != src.text:
+            changed.append((name, text))
+    for name, text in changed:
+        if args.check:
+            print(f"{name}: not formatted")
+        else:
+            try:
+                with open(name, "w", encoding="utf-8", newline="") as out:
+                    out.write(text)
+            except OSError as exc:
+                raise OutputError(name, exc) from None
+            print(f"{name}: formatted")
+    return EXIT_VERIFY_FAILED if args.check and changed else EXIT_OK
+
+
+def _serve(module: str, extra: str) -> int:
+    """`tlacheck lsp` / `tlacheck mcp`: a server on stdio until its client stops it."""
+    import importlib
+
+    try:
+        server = importlib.import_module(f"tlacheck.servers.{module}")
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"this command needs the `{extra}` extra ({exc.name} is missing): "
+                         f"pip install 'tlacheck[{extra}]'") from None
+    server.serve()
+    return EXIT_OK
+
+
+def _lsp(args, sources: dict[str, Source]) -> int:
+    return _serve("lsp_server", "lsp")
+
+
+def _mcp(args, sources: dict[str, Source]) -> int:
+    return _serve("mcp_server", "mcp")
+
+
 # Subcommand name -> function(args, sources) returning the exit code.
 _COMMANDS = {
+    "fmt": _fmt,
+    "lsp": _lsp,
+    "mcp": _mcp,
     "render": _render,
     "graph": _graph,
     "replay": _replay,

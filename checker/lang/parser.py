@@ -87,13 +87,16 @@ _KEYWORDS = {
 }
 
 
+TAB_LEN = 8  # the indentation width of a tab (editing/fmt.py writes tabs as these spaces)
+
+
 class _SpecIndenter(Indenter):
     NL_type = "_NL"
     OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
     CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
-    tab_len = 8
+    tab_len = TAB_LEN
 
     def process(self, stream):
         return super().process(_join_continuations(_soft_keywords(stream)))

@@ -1,0 +1,1 @@
+"""Tools for the places where specs are written: the formatter (`tlacheck fmt`)."""
