@@ -74,7 +74,8 @@ def test_the_schema_ships_in_the_package_and_the_docs_link_to_it():
 
 
 def test_each_command_object_is_one_definition_named_in_one_of():
-    assert sorted(_alternatives()) == sorted(["check", "simulate", "verify", "prove", "prove_diff", "replay", "conform", "errors"])
+    assert sorted(_alternatives()) == sorted(["check", "simulate", "verify", "prove", "prove_diff", "replay", "conform", "tests",
+                                                "errors"])
     for name in _alternatives():
         assert name in SCHEMA["$defs"]
 
@@ -238,6 +239,31 @@ def test_every_replay_outcome_validates(tmp_path, capsys, variant, code, outcome
     saved.write_text(capsys.readouterr().out)
     data = valid(run(capsys, ["replay", NOTIFY, str(saved), "--variant", variant, "--json"], code), "replay")
     assert data["outcome"] == outcome
+
+
+# ---------------------------------------------------------------- tests
+
+def test_issue_36_tests_json_validates_and_is_the_summary_of_tests_json(tmp_path, capsys):
+    out = tmp_path / "suite"
+    data = valid(run(capsys, ["tests", NOTIFY, "--out", str(out), "--json"], 0), "tests")
+    written = json.loads((out / "tests.json").read_text())
+    assert data["command"] == "tests" and data["out"] == str(out) and data["removed"] == []
+    assert {k: v for k, v in data.items() if k in written} == {k: v for k, v in written.items() if k != "tlacheck"}
+    assert [b["file"] for b in data["behaviours"]] == sorted(p.name for p in out.glob("behaviour-*.itf.json"))
+    stale = out / "behaviour-999.itf.json"  # an earlier run's file, listed in the manifest
+    manifest = out / "tlacheck-manifest.txt"
+    stale.write_text("{}")
+    manifest.write_text(manifest.read_text() + "behaviour-999.itf.json\n")
+    again = valid(run(capsys, ["tests", NOTIFY, "--out", str(out), "--json", "--cover", "transitions", "--max", "2"],
+                      0), "tests")
+    assert again["removed"] == ["behaviour-999.itf.json"]
+    assert again["limited"] and len(again["behaviours"]) == 2 and again["uncovered"]
+
+
+def test_issue_36_a_spec_error_of_tests_json_is_the_errors_object(tmp_path, capsys):
+    bad = spec(tmp_path, "spec T\nvar x: int = 0\naction A:\n    x = y\n")
+    data = valid(run(capsys, ["tests", bad, "--out", str(tmp_path / "o"), "--json"], 3), "errors")
+    assert data["command"] == "tests" and data["errors"][0]["code"].startswith("E")
 
 
 # ---------------------------------------------------------------- files of `tlacheck counterexamples`

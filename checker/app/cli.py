@@ -636,6 +636,8 @@ def _add_tests_command(sub) -> None:
     tests.add_argument("file", metavar="SPEC", help="the .spec file")
     tests.add_argument("--out", metavar="DIR", required=True, help="write the behaviours and tests.json into DIR")
     _add_spec_options(tests, "behaviours of this variant of the spec")
+    tests.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text "
+                                                            "(tests.json's summary and what was written)")
     tests.add_argument("--cover", choices=("actions", "changes", "transitions"), default="actions",
                        help="what the behaviours cover (default actions)")
     tests.add_argument("--max", type=_positive_int, metavar="N", help="write at most N behaviours")
@@ -1602,7 +1604,7 @@ def _tests(args, sources: dict[str, Source]) -> int:
 
     from tlacheck.output import artefacts
     from tlacheck.testing.generate import Cover, Sampling, generate
-    from tlacheck.testing.suite import suite_files, summary_text
+    from tlacheck.testing.suite import report_json, suite_files, summary_text
 
     overrides = parse_defines(args.defines)
     source = read_source(args.file)
@@ -1624,6 +1626,10 @@ def _tests(args, sources: dict[str, Source]) -> int:
             raise OutputError(str(path), exc, "remove") from None
     for rel, data in plan.write.items():
         _write_bytes(artefacts.inside(out, rel), data)
+    if args.json:
+        print(json.dumps(report_json(suite, args.file, args.variant, overrides, args.out, list(plan.remove)),
+                         indent=2, ensure_ascii=False))
+        return EXIT_OK
     print(summary_text(suite, args.file, args.variant), end="")
     removed = len(plan.remove)
     print(f"\ntlacheck: {len(suite.behaviours)} behaviour{'s' if len(suite.behaviours) != 1 else ''} and tests.json "

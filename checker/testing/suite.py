@@ -58,6 +58,16 @@ def summary_json(suite: Suite, spec_path: str, variant: str, defines: dict) -> d
     }
 
 
+def report_json(suite: Suite, spec_path: str, variant: str, defines: dict, out: str, removed: list[str]) -> dict:
+    """What `tlacheck tests --json` prints: the summary of tests.json after the common header, and
+    the folder written with the stale files removed from it (their relative paths)."""
+    from tlacheck.output.report import header
+
+    summary = summary_json(suite, spec_path, variant, defines)
+    del summary["tlacheck"]  # the header's version says it
+    return {**header("tests"), **summary, "out": out, "removed": sorted(removed)}
+
+
 def suite_files(suite: Suite, spec_path: str, variant: str, defines: dict) -> dict[str, str]:
     """Relative path -> text of the behaviours and the summary (the command line adds the manifest)."""
     files = {}
