@@ -114,6 +114,15 @@ FINDINGS = {
             x = 1
         invariant NotOne: x != 1
         """, False),
+    # found in the TLC campaign at bfe367c (seed 70243), an oracle bug: TLC 2.15 refuses a PROPERTY
+    # with a bare variable for a conjunct ("The operator v_z ... cannot be used as a property"),
+    # so the translation writes a boolean variable of a property as `v_z = TRUE`
+    "tlc_refuses_a_variable_as_a_property_conjunct": ("""
+        var z: bool = false
+        action A:
+            z = not z
+        property P: z and (z leads_to z)
+        """, False),
 }
 
 

@@ -271,6 +271,10 @@ class _Translator:
                 and f.operand.op == "and":
             parts = [ir.TUnary(f.span, "always", part) for part in (f.operand.left, f.operand.right)]
             return self.formula(ir.TBinary(f.span, "and", *parts), env)
+        if isinstance(f, ir.TPred) and isinstance(f.expr, ir.VarRef):
+            # a bare boolean variable as `v = TRUE`: TLC 2.15 refuses a PROPERTY with a variable for
+            # a conjunct ("The operator v ... cannot be used as a property", seed 70243)
+            return f"({self.expr(f.expr, env)} = TRUE)"
         if isinstance(f, ir.TPred):
             return self.predicate(f.expr, env)
         if isinstance(f, ir.TUnary) and f.op == "not" and _temporal(f.operand):
