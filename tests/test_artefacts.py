@@ -245,3 +245,20 @@ def test_issue_32_the_committed_manifest_lists_every_file_of_the_folder(regenera
     listed = artefacts.manifest_entries(files[artefacts.MANIFEST], artefacts.MANIFEST)
     on_disk = {p.relative_to(CX).as_posix() for p in CX.rglob("*") if p.is_file()} - {artefacts.MANIFEST}
     assert sorted(listed) == sorted(on_disk), HOW
+
+
+def test_issue_38_a_headline_quotes_an_imported_check_from_its_own_file(tmp_path):
+    """specs/cases/deer_flow_memory.spec imports the read-generate-write pattern: the diagrams'
+    second line, meant to quote the violated invariant, showed the importing file's line of the
+    same number (`extend action Write: after: ...`)."""
+    from tlacheck.compile.model import build_model
+    from tlacheck.engine.explore import explore
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "counter.spec").write_text("var n: int = 0\naction Grow:\n    n = n + 1\n"
+                                                    "invariant Small:\n    n < 2\n")
+    (tmp_path / "case.spec").write_text('import "lib/counter.spec"\n# one\n# two\n# three\n# four\n')
+    source = read_source(str(tmp_path / "case.spec"))
+    model = build_model(source)
+    head = artefacts.headline(model, explore(model).violation, source)
+    assert head.detail == "invariant Small: n < 2"

@@ -104,3 +104,17 @@ def test_import_stays_a_name_elsewhere(tmp_path):
     model = model_at(write(tmp_path, main="var import: int = 0\naction A:\n    require import < 1\n    import = 1\n"
                                           "deadlock: allowed\n"))
     assert explore(model).distinct_states == 2
+
+
+def test_issue_38_a_file_imported_from_a_sibling_folder_is_named_without_dot_dot(tmp_path, capsys, monkeypatch):
+    """specs/cases/*.spec import "../lib/NAME.spec": traces, coverage and errors named the pattern's
+    actions `specs/cases/../lib/NAME.spec:25`, a path that leads where `specs/lib/NAME.spec` does."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs" / "lib").mkdir(parents=True)
+    (tmp_path / "specs" / "cases").mkdir()
+    (tmp_path / "specs" / "lib" / "common.spec").write_text(COMMON + "var n: int = 0\naction Grow:\n    n = n + 1\n"
+                                                             "invariant Small: n < 2\n")
+    (tmp_path / "specs" / "cases" / "main.spec").write_text('import "../lib/common.spec"\n')
+    assert main(["check", "specs/cases/main.spec"]) == 12
+    out = capsys.readouterr().out
+    assert "State 2: Grow    (specs/lib/common.spec:5)" in out and ".." not in out

@@ -217,6 +217,29 @@ def test_actor_naming_a_parameter_gives_one_column_per_value():
     assert columns == ["p1", "p2"] and actors[1:] == ["p1", "p2"]
 
 
+def test_issue_38_columns_appear_as_the_steps_name_them_targets_included():
+    """specs/cases/toolnode_reordering.spec: Dispatch sends to every call, then `type_text` takes the
+    first step of its own. The columns came actors first, targets after (type_text, click,
+    press_enter): the order of the calls, which the diagram is about, was lost."""
+    model = model_of("""
+        enum Call { click, type_text, press_enter }
+        var sent: bool = false
+        var done: set[Call] = {}
+        action Dispatch by Node -> Call_set():
+            require not sent
+            sent = true
+        def Call_set() -> set[Call]: {click, type_text, press_enter}
+        action Finish(c in Call) by c:
+            require sent and c not in done
+            done = done | {c}
+        invariant Ordered: not (type_text in done and click not in done)
+    """)
+    v = explore(model).violation
+    columns, actors, targets = render.lanes(model, v.trace)
+    assert actors[1:] == ["Node", "type_text"] and targets[1] == ("click", "type_text", "press_enter")
+    assert columns == ["Node", "click", "type_text", "press_enter"]
+
+
 NOTIFY_ONE = """
     const Consumer: set[model] = {c1, c2, c3}
     var waiting: seq[Consumer] = [c2, c1, c3]

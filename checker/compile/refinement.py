@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from tlacheck.core import runtime
 from tlacheck.core.errors import SpecError, TlacheckError
-from tlacheck.core.files import read_source
+from tlacheck.core.files import beside, read_source
 from tlacheck.core.source import Source
 from tlacheck.core.values import format_value
 from tlacheck.lang import syntax as S
@@ -57,7 +57,7 @@ def load(tree: S.SpecFile, source: Source) -> tuple[S.SpecFile, dict[str, Source
     sources: dict[str, Source] = {}
     completed: dict[int, S.RefinesDecl] = {}
     for d in found:
-        path = os.path.join(os.path.dirname(d.path_span.file), d.path)  # beside the file that says it
+        path = beside(d.path_span.file, d.path)  # beside the file that says it
         if os.path.abspath(path) == os.path.abspath(source.name):
             raise _err("a spec cannot refine itself", d.path_span, "name the abstract spec's file")
         try:

@@ -11,6 +11,7 @@ specs of a spec are found beside it by joining paths, never through the working 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from typing import Iterator
 
@@ -44,6 +45,13 @@ def serving(files: dict[str, str]) -> Iterator[None]:
         yield
     finally:
         _local.served = outer
+
+
+def beside(file: str, path: str) -> str:
+    """`path` as written in `file` (an `import` or a `refines`), relative to the folder of `file`,
+    normalised as text: `specs/cases/../lib/x.spec` is `specs/lib/x.spec`, as `cd ..` in a shell
+    takes it. That is the name traces and errors show, and the one a Ray actor reads it by."""
+    return os.path.normpath(os.path.join(os.path.dirname(file), path))
 
 
 def read_source(path: str) -> Source:

@@ -7,7 +7,8 @@ twice, here and in an imported file or in two imported files, is E101 with both 
 imported file's own `import`s come first; a file imported twice (directly or through others) is
 included once; an import cycle is E131. The imported files' variants and `expect` lines are
 not imported (they are about that file); this spec's variants may `replace`, `extend` or
-`remove` imported declarations like its own. Paths are relative to the importing file.
+`remove` imported declarations like its own. Paths are relative to the importing file
+(core.files.beside).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import dataclasses
 import os
 
 from tlacheck.core.errors import SpecError, TlacheckError
-from tlacheck.core.files import read_source
+from tlacheck.core.files import beside, read_source
 from tlacheck.core.source import Source
 from tlacheck.lang import syntax as S
 
@@ -37,7 +38,7 @@ def resolve(tree: S.SpecFile, source: Source) -> S.SpecFile:
 
     def visit(t: S.SpecFile, src: Source, chain: tuple[str, ...]) -> None:
         for imp in t.imports:
-            path = os.path.join(os.path.dirname(src.name), imp.path)
+            path = beside(src.name, imp.path)
             key = os.path.abspath(path)
             if key in chain:
                 what = "itself" if key == chain[-1] else "a file that imports it"

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from tlacheck.compile.model import Model, build_model
-from tlacheck.core.errors import UsageError
+from tlacheck.core.errors import TlacheckError, UsageError
+from tlacheck.core.files import read_source
 from tlacheck.core.result import Result, Trace, Verdict, Violation
 from tlacheck.core.source import Source, Span
 from tlacheck.engine.explore import explore
@@ -111,7 +112,8 @@ def inside(directory: str | Path, name: str) -> Path:
 # ---------------------------------------------------------------- headlines
 
 def property_source(model: Model, source: Source | None, name: str | None) -> str | None:
-    """The declaration of the named invariant or property as written in the spec, on one line."""
+    """The declaration of the named invariant or property as written in the spec, on one line
+    (a check declared in a file the spec imports, as written there)."""
     if source is None or name is None:
         return None
     spans = {p.name: p.span for p in model.spec.invariants}
@@ -120,6 +122,11 @@ def property_source(model: Model, source: Source | None, name: str | None) -> st
     span = spans.get(name)
     if span is None:
         return None
+    if span.file != source.name:
+        try:
+            source = read_source(span.file)
+        except TlacheckError:
+            return None
     lines = source.text.splitlines()
     first = lines[span.line - 1] if 0 < span.line <= len(lines) else ""
     text = first.strip()

@@ -426,7 +426,7 @@ def lanes(model, trace: Trace) -> tuple[list[str], list[str | None], list[tuple[
             if who and who not in info.param_names and who not in columns and (
                     who in actors or any(who in ts for ts in targets)):
                 columns.append(who)
-    for who in actors[1:] + [t for ts in targets[1:] for t in ts]:
+    for who in [w for actor, ts in zip(actors[1:], targets[1:]) for w in (actor, *ts)]:  # as the steps name them
         if who and who not in columns:
             columns.append(who)
     if not columns:
