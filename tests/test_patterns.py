@@ -106,12 +106,15 @@ TLC_CASES = [
     ("approval_gate.spec", "base", "ApprovalGate", "SPECIFICATION Spec\nINVARIANT NoActionWithoutApproval\n",
      "invariant"),
     ("approval_gate.spec", "base", "ApprovalGate", "SPECIFICATION Spec\nINVARIANT ApprovalNotReused\n", "invariant"),
+    ("approval_gate.spec", "base", "ApprovalGate", "SPECIFICATION Spec\nPROPERTY RunsOnlyTheApprovedCall\n", "step"),
     ("approval_gate.spec", "BoundApproval", "ApprovalGate",
-     "SPECIFICATION SpecBound\nINVARIANT NoActionWithoutApproval\nINVARIANT ApprovalNotReused\n", "ok"),
+     "SPECIFICATION SpecBound\nINVARIANT NoActionWithoutApproval\nINVARIANT ApprovalNotReused\n"
+     "PROPERTY RunsOnlyTheApprovedCall\n", "ok"),
     ("late_tool_answer.spec", "base", "LateToolAnswer", "SPECIFICATION Spec\nINVARIANT NoStaleResult\n", "invariant"),
+    ("late_tool_answer.spec", "base", "LateToolAnswer", "SPECIFICATION Spec\nPROPERTY ActsOnItsOwnRead\n", "step"),
     ("late_tool_answer.spec", "base", "LateToolAnswer", "SPECIFICATION Spec\nPROPERTY Live\n", "ok"),
     ("late_tool_answer.spec", "MatchCallId", "LateToolAnswer",
-     "SPECIFICATION SpecId\nINVARIANT NoStaleResult\nPROPERTY Live\n", "ok"),
+     "SPECIFICATION SpecId\nINVARIANT NoStaleResult\nPROPERTY Live\nPROPERTY ActsOnItsOwnRead\n", "ok"),
 ]
 # the property each TLA+ `Live` stands for
 LIVE = {"AtLeastOnceQueue": "EveryMessageProcessed", "ReadGenerateWrite": "EveryAgentFinishes",
@@ -129,14 +132,15 @@ def test_issue_38_the_patterns_agree_with_tlc(tmp_path, capsys, spec, variant, m
     proc = subprocess.run(tlc.command(tmp_path, "M.cfg", f"{module}.tla"), cwd=tmp_path, capture_output=True,
                           text=True, timeout=300)
     theirs = tlc.parse(proc.stdout + proc.stderr, proc.returncode)
-    assert theirs.verdict == verdict, theirs.output[-2000:]
-    # the checks TLC checks: one invariant (of the same name), the property `Live` stands for, or all
-    invariants = re.findall(r"^INVARIANT (\w+)$", cfg, re.M)
-    only = ["--property", LIVE[module]] if "PROPERTY" in cfg else []
-    if invariants and only:
-        only = []  # every check of the variant, as TLC checks both
-    elif len(invariants) == 1:
-        only = ["--invariant", invariants[0]]
+    # a step property's violation (TLC: "Action property ... is violated") is a temporal verdict to TLC
+    assert theirs.verdict == {"step": "temporal"}.get(verdict, verdict), theirs.output[-2000:]
+    # the checks TLC checks: one invariant or one property (of the same name; `Live` stands for the
+    # liveness property LIVE names), or every check of the variant
+    checks = re.findall(r"^(INVARIANT|PROPERTY) (\w+)$", cfg, re.M)
+    only = []
+    if len(checks) == 1:
+        kind, name = checks[0]
+        only = ["--invariant" if kind == "INVARIANT" else "--property", LIVE[module] if name == "Live" else name]
     main(["check", str(SPECS / "lib" / spec), "--json", "--variant", variant, *only])
     ours = json.loads(capsys.readouterr().out)
     if verdict in ("ok", "temporal"):  # the whole state space: the same distinct states and successors generated
@@ -144,3 +148,4 @@ def test_issue_38_the_patterns_agree_with_tlc(tmp_path, capsys, spec, variant, m
         assert (ours["distinct_states"], ours["states_generated"]) == (theirs.distinct, theirs.generated)
     else:  # the same shortest counterexample's length (TLC prints its states)
         assert ours["verdict"] == "invariant_violated" and len(ours["violation"]["trace"]) == theirs.trace_length
+        assert ours["violation"]["kind"] == ("step" if verdict == "step" else "invariant")

@@ -21,4 +21,5 @@ Spec == Init /\ [][\E c \in Calls: Propose(c) \/ Approve(c) \/ Deny(c) \/ Run(c)
 SpecBound == Init /\ [][\E c \in Calls: Propose(c) \/ Approve(c) \/ Deny(c) \/ RunBound(c)]_vars
 NoActionWithoutApproval == \A c \in Calls: runs[c] = 0 \/ approvals[c] > 0
 ApprovalNotReused == \A c \in Calls: approvals[c] = 0 \/ runs[c] <= approvals[c]
+RunsOnlyTheApprovedCall == [][\A c \in Calls: runs'[c] > runs[c] => approval = c]_vars
 ====

@@ -35,5 +35,6 @@ Spec == Init /\ [][Change \/ Call \/ A \/ (\E i \in 1..MaxCalls: Fail(i)) \/ Tim
 SpecId == Init /\ [][Change \/ Call \/ AI \/ (\E i \in 1..MaxCalls: FailId(i)) \/ Timeout \/ Act]_vars
           /\ WF_vars(Call) /\ WF_vars(AI) /\ WF_vars(Act)
 NoStaleResult == ~stale
+ActsOnItsOwnRead == [][phase = "ready" /\ phase' = "done" => reads[taken] >= read]_vars
 Live == <>(phase = "done")
 ====
