@@ -35,9 +35,8 @@ def test_issue_38_every_template_has_its_section(template):
     section = _section(template.summary)
     assert f"specs/{template.path}" in section and re.search(rf"\b{template.check}\b", section)
     assert "**In your words**" in section and "**In TLA+**" in section and "**Fairness" in section
-    # the anchor `tlacheck new` writes into the spec it starts is the section's
-    anchor = re.sub(r"[^a-z0-9 -]", "", template.summary.lower()).replace(" ", "-")
-    assert template.page == f"docs/templates.md#{anchor}"
+    # the link `tlacheck new` writes into the spec it starts leads to this section
+    assert template.page.startswith("docs/templates.md#") and template.page.split("#")[1] == _anchors(section).pop()
 
 
 def test_issue_38_every_template_example_is_a_template():
@@ -85,3 +84,22 @@ def test_issue_38_each_fairness_line_of_a_template_is_needed(tmp_path, capsys, e
         code = main(["check", str(tmp_path / "t.spec"), "--json", "--variant", fixed, "--property", prop])
         data = json.loads(capsys.readouterr().out)
         assert code == 13 and data["verdict"] == "liveness_violated", lines[i]
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of a page's text: lower case, punctuation dropped,
+    spaces as -."""
+    return {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.*)$", text, re.M)}
+
+
+def test_issue_38_the_library_links_to_sections_that_exist():
+    """A spec of the library names its section of the docs, and `tlacheck new` copies the link
+    into the user's spec: each must lead to a heading of the page."""
+    links = []
+    for path in sorted((SPECS / "lib").glob("*.spec")) + sorted((SPECS / "templates").glob("*.spec")):
+        links += [(path.name, page, anchor) for page, anchor in re.findall(r"docs/(\w+\.md)#([\w-]+)", path.read_text())]
+    links += [("starter", t.page.split("#")[0].removeprefix("docs/"), t.page.split("#")[1]) for t in TEMPLATES]
+    assert len(links) > 8
+    broken = [link for link in links if link[2] not in _anchors((ROOT / "docs" / link[1]).read_text())]
+    assert broken == []
