@@ -7,6 +7,7 @@ test compares only what the DOT decides: the texts drawn and the element titles 
 ids), against an SVG rendered now from the committed DOT. It also checks that every .dot has its .svg.
 """
 
+import json
 import re
 
 import pytest
@@ -262,3 +263,18 @@ def test_issue_38_a_headline_quotes_an_imported_check_from_its_own_file(tmp_path
     model = build_model(source)
     head = artefacts.headline(model, explore(model).violation, source)
     assert head.detail == "invariant Small: n < 2"
+
+
+def test_issue_38_an_expected_step_property_violation_is_written(tmp_path, capsys):
+    """specs/lib/approval_gate.spec expects its base to violate a step property: the command
+    selected the temporal properties alone, checked nothing, and reported `found ok`."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "steps.spec").write_text(
+        "var x: int = 0\naction Up:\n    require x < 3\n    x = x + 1\naction Reset:\n    require x == 3\n"
+        "    x = 0\ninvariant Small: x < 9\nproperty NeverDown: always x' >= x\n"
+        "expect base violates NeverDown\nexpect base holds Small\n")
+    assert main(["counterexamples", str(specs), "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    data = json.loads((tmp_path / "out" / "steps.base.NeverDown.json").read_text())
+    assert data["violation"]["kind"] == "step" and data["violation"]["name"] == "NeverDown"
+    assert len(data["violation"]["trace"]) == 5  # Up, Up, Up, Reset

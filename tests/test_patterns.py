@@ -72,8 +72,8 @@ def test_issue_38_a_spec_builds_on_the_lease_pattern(tmp_path, capsys):
 # The patterns written in TLA+ by hand (tests/patterns_tla/), checked by TLC: an oracle that shares
 # no code with tlacheck. (spec file, variant, TLA+ module, cfg body, TLC's verdict)
 TLC_CASES = [
-    ("lease.spec", "base", "Lease", "SPECIFICATION SpecB\nINVARIANT NoLost\n", "invariant"),
-    ("lease.spec", "Fenced", "Lease", "SPECIFICATION SpecF\nINVARIANT NoLost\n", "ok"),
+    ("lease.spec", "base", "Lease", "SPECIFICATION SpecB\nINVARIANT NoLostUpdate\n", "invariant"),
+    ("lease.spec", "Fenced", "Lease", "SPECIFICATION SpecF\nINVARIANT NoLostUpdate\n", "ok"),
     ("at_least_once_queue.spec", "base", "AtLeastOnceQueue", "SPECIFICATION Spec\nINVARIANT EffectOnce\n",
      "invariant"),
     ("at_least_once_queue.spec", "base", "AtLeastOnceQueue", "SPECIFICATION Spec\nPROPERTY Live\n", "ok"),
@@ -87,29 +87,65 @@ TLC_CASES = [
     ("retry_with_idempotency_key.spec", "base", "RetryWithIdempotencyKey", "SPECIFICATION Spec\nPROPERTY Live\n", "ok"),
     ("retry_with_idempotency_key.spec", "IdempotencyKey", "RetryWithIdempotencyKey",
      "SPECIFICATION SpecKey\nINVARIANT AppliedOnce\nPROPERTY Live\n", "ok"),
+    ("durable_workflow.spec", "base", "DurableWorkflow", "SPECIFICATION Spec\nINVARIANT EffectsNotRepeated\n",
+     "invariant"),
+    ("durable_workflow.spec", "base", "DurableWorkflow", "SPECIFICATION Spec\nPROPERTY Live\n", "ok"),
+    ("durable_workflow.spec", "IdempotencyKey", "DurableWorkflow",
+     "SPECIFICATION SpecKey\nINVARIANT EffectsNotRepeated\nPROPERTY Live\n", "ok"),
+    ("durable_workflow.spec", "KeyPerAttempt", "DurableWorkflow",
+     "SPECIFICATION SpecAttempt\nINVARIANT EffectsNotRepeated\n", "invariant"),
+    ("durable_workflow.spec", "Transactional", "DurableWorkflow",
+     "SPECIFICATION SpecTx\nINVARIANT EffectsNotRepeated\nPROPERTY Live\n", "ok"),
+    ("cancellation.spec", "base", "Cancellation", "SPECIFICATION Spec\nINVARIANT NothingLeftBehind\n", "invariant"),
+    ("cancellation.spec", "base", "Cancellation", "SPECIFICATION Spec\nPROPERTY Live\n", "temporal"),
+    ("cancellation.spec", "WithdrawOnly", "Cancellation", "SPECIFICATION SpecWithdraw\nINVARIANT NothingLeftBehind\n",
+     "invariant"),
+    ("cancellation.spec", "WithdrawOnly", "Cancellation", "SPECIFICATION SpecWithdraw\nPROPERTY Live\n", "temporal"),
+    ("cancellation.spec", "ReleaseOnCancel", "Cancellation",
+     "SPECIFICATION SpecRelease\nINVARIANT NothingLeftBehind\nPROPERTY Live\n", "ok"),
+    ("approval_gate.spec", "base", "ApprovalGate", "SPECIFICATION Spec\nINVARIANT NoActionWithoutApproval\n",
+     "invariant"),
+    ("approval_gate.spec", "base", "ApprovalGate", "SPECIFICATION Spec\nINVARIANT ApprovalNotReused\n", "invariant"),
+    ("approval_gate.spec", "base", "ApprovalGate", "SPECIFICATION Spec\nPROPERTY RunsOnlyTheApprovedCall\n", "step"),
+    ("approval_gate.spec", "BoundApproval", "ApprovalGate",
+     "SPECIFICATION SpecBound\nINVARIANT NoActionWithoutApproval\nINVARIANT ApprovalNotReused\n"
+     "PROPERTY RunsOnlyTheApprovedCall\n", "ok"),
+    ("late_tool_answer.spec", "base", "LateToolAnswer", "SPECIFICATION Spec\nINVARIANT NoStaleResult\n", "invariant"),
+    ("late_tool_answer.spec", "base", "LateToolAnswer", "SPECIFICATION Spec\nPROPERTY ActsOnItsOwnRead\n", "step"),
+    ("late_tool_answer.spec", "base", "LateToolAnswer", "SPECIFICATION Spec\nPROPERTY Live\n", "ok"),
+    ("late_tool_answer.spec", "MatchCallId", "LateToolAnswer",
+     "SPECIFICATION SpecId\nINVARIANT NoStaleResult\nPROPERTY Live\nPROPERTY ActsOnItsOwnRead\n", "ok"),
 ]
 # the property each TLA+ `Live` stands for
 LIVE = {"AtLeastOnceQueue": "EveryMessageProcessed", "ReadGenerateWrite": "EveryAgentFinishes",
-        "RetryWithIdempotencyKey": "EveryRequestSettles"}
+        "RetryWithIdempotencyKey": "EveryRequestSettles", "DurableWorkflow": "WorkflowCompletes",
+        "Cancellation": "NoTaskWaitsForever", "LateToolAnswer": "AgentFinishes"}
 
 
 @pytest.mark.skipif(tlc.available() is not None, reason=f"TLC cannot run here: {tlc.available()}")
 @pytest.mark.parametrize("spec,variant,module,cfg,verdict", TLC_CASES)
 def test_issue_38_the_patterns_agree_with_tlc(tmp_path, capsys, spec, variant, module, cfg, verdict):
-    consts = sorted(set(re.findall(r"^CONSTANTS (.*)$", (TLA / f"{module}.tla").read_text(), re.M)[0].split(", ")))
-    (tmp_path / f"{module}.tla").write_text((TLA / f"{module}.tla").read_text())
-    (tmp_path / "M.cfg").write_text("CONSTANTS " + " ".join(f"{c} = {c}" for c in consts) + "\n" + cfg)
+    text = (TLA / f"{module}.tla").read_text()
+    consts = sorted({c for line in re.findall(r"^CONSTANTS (.*)$", text, re.M) for c in line.split(", ")})
+    (tmp_path / f"{module}.tla").write_text(text)
+    (tmp_path / "M.cfg").write_text("".join(f"CONSTANTS {c} = {c}\n" for c in consts) + cfg)
     proc = subprocess.run(tlc.command(tmp_path, "M.cfg", f"{module}.tla"), cwd=tmp_path, capture_output=True,
                           text=True, timeout=300)
     theirs = tlc.parse(proc.stdout + proc.stderr, proc.returncode)
-    assert theirs.verdict == verdict, theirs.output[-2000:]
-    only = ["--property", LIVE[module]] if "PROPERTY" in cfg else []
-    if "INVARIANT" in cfg and only:
-        only = []  # every check of the variant, as TLC checks both
+    # a step property's violation (TLC: "Action property ... is violated") is a temporal verdict to TLC
+    assert theirs.verdict == {"step": "temporal"}.get(verdict, verdict), theirs.output[-2000:]
+    # the checks TLC checks: one invariant or one property (of the same name; `Live` stands for the
+    # liveness property LIVE names), or every check of the variant
+    checks = re.findall(r"^(INVARIANT|PROPERTY) (\w+)$", cfg, re.M)
+    only = []
+    if len(checks) == 1:
+        kind, name = checks[0]
+        only = ["--invariant" if kind == "INVARIANT" else "--property", LIVE[module] if name == "Live" else name]
     main(["check", str(SPECS / "lib" / spec), "--json", "--variant", variant, *only])
     ours = json.loads(capsys.readouterr().out)
-    if verdict == "ok":  # the whole state space: the same distinct states and successors generated
-        assert ours["verdict"] == "ok"
+    if verdict in ("ok", "temporal"):  # the whole state space: the same distinct states and successors generated
+        assert ours["verdict"] == {"ok": "ok", "temporal": "liveness_violated"}[verdict]
         assert (ours["distinct_states"], ours["states_generated"]) == (theirs.distinct, theirs.generated)
     else:  # the same shortest counterexample's length (TLC prints its states)
         assert ours["verdict"] == "invariant_violated" and len(ours["violation"]["trace"]) == theirs.trace_length
+        assert ours["violation"]["kind"] == ("step" if verdict == "step" else "invariant")

@@ -84,6 +84,7 @@ _COMMAND_EXITS = {
     "tests": {EXIT_OK: "the behaviours written"},
     "mcp": {EXIT_OK: "the client closed the session"},
     "lsp": {EXIT_OK: "the editor stopped the server"},
+    "new": {EXIT_OK: "the spec written (or listed, or printed)"},
     "fmt": {EXIT_OK: "every file formatted (with --check: every file already is)",
             EXIT_VERIFY_FAILED: "with --check: a file is not formatted"},
 }
@@ -408,6 +409,7 @@ def _build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("paths", metavar="FILE|DIR", nargs="+", help=".spec files or folders of them")
     fmt.add_argument("--check", action="store_true",
                      help="change nothing; list the files that are not formatted and exit 10 if there are any")
+    _add_new_command(sub)
     sub.add_parser("lsp", help="serve diagnostics and formatting to editors (Language Server Protocol, stdio)",
                    description="A language server on stdin/stdout for editors (docs/editors.md); needs the "
                                "extra: pip install 'tlacheck[lsp]'.")
@@ -575,6 +577,24 @@ def _add_counterexample_commands(sub) -> None:
                                     "OUT, mirroring the folders of SPECS. Files no longer produced are removed.")
     cx.add_argument("specs", metavar="SPECS", nargs="?", default="specs", help="folder of specs (default specs)")
     cx.add_argument("--out", metavar="DIR", default="counterexamples", help="output folder (default counterexamples)")
+
+
+def _add_new_command(sub) -> None:
+    new = sub.add_parser("new", help="start a spec from a pattern or a property template of the library",
+                         description="Write a spec of your own, started from a pattern of specs/lib/ "
+                                     "(docs/patterns.md) or a property template (docs/templates.md): the "
+                                     "example with its failure, its fix as a variant and their expectations, "
+                                     "renamed, with the constants you give. Without --pattern or --template, on a "
+                                     "terminal, it asks; without --out it prints the spec (docs/cli.md, new).")
+    source = new.add_mutually_exclusive_group()
+    source.add_argument("--pattern", metavar="NAME", help="start from this pattern (see --list)")
+    source.add_argument("--template", metavar="NAME", help="start from this property template (see --list)")
+    source.add_argument("--list", action="store_true", help="list the patterns and templates, and stop")
+    new.add_argument("--out", metavar="FILE", help="write the spec here (default: print it)")
+    new.add_argument("--name", metavar="NAME", help="the spec's name (default: from --out, my_jobs.spec -> MyJobs)")
+    new.add_argument("-D", dest="defines", metavar="NAME=VALUE", action="append", default=[],
+                     help="set a constant's value in the spec, e.g. -D 'Clients={c1,c2,c3}' (repeatable)")
+    new.add_argument("--force", action="store_true", help="overwrite --out if it exists")
 
 
 def _add_spec_options(p, variant_help: str) -> None:
@@ -1673,6 +1693,81 @@ def _fmt(args, sources: dict[str, Source]) -> int:
     return EXIT_VERIFY_FAILED if args.check and changed else EXIT_OK
 
 
+def _new(args, sources: dict[str, Source]) -> int:
+    """`tlacheck new`: a spec started from the library; the questions only on a terminal."""
+    from tlacheck.editing import starter
+
+    folder = starter.library_folder()
+    if args.list:
+        for kind, title in ((starter.Kind.PATTERN, "Patterns (docs/patterns.md):"),
+                            (starter.Kind.TEMPLATE, "Property templates (docs/templates.md):")):
+            print(title)
+            for e in starter.entries(folder):
+                if e.kind is kind:
+                    print(f"  {e.name:<28} {e.summary}")
+        print("Start one: tlacheck new --pattern NAME --out FILE (or --template NAME)")
+        return EXIT_OK
+    asking = args.pattern is None and args.template is None
+    if asking and not sys.stdin.isatty():
+        raise UsageError("say what to start from: --pattern NAME or --template NAME",
+                         "tlacheck new --list lists them")
+    if asking:
+        entry = _ask_entry(starter.entries(folder))
+    else:
+        kind = starter.Kind.PATTERN if args.pattern is not None else starter.Kind.TEMPLATE
+        entry = starter.find(folder, kind, args.pattern or args.template)
+    out = args.out
+    if out is None and asking:
+        out = _ask("Write it to", f"{entry.name}.spec")
+    name = args.name or (starter.spec_name(out) if out else starter.spec_name(entry.name))
+    if args.name is None and asking:
+        name = _ask("Spec name", name)
+    overrides = parse_defines(args.defines)
+    if asking and not overrides:
+        print("Constants (Enter keeps the value shown):")
+        for const, value in starter.constants(folder, entry):
+            answer = _ask(f"  {const}", value)
+            if answer != value:
+                overrides[const] = answer
+    if out is not None and os.path.exists(out) and not args.force:
+        raise UsageError(f"{out} exists", "write elsewhere with --out FILE, or overwrite it with --force")
+    text = starter.start(folder, entry, name, overrides)
+    path = out or f"{entry.name}.spec"
+    sources[path] = Source(path, text)
+    starter.check_started(sources[path])
+    if out is None:
+        print(text, end="")
+        return EXIT_OK
+    _write_text(out, text)
+    print(f"wrote {out}: spec {name}, from the {entry.kind.value} {entry.name}")
+    print(f"next: tlacheck check {out}; tlacheck verify {out}")
+    return EXIT_OK
+
+
+def _ask(question: str, default: str = "") -> str:
+    """One question on the terminal; Enter takes the default (shown in brackets)."""
+    try:
+        answer = input(f"{question} [{default}]: " if default else f"{question}: ").strip()
+    except EOFError:
+        raise UsageError("no answer (end of input)", "give the choices as options: tlacheck new --help") from None
+    return answer or default
+
+
+def _ask_entry(entries: list) -> object:
+    """The pattern or template chosen from a numbered list, asked again until one is."""
+    print("Start a spec from a pattern (docs/patterns.md) or a property template (docs/templates.md):")
+    for i, e in enumerate(entries, 1):
+        print(f"  {i:>2}. {e.kind.value:<8} {e.name:<28} {e.summary}")
+    by_name = {e.name: e for e in entries}
+    while True:
+        answer = _ask("Start from (a number or a name)")
+        if answer.isdigit() and 1 <= int(answer) <= len(entries):
+            return entries[int(answer) - 1]
+        if answer.replace("-", "_") in by_name:
+            return by_name[answer.replace("-", "_")]
+        print(f"  no {answer!r} in the list: a number from 1 to {len(entries)}, or a name")
+
+
 def _serve(module: str, extra: str) -> int:
     """`tlacheck lsp` / `tlacheck mcp`: a server on stdio until its client stops it."""
     import importlib
@@ -1697,6 +1792,7 @@ def _mcp(args, sources: dict[str, Source]) -> int:
 # Subcommand name -> function(args, sources) returning the exit code.
 _COMMANDS = {
     "fmt": _fmt,
+    "new": _new,
     "lsp": _lsp,
     "mcp": _mcp,
     "render": _render,

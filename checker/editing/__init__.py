@@ -1,1 +1,2 @@
-"""Tools for the places where specs are written: the formatter (`tlacheck fmt`)."""
+"""Tools for the places where specs are written: the formatter (`tlacheck fmt`) and the starter
+(`tlacheck new`)."""

@@ -20,5 +20,5 @@ NextB == Tick \/ \E c \in Clients: Acquire(c) \/ Heartbeat(c) \/ Release(c) \/ (
 NextF == Tick \/ \E c \in Clients: Acquire(c) \/ Heartbeat(c) \/ Release(c) \/ (WriteF(c) /\ UNCHANGED <<now, holder, expires, token, held>>)
 SpecB == Init /\ [][NextB]_vars
 SpecF == Init /\ [][NextF]_vars
-NoLost == ~lost
+NoLostUpdate == ~lost
 ====
