@@ -222,3 +222,41 @@ def test_issue_32_nothing_imports_the_source_folder_as_checker():
                 if module == "checker" or module.startswith("checker."):
                     found.append(f"{path.relative_to(root)}: {module}")
     assert found == []
+
+
+
+# What holds a check kind, an expectation or an answer, by the names the code gives it
+_KIND_HOLDERS = {"kind", "outcome", "got", "expected", "what"}
+
+
+def _named_compared(node: ast.Compare) -> set[str]:
+    """The strings a comparison of a kind holder compares it with (`v.kind == "a"`,
+    `kind in ("a", "b")`); nothing when neither side is a kind holder."""
+    sides = [node.left, *node.comparators]
+    holders = [s for s in sides if isinstance(s, ast.Attribute) and s.attr in _KIND_HOLDERS
+               or isinstance(s, ast.Name) and s.id in _KIND_HOLDERS]
+    if not holders:
+        return set()
+    out = set()
+    for side in sides:
+        items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+        out |= {i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)}
+    return out
+
+
+def test_issue_34_check_kinds_expectations_and_answers_are_compared_as_enums():
+    """Check kinds, expectations and verify's answers have one owner each (core/result.py: Check,
+    Expectation, Answer); no module compares one by its name, which a typo or a new kind would
+    silently break. (lang/ is not concerned: its kinds are those of the declarations it types,
+    named in its messages, before any check exists.)"""
+    from tlacheck.core.result import Answer, Check, Expectation
+
+    names = {m.value for e in (Check, Expectation, Answer) for m in e}
+    found = []
+    for module, tree in sources().items():
+        if module == "core.result" or module.startswith("lang."):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare) and _named_compared(node) & names:
+                found.append(f"{module}:{node.lineno}: {sorted(_named_compared(node) & names)}")
+    assert not found, "\n".join(found)

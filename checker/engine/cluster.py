@@ -66,7 +66,7 @@ from itertools import chain, repeat
 
 from tlacheck.compile.model import Model, Recipe
 from tlacheck.core.errors import ClusterError, UsageError
-from tlacheck.core.result import Result, Verdict
+from tlacheck.core.result import Check, Result, Verdict
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.levels import (ACTION_FAULT, CONSTRAINT_FAULT, DEADLOCK, HALT_EVERY, INVARIANT, LIVE,
                                    MIN_SLOTS, ORDINAL_BITS, REACHABLE_FAULT, STEP, UNSTORED, Coordinator, WorkerError, Table,
@@ -275,7 +275,7 @@ class Partition(Worker):
                     generated[ai] += c
                 if fault is not None and event is None:
                     event = (k + 1, ACTION_FAULT, ai)
-                    self._place(placed, event, fault, "action", ai)
+                    self._place(placed, event, fault, None, ai)
                 if event is not None:
                     counts.extend([0] * (a_count - ai - 1))
                     break
@@ -351,7 +351,7 @@ class Partition(Worker):
                             break
                 except EVAL_FAILURES as exc:
                     event = (k, CONSTRAINT_FAULT, None)
-                    self._place(placed, event, exc, "constraint", name)
+                    self._place(placed, event, exc, Check.CONSTRAINT, name)
                     events.append(event)
                     break
                 if not ok:  # not stored, but checked as one process checks it
@@ -382,7 +382,7 @@ class Partition(Worker):
                             resolved = True
                     except EVAL_FAILURES as exc:
                         faults[name] = k
-                        self._place(placed, (k, REACHABLE_FAULT, name), exc, "reachable", name)
+                        self._place(placed, (k, REACHABLE_FAULT, name), exc, Check.REACHABLE, name)
                         resolved = True
                 if resolved:
                     reach = [(n, p) for n, p in reach if n not in witnesses and n not in faults]

@@ -123,7 +123,7 @@ from operator import itemgetter, not_
 from typing import Callable
 
 from tlacheck.compile.model import Model
-from tlacheck.core.result import Result, SymmetryStats, Verdict
+from tlacheck.core.result import Check, Result, SymmetryStats, Verdict
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.search import Search
 from tlacheck.engine.fingerprints import Fingerprinter, NumberTable, collision_probability
@@ -145,7 +145,6 @@ CONSTRAINT_FAULT, REACHABLE_FAULT, INVARIANT, STEP, ACTION_FAULT, DEADLOCK = ran
 UNSTORED = "unstored"  # an INVARIANT or STEP event's detail: at a successor not stored
 STORED = "stored"  # a STEP event's detail: at a successor stored there (a new state)
 
-_WHAT = {"reachable": "reachable check", "step": "step property"}  # what a worker's note calls a check
 _FLIP = bytes([1, 0]) + bytes(254)  # bytes.translate table: 0 <-> 1
 MIN_SLOTS = 1 << 16  # the shared table's smallest size
 _CHUNK = 1 << 12  # fingerprints inserted between two looks at the workers' answers
@@ -230,8 +229,8 @@ def slots_for(n: int) -> int:
 def worker_checks(invariants: tuple, always: tuple, steps: tuple) -> tuple:
     """What a worker checks, (name, predicate, kind): the selected invariants, then the safety
     properties, on the states it stores; then the step properties, on every step."""
-    return (tuple((n, f, "invariant") for n, f in invariants) + tuple((n, f, "property") for n, f in always)
-            + tuple((n, f, "step") for n, f in steps))
+    return (tuple((n, f, Check.INVARIANT) for n, f in invariants) + tuple((n, f, Check.PROPERTY) for n, f in always)
+            + tuple((n, f, Check.STEP) for n, f in steps))
 
 
 # -------------------------------------------------------------------- coordinator
@@ -1139,8 +1138,8 @@ class Worker:
         self.check_deadlock = check_deadlock
         # (name, predicate, kind) in the order one process checks them: the invariants and safety
         # properties on the states it stores, then the step properties (predicate (s, t)) on every step
-        self.checks = tuple(c for c in checks if c[2] != "step")
-        self.step_checks = tuple((name, f) for name, f, kind in checks if kind == "step")
+        self.checks = tuple(c for c in checks if c[2] != Check.STEP)
+        self.step_checks = tuple((name, f) for name, f, kind in checks if kind == Check.STEP)
         # The candidates share equal values, as one process's queue does (explore.ValuePools): only the
         # values an action writes go through the pools, since the others are its parent's.
         self.pools = ValuePools(model)
@@ -1186,7 +1185,7 @@ class Worker:
         for ai, nexts in enumerate(model.next_states):
             writes = model.action_writes[ai]
             invs = tuple((name, f, kind) for name, f, kind in self.checks
-                         if kind != "invariant" or model.invariant_reads[name] & writes)
+                         if kind != Check.INVARIANT or model.invariant_reads[name] & writes)
             interned = () if self.exact else \
                 tuple(sorted(q for q in writes if pools.pools[q] is not None and not pools.scalar[q]))
             if self.fair is not None and ai in self.fair.by_args:
@@ -1392,7 +1391,7 @@ class Worker:
                                         break
                             except EVAL_FAILURES as exc:
                                 event = (k, CONSTRAINT_FAULT, None)
-                                self._place(placed, event, exc, "constraint", name)
+                                self._place(placed, event, exc, Check.CONSTRAINT, name)
                                 break
                             if not ok:  # not stored, but checked as one process checks it
                                 if invs and self._fails(invs, succ, (k, INVARIANT, UNSTORED), placed):
@@ -1425,7 +1424,7 @@ class Worker:
                                         resolved = True
                                 except EVAL_FAILURES as exc:
                                     faults[name] = k
-                                    self._place(placed, (k, REACHABLE_FAULT, name), exc, "reachable", name)
+                                    self._place(placed, (k, REACHABLE_FAULT, name), exc, Check.REACHABLE, name)
                                     resolved = True
                             if resolved:  # a check is decided by its first witness or evaluation error
                                 reach = [(n, p) for n, p in reach if n not in witnesses and n not in faults]
@@ -1446,7 +1445,7 @@ class Worker:
                     generated[ai] += c
                 if fault is not None and event is None:
                     event = (k + 1, ACTION_FAULT, ai)
-                    self._place(placed, event, fault, "action", ai)
+                    self._place(placed, event, fault, None, ai)
                 if event is not None:
                     counts.extend([0] * (a_count - ai - 1))
                     break
@@ -1462,7 +1461,7 @@ class Worker:
                     break
                 if not self.deadlocked:
                     self.deadlocked = True
-                    self.collected.append((base, DEADLOCK, False, "deadlock", None))
+                    self.collected.append((base, DEADLOCK, False, Check.DEADLOCK, None))
         if placed and self.conn is None and not self.exact:  # out of memory here: room to rebuild the trace
             frontier.clear()  # the search ends at this level's first event, which is the MemoryError's
             states.clear()
@@ -1528,13 +1527,13 @@ class Worker:
             try:
                 ok = pred(state, succ)
             except EVAL_FAILURES as exc:
-                self._place(placed, event, exc, "step", name)
+                self._place(placed, event, exc, Check.STEP, name)
                 return True
             if not ok:
                 if not self.collect:
                     return True
                 dropped.add(name)
-                self.collected.append((event[0], STEP, False, "step", name))
+                self.collected.append((event[0], STEP, False, Check.STEP, name))
         return False
 
     def _lookup(self, others: dict) -> tuple:
@@ -1589,18 +1588,18 @@ class Worker:
         self.frontier = frontier
         self.frontier_fps = frontier_fps
 
-    def _place(self, placed: dict, event: tuple, exc: BaseException, kind: str, name) -> None:
+    def _place(self, placed: dict, event: tuple, exc: BaseException, kind: Check | None, name) -> None:
         """Record in `placed` the note and position of `exc` if it is a MemoryError, found here
         from its traceback as one process finds them (Model.limit_error; `kind` and `name` say
-        what was being evaluated: an action by index, else a declaration by name). The
+        what was being evaluated: an action by index (kind None), else a declaration by name). The
         coordinator reports it without evaluating again: it need not recur there."""
         if not isinstance(exc, MemoryError):
             return
         model = self.model
-        if kind == "action":
+        if kind is None:
             info = model.action_info[name]
             note, span = f"computing action {info.name}", info.span
         else:
-            note = f"evaluating {_WHAT.get(kind, kind)} {name}"
-            span = model.span_of(kind, name)
+            note = f"evaluating {kind.noun} {name}"
+            span = model.span_of(kind.value, name)
         placed[event] = (note, model.limit_error(exc, note, span).span)

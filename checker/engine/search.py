@@ -17,7 +17,7 @@ import time
 from typing import Callable
 
 from tlacheck.compile.model import Model
-from tlacheck.core.result import ActionCoverage, Result, Step, SymmetryStats, Trace, Verdict, Violation
+from tlacheck.core.result import ActionCoverage, Check, Result, Step, SymmetryStats, Trace, Verdict, Violation
 from tlacheck.core.runtime import EVAL_FAILURES, Fault
 from tlacheck.engine.limits import MemoryWatch, limit_reached
 from tlacheck.engine.liveness import Checker as LivenessChecker
@@ -32,13 +32,6 @@ from tlacheck.engine.watchdog import StepInterrupted, Watchdog
 
 class _Stop(Exception):
     pass
-
-
-_VERDICTS = {
-    "deadlock": Verdict.DEADLOCK, "invariant": Verdict.INVARIANT_VIOLATED, "property": Verdict.INVARIANT_VIOLATED,
-    "step": Verdict.INVARIANT_VIOLATED,
-    "liveness": Verdict.LIVENESS_VIOLATED, "unreachable": Verdict.UNREACHABLE,
-}
 
 
 def temporal_checks(model: Model, options: Options) -> tuple[tuple, tuple, Plan | None]:
@@ -157,8 +150,8 @@ class Search:
                 try:
                     hit = pred(state)
                 except EVAL_FAILURES as fault:
-                    raise self._fault(fault, i, f"evaluating reachable check {name}",
-                                      self.model.span_of("reachable", name)) from None
+                    raise self._fault(fault, i, f"evaluating {Check.REACHABLE.noun} {name}",
+                                      self.model.span_of(Check.REACHABLE.value, name)) from None
                 if hit:
                     self.witnesses[name] = i
 
@@ -183,7 +176,7 @@ class Search:
             trace = Trace(())
             err.trace_omitted = "out of memory"
         err.trace = trace
-        return _Stop(self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), error=err))
+        return _Stop(self._result(Verdict.ERROR, Violation(Check.ERROR, err.code, trace, err.message), error=err))
 
     def _trace_through(self, at: int, unstored: tuple) -> Trace:
         """The trace to stored state `at` (-1: none), then the step to `unstored`, a successor of
@@ -200,39 +193,34 @@ class Search:
         if state is None:
             state = self.states[i]
         for name, inv in self.invariants if invariants is None else invariants:
-            self._check(i, state, unstored, "invariant", name, inv)
+            self._check(i, state, unstored, Check.INVARIANT, name, inv)
         for name, pred in self.always:
-            self._check(i, state, unstored, "property", name, pred)
+            self._check(i, state, unstored, Check.PROPERTY, name, pred)
 
     def _check_initial(self, i: int, state: tuple, unstored: bool = False) -> None:
         """Check an initial state: the invariants and safety properties, then the properties that
         are state predicates (true of the initial states)."""
         self._check_invariants(i, state, unstored=unstored)
         for name, pred in self.initially:
-            self._check(i, state, unstored, "initial property", name, pred)
+            self._check(i, state, unstored, Check.PROPERTY, name, pred, initial=True)
 
-    _DETAILS = {"invariant": "the invariant is false in the last state",
-                "property": "a reachable state does not satisfy it",
-                "initial property": "an initial state does not satisfy the property"}
-
-    def _check(self, i: int, state: tuple, unstored: bool, kind: str, name: str, pred) -> None:
+    def _check(self, i: int, state: tuple, unstored: bool, kind: Check, name: str, pred,
+               initial: bool = False) -> None:
         """One check of _check_invariants: a violation ends the run (in collect mode, it is kept and
-        the check is dropped); so does an evaluation error."""
-        what = "invariant" if kind == "invariant" else "property"
+        the check is dropped); so does an evaluation error. `initial`: a property of the initial states."""
         try:
             ok = pred(state)
         except EVAL_FAILURES as fault:
-            raise self._fault(fault, i, f"evaluating {what} {name}", self.model.span_of(what, name),
+            raise self._fault(fault, i, f"evaluating {kind.noun} {name}", self.model.span_of(kind.value, name),
                               state if unstored else None) from None
         if not ok:
-            self._violated(i, state, unstored, kind, name)
+            self._violated(i, state, unstored, kind, name, initial)
 
-    def _violated(self, i: int, state: tuple, unstored: bool, kind: str, name: str) -> None:
+    def _violated(self, i: int, state: tuple, unstored: bool, kind: Check, name: str, initial: bool = False) -> None:
         """Check `name` (of _check's `kind`) is false in `state`: end the run, or keep the
         violation in collect mode."""
-        what = "invariant" if kind == "invariant" else "property"
         trace = self._trace_through(i, state) if unstored else self.trace_to(i)
-        violation = Violation(what, name, trace, self._DETAILS[kind])
+        violation = Violation(kind, name, trace, kind.violated(initial))
         if not self.options.collect:
             raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
         self._keep(violation)
@@ -240,13 +228,13 @@ class Search:
     def _keep(self, violation: Violation) -> None:
         """Collect mode: keep the violation and check its property no more (each is reported
         with its first counterexample); a deadlock is kept once."""
-        if violation.kind == "deadlock":
-            if not any(v.kind == "deadlock" for v in self.violations):
+        if violation.kind == Check.DEADLOCK:
+            if not any(v.kind == Check.DEADLOCK for v in self.violations):
                 self.violations.append(violation)
             return
         self.violations.append(violation)
         name = violation.name
-        if violation.kind == "step":
+        if violation.kind == Check.STEP:
             self.steps = tuple((n, f) for n, f in self.steps if n != name)
             return
         self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
@@ -264,8 +252,8 @@ class Search:
             try:
                 ok = pred(state, succ)
             except EVAL_FAILURES as fault:
-                raise self._fault(fault, parent, f"evaluating step property {name}", self.model.span_of("step", name),
-                                  succ) from None
+                raise self._fault(fault, parent, f"evaluating {Check.STEP.noun} {name}",
+                                  self.model.span_of(Check.STEP.value, name), succ) from None
             if not ok:
                 self._step_violated(parent, Step(ai, args, succ), name)
 
@@ -273,13 +261,13 @@ class Search:
         """Step property `name` is false on `step`, from stored state `parent`: end the run, or
         keep the violation in collect mode."""
         trace = Trace(self.trace_to(parent).steps + (step,))
-        violation = Violation("step", name, trace, "the last step does not satisfy it")
+        violation = Violation(Check.STEP, name, trace, Check.STEP.violated())
         if not self.options.collect:
             raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
         self._keep(violation)
 
     def _deadlock(self, parent: int) -> Violation:
-        return Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
+        return Violation(Check.DEADLOCK, None, self.trace_to(parent), Check.DEADLOCK.violated())
 
     def _in_model(self, state: tuple, at: int) -> bool:
         """Whether `state` satisfies the state constraints. `at`: its parent (-1: it is an initial
@@ -289,8 +277,8 @@ class Search:
                 if not con(state):
                     return False
             except EVAL_FAILURES as fault:
-                raise self._fault(fault, at, f"evaluating constraint {name}", self.model.span_of("constraint", name),
-                                  state) from None
+                raise self._fault(fault, at, f"evaluating {Check.CONSTRAINT.noun} {name}",
+                                  self.model.span_of(Check.CONSTRAINT.value, name), state) from None
         return True
 
     def _finish(self) -> Result:
@@ -299,14 +287,14 @@ class Search:
         found = list(self.violations)
         for name, _ in self.reachables:
             if name not in self.witnesses:
-                found.append(Violation("unreachable", name, Trace(()), "no reachable state satisfies it"))
+                found.append(Violation(Check.UNREACHABLE, name, Trace(()), Check.UNREACHABLE.violated()))
         if self.graph is not None and (self.options.collect or not found):
             checker = None
             try:
                 checker = LivenessChecker(self.model, self.graph, self.parents, self.depths, self._state,
                                           stop=self._liveness_stop())
                 for v in checker.check(self.properties, stop_at_first=not self.options.collect):
-                    found.append(Violation("liveness", v.name, v.trace, v.detail))
+                    found.append(Violation(Check.LIVENESS, v.name, v.trace, v.detail))
             except EvaluationFailed as failed:  # a spec expression of a property or a fairness condition
                 checker = None  # its tables are not needed for the trace
                 raise self._fault(failed.error, failed.state, failed.note, failed.span) from None
@@ -317,7 +305,7 @@ class Search:
                 result.witnesses = witnesses
                 result.violations = found
                 return result
-        verdict = _VERDICTS[found[0].kind] if found else Verdict.OK
+        verdict = found[0].kind.verdict if found else Verdict.OK
         result = self._result(verdict, found[0] if found else None)
         result.witnesses = witnesses
         result.violations = found

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from tlacheck.compile.model import Model
-from tlacheck.core.result import ActionCoverage, Result, SimulationStats, Step, Trace, Verdict, Violation
+from tlacheck.core.result import ActionCoverage, Check, Result, SimulationStats, Step, Trace, Verdict, Violation
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.limits import limit_reached
 from tlacheck.engine.liveness import EvaluationFailed, safety_checks
@@ -105,15 +105,6 @@ class _Found(Exception):
     """A violation or an evaluation error: the run ends with this Result."""
 
 
-_DETAILS = {"invariant": "the invariant is false in the last state",
-            "property": "a reachable state does not satisfy it",
-            "initial property": "an initial state does not satisfy the property",
-            "step": "the last step does not satisfy it",
-            "deadlock": "a state with no successor"}
-_VERDICTS = {"invariant": Verdict.INVARIANT_VIOLATED, "property": Verdict.INVARIANT_VIOLATED,
-             "step": Verdict.INVARIANT_VIOLATED, "deadlock": Verdict.DEADLOCK}
-
-
 def simulate(model: Model, options: SimOptions, progress: Callable[[SimProgress], None] | None = None,
              progress_every: float = 5.0) -> Result:
     """Random behaviours of `model` (the module docstring says which, and what is checked).
@@ -133,8 +124,9 @@ class _Simulator:
         self.rng = random.Random(options.seed)
         self.invariants = select(model.invariants, options.invariants)
         self.steps = step_properties(model, Options(properties=options.properties))
-        # (kind, name, predicate) checked on every new state; on initial states, then `initially`
-        self.state_checks: tuple = tuple(("invariant", n, f) for n, f in self.invariants)
+        # (kind, name, predicate, initial) checked on every new state; on initial states, then
+        # `initially` (initial: a property of the initial states)
+        self.state_checks: tuple = tuple((Check.INVARIANT, n, f, False) for n, f in self.invariants)
         self.initially: tuple = ()
         self.visited: set = set()  # distinct states on the behaviours
         self.expanded: set = set()  # states whose successors were all computed (shrinking's graph)
@@ -248,7 +240,7 @@ class _Simulator:
             found = found or total > 0
         self.expanded.add(state)
         if not found and self.check_deadlock:
-            self._report(Violation("deadlock", None, Trace(tuple(path)), _DETAILS["deadlock"]))
+            self._report(Violation(Check.DEADLOCK, None, Trace(tuple(path)), Check.DEADLOCK.violated()))
             self.check_deadlock = False  # collect mode: one deadlock is reported
         return choices
 
@@ -260,16 +252,15 @@ class _Simulator:
                 if not con(step.state):
                     return False
             except EVAL_FAILURES as fault:
-                raise self._fail(fault, path + [step], f"evaluating constraint {name}",
-                                 self.model.span_of("constraint", name)) from None
+                raise self._fail(fault, path + [step], f"evaluating {Check.CONSTRAINT.noun} {name}",
+                                 self.model.span_of(Check.CONSTRAINT.value, name)) from None
         return True
 
     def _check(self, path: list, step: Step, checks: tuple) -> None:
         failed = self._first_failure(path, step, checks)
         while failed is not None:  # collect mode: the next check that fails here, until none does
-            kind, name = failed
-            what = "invariant" if kind == "invariant" else "property"
-            self._report(Violation(what, name, Trace(tuple(path) + (step,)), _DETAILS[kind]))
+            kind, name, initial = failed
+            self._report(Violation(kind, name, Trace(tuple(path) + (step,)), kind.violated(initial)))
             checks = tuple(c for c in checks if c[1] != name)
             failed = self._first_failure(path, step, checks)
 
@@ -284,18 +275,17 @@ class _Simulator:
         self.initially = tuple(c for c in self.initially if c[1] != name)
         self.steps = tuple(c for c in self.steps if c[0] != name)
 
-    def _first_failure(self, path: list, step: Step, checks: tuple) -> tuple[str, str] | None:
-        """The first of `checks` that `step`'s state fails, as (kind, name); an evaluation error
-        ends the run with the trace `path` then `step`."""
-        for kind, name, pred in checks:
+    def _first_failure(self, path: list, step: Step, checks: tuple) -> tuple[Check, str, bool] | None:
+        """The first of `checks` that `step`'s state fails, as (kind, name, initial); an evaluation
+        error ends the run with the trace `path` then `step`."""
+        for kind, name, pred, initial in checks:
             try:
                 ok = pred(step.state)
             except EVAL_FAILURES as fault:
-                what = "invariant" if kind == "invariant" else "property"
-                raise self._fail(fault, path + [step], f"evaluating {what} {name}",
-                                 self.model.span_of(what, name)) from None
+                raise self._fail(fault, path + [step], f"evaluating {kind.noun} {name}",
+                                 self.model.span_of(kind.value, name)) from None
             if not ok:
-                return kind, name
+                return kind, name, initial
         return None
 
     def _failed_step(self, path: list, step: Step) -> str | None:
@@ -305,8 +295,8 @@ class _Simulator:
             try:
                 ok = pred(before, step.state)
             except EVAL_FAILURES as fault:
-                raise self._fail(fault, path + [step], f"evaluating step property {name}",
-                                 self.model.span_of("step", name)) from None
+                raise self._fail(fault, path + [step], f"evaluating {Check.STEP.noun} {name}",
+                                 self.model.span_of(Check.STEP.value, name)) from None
             if not ok:
                 return name
         return None
@@ -314,7 +304,7 @@ class _Simulator:
     def _check_steps(self, path: list, step: Step) -> None:
         name = self._failed_step(path, step)
         while name is not None:
-            self._report(Violation("step", name, Trace(tuple(path) + (step,)), _DETAILS["step"]))
+            self._report(Violation(Check.STEP, name, Trace(tuple(path) + (step,)), Check.STEP.violated()))
             name = self._failed_step(path, step)
 
     def _safety_checks(self) -> None:
@@ -325,9 +315,9 @@ class _Simulator:
             initially, always = safety_checks(self.model, names)
         except EvaluationFailed as failed:
             raise self._fail(failed.error, [], failed.note, failed.span) from None
-        self.state_checks += tuple(("property", n, f) for n, f in always)
+        self.state_checks += tuple((Check.PROPERTY, n, f, False) for n, f in always)
         initially += select(self.model.refinement_initial, self.options.properties)
-        self.initially = tuple(("initial property", n, f) for n, f in initially)
+        self.initially = tuple((Check.PROPERTY, n, f, True) for n, f in initially)
 
     def _initial_states(self) -> list:
         """Every initial state checked; the distinct ones in the model, in the order init() gives."""
@@ -361,12 +351,12 @@ class _Simulator:
             err.message = f"{err.message} (while {note})"
         trace = _without_cycles(Trace(tuple(steps)))
         err.trace = trace
-        result = self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), "error")
+        result = self._result(Verdict.ERROR, Violation(Check.ERROR, err.code, trace, err.message), "error")
         result.error = err
         return _Found(result)
 
     def _violation(self, violation: Violation) -> Result:
-        return self._result(_VERDICTS[violation.kind], violation, "violation")
+        return self._result(violation.kind.verdict, violation, "violation")
 
     def _end(self, ended: str) -> Result:
         found = self.violations
@@ -374,7 +364,7 @@ class _Simulator:
             result = self._result(Verdict.INCOMPLETE, None, ended)
             result.stop_reason = ended
         else:
-            result = self._result(_VERDICTS[found[0].kind] if found else Verdict.OK, found[0] if found else None, ended)
+            result = self._result(found[0].kind.verdict if found else Verdict.OK, found[0] if found else None, ended)
         result.violations = list(found)
         return result
 
@@ -398,7 +388,7 @@ class _Simulator:
             return result
         trace = _cut_cycles(v)
         method = "cycles"
-        if v.kind != "error":
+        if v.kind != Check.ERROR:
             shorter = self._search(v)
             if shorter is not None and len(shorter.steps) < len(trace.steps):
                 trace, method = shorter, "search"
@@ -449,7 +439,7 @@ class _Simulator:
         an evaluation error (or a stop) interrupts the search."""
         model = self.model
         stop = self.options.stop
-        target = {"invariant": "invariant", "property": "property"}.get(v.kind)
+        target = v.kind if v.kind in (Check.INVARIANT, Check.PROPERTY) else None
         parents: dict = {}
         queue: deque = deque()
         try:
@@ -474,7 +464,7 @@ class _Simulator:
                         if succ not in parents and admit(state, step):
                             parents[succ] = (state, ai, args)
                             queue.append(succ)
-                if not any_successor and v.kind == "deadlock":
+                if not any_successor and v.kind == Check.DEADLOCK:
                     return Trace(tuple(_path(parents, state)))
         except (_Found, *EVAL_FAILURES):
             return None
@@ -518,7 +508,7 @@ class _Simulator:
         constraint or another check before, an evaluation error happens, or the violation is not
         met. Each instance taken costs budget[0] one."""
         model = self.model
-        target = {"invariant": "invariant", "property": "property"}.get(v.kind)
+        target = v.kind if v.kind in (Check.INVARIANT, Check.PROPERTY) else None
         out: list[Step] = []
         try:
             for step in steps:
@@ -535,7 +525,7 @@ class _Simulator:
                     return None
                 out.append(nxt)
                 state = nxt.state
-            if v.kind == "deadlock" and not any(True for act in model.actions for _ in act(state)):
+            if v.kind == Check.DEADLOCK and not any(True for act in model.actions for _ in act(state)):
                 return out
         except (_Found, *EVAL_FAILURES):
             return None
@@ -544,9 +534,9 @@ class _Simulator:
     def _initial_in(self, states: set) -> list:
         return [s for s in dict.fromkeys(self.model.init()) if s in states]
 
-    def _hits(self, before: tuple, step: Step, v: Violation, target: str | None) -> bool:
+    def _hits(self, before: tuple, step: Step, v: Violation, target: Check | None) -> bool:
         """Whether `step` from `before` fails `v`'s check as the first check that fails there."""
-        if v.kind == "deadlock":
+        if v.kind == Check.DEADLOCK:
             return False
         failed = self._first_failure([], step, self.state_checks)
         if target is not None:
@@ -570,7 +560,7 @@ def _path(parents: dict, state: tuple) -> list[Step]:
 
 def _cut_cycles(v: Violation) -> Trace:
     """`v`'s trace without cycles; for a step property, the last step (the violation) is kept."""
-    if v.kind == "step":
+    if v.kind == Check.STEP:
         return Trace(_without_cycles(Trace(v.trace.steps[:-1])).steps + v.trace.steps[-1:])
     return _without_cycles(v.trace)
 
