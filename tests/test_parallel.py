@@ -203,7 +203,9 @@ def test_states_are_shared_out_evenly_without_changing_the_result(monkeypatch):
 def test_the_shared_table_grows(monkeypatch):
     """The fingerprint table starts small here, so it grows (and is handed to the workers) many
     times."""
-    monkeypatch.setattr(parallel, "MIN_SLOTS", 1 << 4)
+    from tlacheck.engine import fingerprints
+
+    monkeypatch.setattr(fingerprints, "MIN_SLOTS", 1 << 4)
     model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")), {"RM": "{r1,r2,r3,r4}"})
     assert_same(model, workers=(2, 3))
 

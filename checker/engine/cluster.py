@@ -2,7 +2,7 @@
 
 The state space is split by value: partition p of N owns the states whose key (fingerprint, or
 the orbit's under symmetry) is p modulo N, and each partition is a Ray actor (`Partition`) that
-holds its part of the seen-set (an open-addressing table of keys, as levels.Table) and its part
+holds its part of the seen-set (a fingerprints.FingerprintTable of keys) and its part
 of the current BFS level. The driver (`ClusterSearch`, a levels.Coordinator) runs in this
 process and holds what one process's driver holds: per stored state its parent and key (traces
 are rebuilt from them, traces.py), the counts, and the behaviour graph when temporal properties
@@ -69,9 +69,9 @@ from tlacheck.core.errors import ClusterError, UsageError
 from tlacheck.core.result import Check, Result, Verdict
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.levels import (ACTION_FAULT, CONSTRAINT_FAULT, DEADLOCK, HALT_EVERY, INVARIANT, LIVE,
-                                   MIN_SLOTS, ORDINAL_BITS, REACHABLE_FAULT, STEP, UNSTORED, Coordinator, WorkerError, Table,
-                                   Worker, slots_for, worker_checks)
-from tlacheck.engine.fingerprints import NumberTable
+                                   ORDINAL_BITS, REACHABLE_FAULT, STEP, UNSTORED, Coordinator, WorkerError,
+                                   Worker, worker_checks)
+from tlacheck.engine.fingerprints import FingerprintTable, NumberTable
 from tlacheck.engine.limits import resident_mb
 from tlacheck.engine.liveness import Graph
 from tlacheck.engine.options import Options, Storage, select, step_properties
@@ -151,7 +151,7 @@ class Partition(Worker):
         options = setup.options
         _, always, plan = temporal_checks(model, options) if options.check_properties else ((), (), None)
         checks = worker_checks(select(model.invariants, options.invariants), always, step_properties(model, options))
-        self.table = Table(MIN_SLOTS, shared=False)
+        self.table = FingerprintTable()
         # (no stop flag: on a limit the driver kills the actors, so no long step needs interrupting)
         super().__init__(None, model, self.table, [0], options.check_deadlock, checks, [0] * LIVE, None,
                          setup.symmetric, plan=plan)
@@ -178,14 +178,9 @@ class Partition(Worker):
 
     def _admit(self, fps) -> None:
         """Store keys known to be absent and distinct, growing the table first if need be."""
-        table = self.table
-        needed = table.count + len(fps)
-        if needed > (table.mask + 1) >> 1:
-            grown = Table(slots_for(2 * needed), shared=False)
-            grown.insert(array("q", filter(None, table.table)))
-            table.close()
-            self.table = table = grown
-        table.insert(fps)
+        if not self.table.room(len(fps)):
+            self.table = self.table.grown(self.table.count + len(fps))
+        self.table.insert(fps)
 
     def expand(self, numbering: array | None, pending: tuple) -> tuple:
         """Store the last merge's new states with their numbers (None: hold the initial states),
@@ -498,20 +493,21 @@ class ClusterSearch(Coordinator):
         self.timing = {"actors_s": 0.0, "driver_s": 0.0, "levels": 0, "sent": 0}
 
     def _run(self) -> Result:
-        initial, initial_fps = self._initial_states()
-        self.distinct = self.seen.count
-        self.numbers = NumberTable(self.fps) if self.graph is not None else None
-        if not initial:
-            return self._finish()
-        self.seen = self.store.seen = None
-        self.next_report = time.perf_counter() + self.progress_every
         try:
+            initial, initial_fps = self._initial_states()
+            self.numbers = NumberTable(self.fps) if self.graph is not None else None
+            if not initial:
+                return self._finish()
+            self.next_report = time.perf_counter() + self.progress_every
             if not self._start(initial, initial_fps):  # a limit reached while the actors start
                 self.expanded = 0
                 return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=self.distinct)
             return self._cluster_levels()
         finally:
             self._stop_actors()
+            if self.table is not None:  # (the driver's holds the initial states only)
+                self.table.close()
+                self.table = None
 
     def _start(self, initial: list, initial_fps: list) -> bool:
         """Start the actors and give each its initial states; False if a limit came first."""

@@ -37,7 +37,7 @@ workers, and the level's new states are numbered by prefix sums. States stay
 in the worker that found them unless the ranges need them elsewhere.
 
 The fingerprints of the stored states are in one open-addressing table
-(int64, linear probing, at most half full, as fingerprints.FingerprintSet) in
+(fingerprints.FingerprintTable) in
 shared memory. Only the coordinator (this process) writes it, and only while
 the workers do not read it. Per level:
 
@@ -110,7 +110,6 @@ import multiprocessing
 import os
 import pickle
 import sys
-import tempfile
 import time
 import traceback
 from array import array
@@ -126,7 +125,8 @@ from tlacheck.compile.model import Model
 from tlacheck.core.result import Check, Result, SymmetryStats, Verdict
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.search import Search
-from tlacheck.engine.fingerprints import Fingerprinter, NumberTable, collision_probability
+from tlacheck.engine.fingerprints import (Fingerprinter, FingerprintTable, NumberTable, collision_probability,
+                                         slots_for)
 from tlacheck.engine.limits import MemoryWatch, limit_reached, resident_mb
 from tlacheck.engine.liveness import EvaluationFailed, Graph
 from tlacheck.engine.options import Options, Progress, unreduced_cause
@@ -146,7 +146,6 @@ UNSTORED = "unstored"  # an INVARIANT or STEP event's detail: at a successor not
 STORED = "stored"  # a STEP event's detail: at a successor stored there (a new state)
 
 _FLIP = bytes([1, 0]) + bytes(254)  # bytes.translate table: 0 <-> 1
-MIN_SLOTS = 1 << 16  # the shared table's smallest size
 _CHUNK = 1 << 12  # fingerprints inserted between two looks at the workers' answers
 _WATCH_S = 0.1  # how often the limits are checked while the workers expand
 HALT_EVERY = 0x3FF  # workers look at the stop flag before each state whose index & this is 0
@@ -162,68 +161,6 @@ class WorkerError(RuntimeError):
     def __init__(self, message: str, details: str = ""):
         super().__init__(message)
         self.details = details
-
-
-# -------------------------------------------------------------------- the shared table
-
-def _anonymous_file(size: int) -> int:
-    """A file descriptor of `size` zero bytes in memory, with no name to clean up."""
-    if hasattr(os, "memfd_create"):
-        fd = os.memfd_create("tlacheck-fingerprints", os.MFD_CLOEXEC)
-    else:  # pragma: no cover - non-Linux
-        fd, path = tempfile.mkstemp(prefix="tlacheck-fingerprints-")
-        os.unlink(path)
-    try:
-        os.ftruncate(fd, size)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-class Table:
-    """A FingerprintSet in shared memory: `table` is a memoryview of int64 slots. `fd` is kept
-    only until the workers have the table (forked with it, or sent it after a growth)."""
-
-    def __init__(self, slots: int, fd: int | None = None, shared: bool = True):
-        self.fd = _anonymous_file(8 * slots) if fd is None and shared else fd
-        self.mm = mmap.mmap(-1 if self.fd is None else self.fd, 8 * slots)
-        self.table = memoryview(self.mm).cast("q")
-        self.mask = slots - 1
-        self.count = 0
-
-    def close_fd(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
-
-    def close(self) -> None:
-        self.table.release()
-        self.mm.close()
-        self.close_fd()
-
-    def insert(self, fps) -> None:
-        """Insert fingerprints known to be absent and distinct (last come, first served, as
-        FingerprintSet.put: the next level's lookups find the newest at the first probe)."""
-        table, mask = self.table, self.mask
-        for fp in fps:
-            h = fp & mask
-            x = table[h]
-            if x:  # the home slot's fingerprint moves to the end of the run
-                j = (h + 1) & mask
-                while table[j]:
-                    j = (j + 1) & mask
-                table[j] = x
-            table[h] = fp
-        self.count += len(fps)
-
-
-def slots_for(n: int) -> int:
-    """A table size for n fingerprints: at most half full."""
-    slots = MIN_SLOTS
-    while n > slots >> 1:
-        slots <<= 1
-    return slots
 
 
 def worker_checks(invariants: tuple, always: tuple, steps: tuple) -> tuple:
@@ -261,7 +198,7 @@ class Coordinator(Search):
         self.key = (self.exact.id_of() if exact else
                     model.symmetry.key(self.fingerprint) if self.symmetric else self.fingerprint)
         super().__init__(model, options, progress, progress_every)
-        self.seen, self.parents, self.fps = self.store.seen, self.store.parents, self.store.fps
+        self.parents, self.fps = self.store.parents, self.store.fps
         if exact:
             self.states = self.store.states
         self.edges = 0  # transitions recorded in the graph so far
@@ -273,8 +210,10 @@ class Coordinator(Search):
         # the workers spent computing orbit keys (Result.symmetry)
         self.orbit_states = 0
         self.keying = 0.0
-        self.table: Table | None = None
-        self.grown: Table | None = None  # the table, grown since the workers last had it
+        # The seen-set: the initial states' keys, then every stored state's (exact storage: the
+        # initial states' ids only; the worker's set of ids seen tells the rest: Worker)
+        self.table = FingerprintTable(shared=workers > 1)
+        self.grown: FingerprintTable | None = None  # the table, grown since the workers last had it
         # Set, it tells the workers to drop the level they are expanding: one shared byte that the
         # coordinator sets; the in-process worker reads the watchdog's verdict instead (run()).
         self.halt = mmap.mmap(-1, 1) if workers > 1 else None
@@ -299,10 +238,9 @@ class Coordinator(Search):
         return self.exact if self.exact is not None else FingerprintStore(self.key)
 
     def _store(self, state: tuple, parent: int, fp: int) -> int:
-        """Store an initial state whose fingerprint `fp` the caller has put in `seen`; returns its index."""
-        seen = self.seen
-        i = seen.count
-        seen.count = i + 1
+        """Store an initial state whose fingerprint `fp` the caller has put in the table; returns its index."""
+        i = self.distinct
+        self.distinct = i + 1
         self.parents.append(parent)
         self.fps.append(fp)
         if self.exact is not None:
@@ -316,25 +254,25 @@ class Coordinator(Search):
     def _initial_states(self) -> tuple[list[tuple], list[int]]:
         """Store and check the initial states; returns the stored ones, in index order, and their
         fingerprints."""
-        seen = self.seen
         stored = []
         fps = []
         try:
             for state in self.model.init():
                 self.generated += 1
                 fp = self.key(state)
-                slot = seen.find(fp)
+                table = self.table
+                slot = table.find(fp)
                 if slot >= 0:
                     continue
                 if not self._in_model(state, -1):
                     self._check_initial(-1, state, unstored=True)
                     continue
-                seen.put(fp, ~slot)
+                table.put(fp, ~slot)
                 i = self._store(state, -1, fp)
                 if self.symmetric:
                     self.orbit_states += self.model.symmetry.orbit_size(state, self.fingerprint)
-                if seen.count > seen.limit:
-                    seen.grow()
+                if not table.room(1):
+                    self.table = table.grown(table.count + 1)
                 stored.append(state)
                 fps.append(fp)
                 self._check_initial(i, state)
@@ -343,8 +281,7 @@ class Coordinator(Search):
         return stored, fps
 
     def _counts(self) -> tuple[int, int]:
-        distinct = self.distinct if self.seen is None else self.seen.count  # the initial states: in `seen` first
-        return distinct, distinct - self.expanded
+        return self.distinct, self.distinct - self.expanded
 
     def _protected(self) -> list:
         return super()._protected() + [f.__code__ for f in (Coordinator._stop_at_event, Coordinator._emulate,
@@ -357,18 +294,13 @@ class Coordinator(Search):
         return SymmetryStats(self._counts()[0], self.orbit_states, self.keying) if self.symmetric else None
 
     def _run(self) -> Result:
-        initial, initial_fps = self._initial_states()
-        self.distinct = self.seen.count
-        # The number of each stored state's key, for the behaviour graph's successors
-        self.numbers = NumberTable(self.fps) if self.graph is not None else None
-        if not initial:
-            return self._finish()
-        self.table = Table(slots_for(self.seen.count), shared=self.workers > 1)
-        if self.exact is None:  # exact storage: the worker's set of ids seen replaces the table (Worker)
-            self.table.insert(array("q", filter(None, self.seen.table)))
-        self.seen = self.store.seen = None  # the table replaces it
-        checks = worker_checks(self.invariants, self.always, self.steps)
         try:
+            initial, initial_fps = self._initial_states()
+            # The number of each stored state's key, for the behaviour graph's successors
+            self.numbers = NumberTable(self.fps) if self.graph is not None else None
+            if not initial:
+                return self._finish()
+            checks = worker_checks(self.invariants, self.always, self.steps)
             if self.workers == 1:
                 # It reads the watchdog's verdict as its stop flag; its counters are its own.
                 self.local = Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
@@ -376,8 +308,6 @@ class Coordinator(Search):
                                      exact=self.exact, plan=None if self.graph is None else self.graph.plan,
                                      collect=self.options.collect)
                 self.local.frontier, self.local.frontier_fps = initial, initial_fps
-                if self.exact is not None:
-                    self.local.recent = set(initial_fps)
                 return self._levels()
             ctx = multiprocessing.get_context("fork")  # the workers inherit the model and the checks
             for w in range(self.workers):
@@ -647,13 +577,10 @@ class Coordinator(Search):
         is left in `self.grown` for the workers. Also run while the workers expand, for the
         level they will find: they read the old table meanwhile, which nobody writes then."""
         table = self.table
-        if needed <= (table.mask + 1) >> 1 or self.exact is not None:
+        if table.room(needed - table.count) or self.exact is not None:
             return
-        self.grown = grown = Table(slots_for(2 * needed))  # 4x at a time: less rehashing
-        old = array("q", filter(None, table.table))
-        for i in range(0, len(old), _CHUNK):
-            grown.insert(old[i:i + _CHUNK])
-            yield
+        self.grown = grown = FingerprintTable(slots_for(2 * needed), shared=True)  # 4x at a time: less rehashing
+        yield from table.copy_into(grown, _CHUNK)
         table.close()
         self.table = grown
 
@@ -1091,7 +1018,7 @@ class _Stopped(Exception):
     """The coordinator ended the search in the middle of a step."""
 
 
-def _worker_main(conn, model: Model, table: Table, halt: mmap.mmap, check_deadlock: bool,
+def _worker_main(conn, model: Model, table: FingerprintTable, halt: mmap.mmap, check_deadlock: bool,
                  checks: tuple, live: mmap.mmap, w: int, symmetric: bool, plan) -> None:
     import signal
 
@@ -1125,7 +1052,7 @@ class Worker:
     (`serve`); the in-process one (`conn` None) is called directly (`take`, then `go`) and
     calls `tick` every 1024 states it expands. `halt`: the stop flag (true: drop the level)."""
 
-    def __init__(self, conn, model: Model, table: Table, halt, check_deadlock: bool,
+    def __init__(self, conn, model: Model, table: FingerprintTable, halt, check_deadlock: bool,
                  checks: tuple, live, tick: Callable[[int, int, int], None] | None = None, symmetric: bool = False,
                  exact: ExactStore | None = None, plan=None, collect: bool = False):
         self.conn = conn
@@ -1256,12 +1183,7 @@ class Worker:
         return msg[1:]
 
     def _attach(self, slots: int) -> None:
-        fd = reduction.recv_handle(self.conn)
-        try:
-            table = Table(slots, fd)
-        finally:
-            os.close(fd)
-        table.fd = None
+        table = FingerprintTable.attach(slots, reduction.recv_handle(self.conn))
         self.table.close()
         self.table = table
 
