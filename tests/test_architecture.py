@@ -146,7 +146,9 @@ _BOUND_BY_AN_INTERFACE = {
     "engine.watchdog": lambda fn, p: (fn, p) in (("__exit__", "exc"), ("_tick", "signum")),
     "conform.recorder": lambda fn, p: (fn, p) == ("__exit__", "exc"),
     # a successor function `n{i}`'s signature (state, raw, memos, entries): the keyed one needs the state alone
-    "engine.levels": lambda fn, p: fn == "nexts" and p in ("raw", "memos", "entries"),
+    "engine.worker": lambda fn, p: fn == "nexts" and p in ("raw", "memos", "entries"),
+    # a worker's tick (expanded, found, generated): a Ray partition's looks at its memory alone
+    "engine.cluster": lambda fn, p: fn == "_watch_memory",
 }
 
 

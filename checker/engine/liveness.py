@@ -63,7 +63,7 @@ from itertools import compress, repeat
 from functools import reduce
 from operator import itemgetter, or_
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from tlacheck.engine import tableau
 from tlacheck.core.result import Step, Trace
@@ -157,6 +157,100 @@ class Graph:
     def edges(self, s: int) -> range:
         end = self.edge_start[s + 1] if s + 1 < len(self.edge_start) else len(self.succ)
         return range(self.edge_start[s], end)
+
+    def add(self, part: "Transitions", counts, actions: int, values, number: Callable[[int, int], int]) -> None:
+        """Append a worker's part of a level, its parents in index order: their transitions
+        (`part`, the successors' keys made numbers by `number`, -1 for a successor not stored),
+        where each parent's start (from `counts`, its successor count per action, `actions` a row),
+        and the atoms of the new states it adds (`values`), whose numbers follow the stored ones."""
+        start = len(self.succ)
+        for p in range(0, len(counts), actions):
+            self.edge_start.append(start)
+            start += sum(counts[p:p + actions])
+        self.succ.extend(map(number, part.succ, repeat(-1)))
+        self.steps.extend(part.steps)
+        self.values.extend(values)
+        self.enabled.extend(part.enabled)
+        self.take.extend(part.take)
+        if part.fault >= 0 and (self.fairness_fault < 0 or part.fault < self.fairness_fault):
+            self.fairness_fault = part.fault
+
+
+class Transitions(NamedTuple):
+    """A worker's part of the transitions of a level (Recorder): per transition, its successor's key
+    and its step atoms; per parent, the fairness conditions enabled there; per transition, those it
+    takes; the first parent whose fairness conditions failed to evaluate (-1: none)."""
+
+    succ: array
+    enabled: object
+    take: object
+    fault: int
+    steps: object
+
+
+class Recorder:
+    """What a worker records of the behaviour graph while it expands and admits a level (Graph:
+    every state is kept out of it). The expansion calls `successors` with each action's
+    successors of a parent, then `expanded` once per parent (the fairness conditions enabled there
+    and those its transitions take); the admission sequence calls `stored` for each state it stores
+    (admission.py: the atoms' values). `transitions()` and `values()` hand the part over, with the
+    worker's messages, and start the next."""
+
+    def __init__(self, plan: "Plan"):
+        self.plan = plan
+        self.fair = plan.fairness if plan.fairness.count else None
+        self.by_args = self.fair.by_args if self.fair is not None else frozenset()
+        # [the arguments of the last successors of an action in by_args]: the successor functions
+        # of those actions leave them here (levels.Worker._successor_functions)
+        self.args: list = [None]
+        self.bits = plan.bits
+        self.step_bits = plan.step_bits if plan.step_atoms else None
+        self.graph = Graph(plan, succ=array("q"))
+        self.pending: list = []  # the parent's transitions so far, by action: (action, arguments, keys)
+
+    def successors(self, state: tuple, ai: int, succs: list, keys: list) -> None:
+        graph = self.graph
+        graph.succ.extend(keys)
+        if self.step_bits is not None:
+            graph.steps.extend(map(self.step_bits, repeat(state, len(succs)), succs))
+        if self.fair is not None:
+            self.pending.append((ai, self.args[0] if ai in self.by_args else None, keys))
+
+    def expanded(self, state: tuple, key: int, number: int, successors: int) -> None:
+        """Parent `state` (key `key`, number `number`) is expanded, with `successors` transitions:
+        record the fairness conditions it enables and those its transitions take. A condition's
+        arguments that fail to evaluate are reported after the search, if nothing is found before
+        (Graph.fairness_fault)."""
+        if self.fair is None:
+            return
+        graph = self.graph
+        take = graph.take
+        mark = len(take)
+        try:
+            graph.enabled.append(self.fair.masks(state, key, self.pending, take))
+        except EvaluationFailed:
+            del take[mark:]
+            take.extend(repeat(0, successors))
+            graph.enabled.append(0)
+            if graph.fairness_fault < 0:
+                graph.fairness_fault = number
+        self.pending = []
+
+    def stored(self, state: tuple) -> None:
+        self.graph.values.append(self.bits(state))
+
+    def transitions(self) -> Transitions:
+        """The transitions recorded since the last call."""
+        g = self.graph
+        self.graph = Graph(self.plan, succ=array("q"))
+        self.graph.values = g.values  # (states stored are handed over apart: values())
+        return Transitions(g.succ, g.enabled, g.take, g.fairness_fault, g.steps)
+
+    def values(self):
+        """The atoms of the states stored since the last call."""
+        values = self.graph.values
+        self.graph.values = _bits_array(2 * len(self.plan.atoms))
+        return values
 
 
 @dataclass(frozen=True)

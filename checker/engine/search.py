@@ -19,6 +19,7 @@ from typing import Callable
 from tlacheck.compile.model import Model
 from tlacheck.core.result import ActionCoverage, Check, Result, Step, SymmetryStats, Trace, Verdict, Violation
 from tlacheck.core.runtime import EVAL_FAILURES, Fault
+from tlacheck.engine.admission import Checks, Failure
 from tlacheck.engine.limits import MemoryWatch, limit_reached
 from tlacheck.engine.liveness import Checker as LivenessChecker
 from tlacheck.engine.liveness import (EvaluationFailed, Graph, Plan, Stopped, instantiate, refinement_obligations,
@@ -78,6 +79,8 @@ class Search:
         # The selected step properties: checked on every step computed, after the invariants of
         # its new state (as TLC checks action properties).
         self.steps = step_properties(model, options)
+        # What the search checks, in order (admission.py): made by run(), with the properties
+        self.checks = Checks(model, self.invariants, steps=self.steps, collect=options.collect)
         self.witnesses: dict[str, int] = {}
         self.watch = MemoryWatch(options)
         # Freed on a MemoryError in the spec's code, so that the error can still be reported.
@@ -110,6 +113,8 @@ class Search:
             self.initially, self.always, plan = temporal_checks(self.model, self.options)
         except EvaluationFailed as failed:
             raise self._fault(failed.error, -1, failed.note, failed.span) from None
+        self.checks = Checks(self.model, self.invariants, self.always, self.initially, self.steps,
+                             self.options.collect)
         if plan is not None:
             self.graph = Graph(plan)
 
@@ -185,36 +190,19 @@ class Search:
         last = find_step(self.model, trace.steps[-1].state, unstored) if trace.steps else Step(None, (), unstored)
         return Trace(trace.steps + (last,))
 
-    def _check_invariants(self, i: int, state: tuple | None = None, invariants: tuple | None = None,
-                          unstored: bool = False) -> None:
-        """Check the invariants (default: all selected ones), then the safety properties (`always
-        P`), on stored state `i`; with `unstored`, on `state`, a successor of stored state `i` (or
-        an initial state, when `i` is -1) that is not stored (it fails a state constraint)."""
-        if state is None:
-            state = self.states[i]
-        for name, inv in self.invariants if invariants is None else invariants:
-            self._check(i, state, unstored, Check.INVARIANT, name, inv)
-        for name, pred in self.always:
-            self._check(i, state, unstored, Check.PROPERTY, name, pred)
-
-    def _check_initial(self, i: int, state: tuple, unstored: bool = False) -> None:
-        """Check an initial state: the invariants and safety properties, then the properties that
-        are state predicates (true of the initial states)."""
-        self._check_invariants(i, state, unstored=unstored)
-        for name, pred in self.initially:
-            self._check(i, state, unstored, Check.PROPERTY, name, pred, initial=True)
-
-    def _check(self, i: int, state: tuple, unstored: bool, kind: Check, name: str, pred,
-               initial: bool = False) -> None:
-        """One check of _check_invariants: a violation ends the run (in collect mode, it is kept and
-        the check is dropped); so does an evaluation error. `initial`: a property of the initial states."""
-        try:
-            ok = pred(state)
-        except EVAL_FAILURES as fault:
-            raise self._fault(fault, i, f"evaluating {kind.noun} {name}", self.model.span_of(kind.value, name),
-                              state if unstored else None) from None
-        if not ok:
-            self._violated(i, state, unstored, kind, name, initial)
+    def _failed(self, failure: Failure, at: int, state: tuple, step: Step | None = None) -> None:
+        """Report `failure` (admission.py), met in `state`: stored state number `at`, or a successor
+        of it (-1: an initial state) that is not stored: one failing a constraint, a step property's
+        (`step`, the step from `at` to `state`). An evaluation error ends the run; so does a check
+        found false (in collect mode, the violation is kept and the check dropped)."""
+        through = failure.unstored or failure.kind in (Check.CONSTRAINT, Check.STEP)
+        if failure.error is not None:
+            raise self._fault(failure.error, at, failure.note, self.model.span_of(failure.kind.value, failure.name),
+                              state if through else None) from None
+        if failure.kind == Check.STEP:
+            self._step_violated(at, step, failure.name)
+        else:
+            self._violated(at, state, failure.unstored, failure.kind, failure.name, failure.initial)
 
     def _violated(self, i: int, state: tuple, unstored: bool, kind: Check, name: str, initial: bool = False) -> None:
         """Check `name` (of _check's `kind`) is false in `state`: end the run, or keep the
@@ -233,29 +221,7 @@ class Search:
                 self.violations.append(violation)
             return
         self.violations.append(violation)
-        name = violation.name
-        if violation.kind == Check.STEP:
-            self.steps = tuple((n, f) for n, f in self.steps if n != name)
-            return
-        self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
-        self.always = tuple((n, f) for n, f in self.always if n != name)
-        self.initially = tuple((n, f) for n, f in self.initially if n != name)
-
-    def _check_steps(self, parent: int, ai: int, args: tuple, succ: tuple, state: tuple | None = None) -> None:
-        """Check the step properties on the step from stored state `parent` (`state`, when the
-        store does not keep states) to `succ` (by action `ai` with `args`): a violation ends the
-        run with the trace to `parent` and this step (in collect mode it is kept and the property
-        dropped); so does an evaluation error."""
-        if state is None:
-            state = self.states[parent]
-        for name, pred in self.steps:
-            try:
-                ok = pred(state, succ)
-            except EVAL_FAILURES as fault:
-                raise self._fault(fault, parent, f"evaluating {Check.STEP.noun} {name}",
-                                  self.model.span_of(Check.STEP.value, name), succ) from None
-            if not ok:
-                self._step_violated(parent, Step(ai, args, succ), name)
+        self.checks.drop(violation.name)
 
     def _step_violated(self, parent: int, step: Step, name: str) -> None:
         """Step property `name` is false on `step`, from stored state `parent`: end the run, or
@@ -268,18 +234,6 @@ class Search:
 
     def _deadlock(self, parent: int) -> Violation:
         return Violation(Check.DEADLOCK, None, self.trace_to(parent), Check.DEADLOCK.violated())
-
-    def _in_model(self, state: tuple, at: int) -> bool:
-        """Whether `state` satisfies the state constraints. `at`: its parent (-1: it is an initial
-        state); an evaluation error shows the trace to `state` through it."""
-        for name, con in self.model.constraints:
-            try:
-                if not con(state):
-                    return False
-            except EVAL_FAILURES as fault:
-                raise self._fault(fault, at, f"evaluating {Check.CONSTRAINT.noun} {name}",
-                                  self.model.span_of(Check.CONSTRAINT.value, name), state) from None
-        return True
 
     def _finish(self) -> Result:
         """The search is complete: reachable checks, then temporal properties."""

@@ -54,6 +54,7 @@ from typing import Callable
 from tlacheck.compile.model import Model
 from tlacheck.core.result import ActionCoverage, Check, Result, SimulationStats, Step, Trace, Verdict, Violation
 from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.engine.admission import Admission, Checks, Failure
 from tlacheck.engine.limits import limit_reached
 from tlacheck.engine.liveness import EvaluationFailed, safety_checks
 from tlacheck.engine.options import Options, select, selected_properties, step_properties
@@ -124,10 +125,10 @@ class _Simulator:
         self.rng = random.Random(options.seed)
         self.invariants = select(model.invariants, options.invariants)
         self.steps = step_properties(model, Options(properties=options.properties))
-        # (kind, name, predicate, initial) checked on every new state; on initial states, then
-        # `initially` (initial: a property of the initial states)
-        self.state_checks: tuple = tuple((Check.INVARIANT, n, f, False) for n, f in self.invariants)
-        self.initially: tuple = ()
+        # What is checked, and the admission sequence of a successor (admission.py), which stores
+        # nothing here: made by run(), with the safety part of the properties
+        self.checks = Checks(model, self.invariants, steps=self.steps, collect=options.collect)
+        self.admission = Admission(model, self.checks, keep=False)
         self.visited: set = set()  # distinct states on the behaviours
         self.expanded: set = set()  # states whose successors were all computed (shrinking's graph)
         self.coverage = [ActionCoverage() for _ in model.actions]
@@ -223,12 +224,7 @@ class _Simulator:
                     total += 1
                     self.generated += 1
                     step = Step(ai, args, succ)
-                    in_model = self._in_model(path, step)
-                    if succ not in self.visited:
-                        self._check(path, step, self.state_checks)
-                    if self.steps and succ != state:
-                        self._check_steps(path, step)
-                    if in_model:
+                    if self._admitted(path, step, succ not in self.visited):
                         choices.append(step)
             except EVAL_FAILURES as fault:
                 info = model.action_info[ai]
@@ -244,25 +240,34 @@ class _Simulator:
             self.check_deadlock = False  # collect mode: one deadlock is reported
         return choices
 
-    def _in_model(self, path: list, step: Step) -> bool:
-        """Whether `step`'s state (a successor of the path's end, or an initial state when
-        `path` is empty) satisfies the state constraints."""
-        for name, con in self.model.constraints:
-            try:
-                if not con(step.state):
-                    return False
-            except EVAL_FAILURES as fault:
-                raise self._fail(fault, path + [step], f"evaluating {Check.CONSTRAINT.noun} {name}",
-                                 self.model.span_of(Check.CONSTRAINT.value, name)) from None
-        return True
+    def _admitted(self, path: list, step: Step, new: bool) -> bool:
+        """Admit the successor of `step` (admission.py: the constraints, then, when it is `new` to
+        the run, the checks of a state; then the step properties when it changes the state):
+        whether it is in the model. A failure ends the run; in collect mode a check found false is
+        reported once and the run goes on."""
+        admission, state = self.admission, path[-1].state
+        try:
+            in_model = admission.admit(0, step.action, step.state, 0) if new else self.checks.in_model(step.state)
+            self._collected(path, step)
+            if self.steps and step.state != state:
+                admission.step(state, step.state, 0)
+                self._collected(path, step)
+        except Failure as failure:
+            self._failed(failure, path + [step])
+        return in_model
 
-    def _check(self, path: list, step: Step, checks: tuple) -> None:
-        failed = self._first_failure(path, step, checks)
-        while failed is not None:  # collect mode: the next check that fails here, until none does
-            kind, name, initial = failed
-            self._report(Violation(kind, name, Trace(tuple(path) + (step,)), kind.violated(initial)))
-            checks = tuple(c for c in checks if c[1] != name)
-            failed = self._first_failure(path, step, checks)
+    def _collected(self, path: list, step: Step) -> None:
+        """Collect mode: report what the checks of `step`'s state (or step) found false."""
+        for _, failure in self.checks.take_collected():
+            self._failed(failure, path + [step])
+
+    def _failed(self, failure: Failure, steps: list) -> None:
+        """Report `failure`, met in the last state (or step) of `steps`: an evaluation error ends
+        the run; a check found false ends it too, or in collect mode is kept once."""
+        if failure.error is not None:
+            raise self._fail(failure.error, steps, failure.note,
+                             self.model.span_of(failure.kind.value, failure.name)) from None
+        self._report(Violation(failure.kind, failure.name, Trace(tuple(steps)), failure.kind.violated(failure.initial)))
 
     def _report(self, violation: Violation) -> None:
         """End the run with `violation`; in collect mode, keep it (its cycles cut) and drop its check."""
@@ -270,42 +275,25 @@ class _Simulator:
             raise _Found(self._violation(violation))
         trace = _cut_cycles(violation) if self.options.shrink else violation.trace
         self.violations.append(Violation(violation.kind, violation.name, trace, violation.message))
-        name = violation.name
-        self.state_checks = tuple(c for c in self.state_checks if c[1] != name)
-        self.initially = tuple(c for c in self.initially if c[1] != name)
-        self.steps = tuple(c for c in self.steps if c[0] != name)
+        self.checks.drop(violation.name)
 
-    def _first_failure(self, path: list, step: Step, checks: tuple) -> tuple[Check, str, bool] | None:
-        """The first of `checks` that `step`'s state fails, as (kind, name, initial); an evaluation
-        error ends the run with the trace `path` then `step`."""
-        for kind, name, pred, initial in checks:
-            try:
-                ok = pred(step.state)
-            except EVAL_FAILURES as fault:
-                raise self._fail(fault, path + [step], f"evaluating {kind.noun} {name}",
-                                 self.model.span_of(kind.value, name)) from None
-            if not ok:
-                return kind, name, initial
-        return None
+    def _failing(self, state: tuple, before: tuple | None = None) -> Failure | None:
+        """The first state check (with `before`: step property) that `state` (the step from `before`
+        to it) fails; an evaluation error is raised (shrinking then gives up)."""
+        failure = self.checks.failing(state, self.checks.state, before)
+        if failure is not None and failure.error is not None:
+            raise failure.error
+        return failure
 
-    def _failed_step(self, path: list, step: Step) -> str | None:
-        """The first step property that the step from the path's end to `step` fails."""
-        before = path[-1].state
-        for name, pred in self.steps:
-            try:
-                ok = pred(before, step.state)
-            except EVAL_FAILURES as fault:
-                raise self._fail(fault, path + [step], f"evaluating {Check.STEP.noun} {name}",
-                                 self.model.span_of(Check.STEP.value, name)) from None
-            if not ok:
-                return name
-        return None
-
-    def _check_steps(self, path: list, step: Step) -> None:
-        name = self._failed_step(path, step)
-        while name is not None:
-            self._report(Violation(Check.STEP, name, Trace(tuple(path) + (step,)), Check.STEP.violated()))
-            name = self._failed_step(path, step)
+    def _clean(self, before: tuple, step: Step) -> bool:
+        """Whether `step`'s state is in the model and fails no check, nor the step from `before` a
+        step property, as a state a simulation goes on from (shrinking); an evaluation error is raised."""
+        try:
+            in_model = self.checks.in_model(step.state)
+        except Failure as failure:
+            raise failure.error from None
+        return (in_model and self._failing(step.state) is None
+                and not (self.steps and step.state != before and self._failing(step.state, before) is not None))
 
     def _safety_checks(self) -> None:
         """The safety part of the selected temporal properties: `always P` joins the checks of
@@ -315,9 +303,9 @@ class _Simulator:
             initially, always = safety_checks(self.model, names)
         except EvaluationFailed as failed:
             raise self._fail(failed.error, [], failed.note, failed.span) from None
-        self.state_checks += tuple((Check.PROPERTY, n, f, False) for n, f in always)
         initially += select(self.model.refinement_initial, self.options.properties)
-        self.initially = tuple((Check.PROPERTY, n, f, True) for n, f in initially)
+        self.checks = Checks(self.model, self.invariants, always, initially, self.steps, self.options.collect)
+        self.admission = Admission(self.model, self.checks, keep=False)
 
     def _initial_states(self) -> list:
         """Every initial state checked; the distinct ones in the model, in the order init() gives."""
@@ -330,8 +318,11 @@ class _Simulator:
                     continue
                 seen.add(state)
                 step = Step(None, (), state)
-                in_model = self._in_model([], step)
-                self._check([], step, self.state_checks + self.initially)
+                try:
+                    in_model = self.admission.admit_initial(0, state, 0)
+                    self._collected([], step)
+                except Failure as failure:
+                    self._failed(failure, [step])
                 if in_model:
                     out.append(state)
         except EVAL_FAILURES as fault:
@@ -424,12 +415,7 @@ class _Simulator:
         states, or on an evaluation error (or a stop)."""
         instances = {(s.action, s.args) for s in trace.steps[1:]}
 
-        def admit(state: tuple, step: Step) -> bool:
-            return (self._first_failure([], step, self.state_checks) is None and self._in_model([], step)
-                    and not (self.steps and step.state != state
-                             and self._failed_step([Step(None, (), state)], step) is not None))
-
-        return self._bfs(v, [trace.steps[0].state], admit, instances, _INSTANCE_STATES)
+        return self._bfs(v, [trace.steps[0].state], self._clean, instances, _INSTANCE_STATES)
 
     def _bfs(self, v: Violation, starts: list, admit, instances: set | None = None,
              limit: int | None = None) -> Trace | None:
@@ -519,9 +505,7 @@ class _Simulator:
                 nxt = Step(step.action, step.args, step.state if step.state in succs else succs[0])
                 if self._hits(state, nxt, v, target):
                     return out + [nxt]
-                if self._first_failure([], nxt, self.state_checks) is not None or not self._in_model([], nxt):
-                    return None
-                if self.steps and nxt.state != state and self._failed_step([Step(None, (), state)], nxt) is not None:
+                if not self._clean(state, nxt):
                     return None
                 out.append(nxt)
                 state = nxt.state
@@ -538,10 +522,13 @@ class _Simulator:
         """Whether `step` from `before` fails `v`'s check as the first check that fails there."""
         if v.kind == Check.DEADLOCK:
             return False
-        failed = self._first_failure([], step, self.state_checks)
+        failed = self._failing(step.state)
         if target is not None:
-            return failed is not None and failed[0] == target and failed[1] == v.name
-        return failed is None and step.state != before and self._failed_step([Step(None, (), before)], step) == v.name
+            return failed is not None and failed.kind == target and failed.name == v.name
+        if failed is not None or step.state == before:
+            return False
+        failed = self._failing(step.state, before)
+        return failed is not None and failed.name == v.name
 
 
 def _path(parents: dict, state: tuple) -> list[Step]:
