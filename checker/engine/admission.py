@@ -30,7 +30,7 @@ from array import array
 from tlacheck.compile.model import Model
 from tlacheck.core.result import Check
 from tlacheck.core.runtime import EVAL_FAILURES
-from tlacheck.engine.messages import UNSTORED, Admitted, Event, EventKind
+from tlacheck.engine.messages import UNSTORED, Admitted, Batch, Event, EventKind
 
 
 class Failure(Exception):
@@ -169,8 +169,8 @@ class Checks:
 class Admission:
     """The admission sequence (the module docstring) of one worker, of the search's initial states or
     of the simulator: `admit` a successor not seen before, `step` every step. With `keep` the
-    states admitted are kept, level by level (`begin`, then `admitted()`): their keys,
-    fingerprints, actions and states (the values an action writes interned in `pools`); with
+    states admitted are kept, level by level (`begin`, then `admitted()`), in `kept` (a Batch:
+    their keys, fingerprints, actions and states, the values an action writes interned in `pools`); with
     `recorder`, the behaviour graph's atoms; with `sized`, the size of each one's orbit (the
     caller's `size`). Without `keep` (the simulator) nothing is stored; `admit` says whether the
     successor is in the model."""
@@ -197,11 +197,7 @@ class Admission:
 
     def begin(self, pending: tuple) -> None:
         """A new level: nothing admitted yet; `pending`: the reachable checks still to witness."""
-        self.keys = array("q")
-        self.fps = array("q")
-        self.acts = array("H")
-        self.states: list[tuple] = []
-        self.sizes = array("q") if self.sized else None
+        self.kept = Batch(sizes=array("q") if self.sized else None)  # the states stored
         self.reach = [(name, pred) for name, pred in self.model.reachables if name in pending]
         self.witnesses: dict[str, int] = {}
         self.faults: dict[str, int] = {}
@@ -248,12 +244,7 @@ class Admission:
                 v = values[q]
                 values[q] = pools[q].setdefault(v, v)
             succ = tuple(values)
-        self.fps.append(fp)
-        self.keys.append(k)
-        self.acts.append(ai)
-        self.states.append(succ)
-        if self.sizes is not None:
-            self.sizes.append(size)
+        self.kept.add(k, ai, succ, fp, size)
         if self.recorder is not None:
             self.recorder.stored(succ)
         if self.reach:
@@ -281,11 +272,12 @@ class Admission:
             self.reach = [(n, p) for n, p in self.reach if n not in self.witnesses and n not in self.faults]
 
     def admitted(self, events: list, placed: dict, collected: list) -> Admitted:
-        """What this level admitted (the states stay in `states`), with the events met among them."""
+        """What this level admitted (the states stay in `kept`), with the events met among them."""
         values = self.recorder.values() if self.recorder is not None else None
         placed.update(self.placed)
-        return Admitted(self.keys, self.fps, self.acts, self.witnesses, self.faults, events, placed, values,
-                        self.sizes, collected)
+        kept = self.kept
+        return Admitted(kept.keys, kept.fps, kept.acts, self.witnesses, self.faults, events, placed, values,
+                        kept.sizes, collected)
 
 
 def failure_event(model: Model, failure: Failure, key: int, placed: dict) -> Event:

@@ -17,16 +17,17 @@ One level, for parents of depth d:
    sent on unless this actor sent the same state on already in this level (the first time is at
    its smallest key here) or it is one of this actor's own stored states; step properties are
    checked here, on every step that changes the state, as one process checks them. Sent means
-   appended to the `Batch` for the state's owner: one batch per other owner, returned as its own
+   appended to the `Batch` (messages.py) for the state's owner: one batch per other owner, returned as its own
    Ray object, so batches go from node to node through the object store, never through the
    driver (the batch for itself stays in the actor).
    The actor reports an `Expansion` to the driver: per parent, its successor counts by action;
    the events (deadlocks, action evaluation errors, step properties); its part of the graph.
 2. merge (every actor, once the batches for it are there): for each state sent to it, the
    smallest key it was sent at (the first successor to reach it in the single-process BFS); the
-   states not in its table are this level's candidates, checked in key order as one process
-   checks the states it stores (constraints, reachable checks, the invariants their action may
-   have broken). It reports a `Merged`: the keys, fingerprints and actions of its new states.
+   states not in its table are this level's candidates, admitted in key order by the admission
+   sequence every worker runs (admission.py: constraints, the store, reachable checks, the
+   invariants their action may have broken). It reports what it admitted (`Admitted`, as every
+   worker does): the keys, fingerprints and actions of its new states, and the events among them.
 3. number (the driver): the level's new states in key order are numbered after the stored
    ones, as one process numbers them; each actor is sent the numbers of its own new states with
    the next expand, and stores them then.
@@ -61,7 +62,7 @@ import sys
 import threading
 import time
 from array import array
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from itertools import chain, repeat
 
 from tlacheck.compile.model import Model, Recipe
@@ -70,7 +71,7 @@ from tlacheck.core.result import Result, Verdict
 from tlacheck.engine.admission import Checks, Failure, failure_event
 from tlacheck.engine.fingerprints import FingerprintTable
 from tlacheck.engine.levels import Coordinator, Settled, WorkerError
-from tlacheck.engine.messages import Admitted, Expansion
+from tlacheck.engine.messages import Admitted, Batch, Expansion, Setup
 from tlacheck.engine.limits import resident_mb
 from tlacheck.engine.liveness import Graph, Transitions
 from tlacheck.engine.options import Options, Storage, select, step_properties
@@ -79,31 +80,6 @@ from tlacheck.engine.worker import LIVE, Worker
 
 _WATCH_S = 0.1  # how often the driver looks at the limits while the actors work
 _READY_S = 120.0  # how long the actors may take to start (a node pulling the package, say)
-
-
-# -------------------------------------------------------------------- messages (and messages.py's)
-
-@dataclass(frozen=True)
-class Setup:
-    """What every actor is told besides the recipe: its partition, and what the search checks."""
-
-    index: int
-    partitions: int
-    options: Options  # without the stop event and the warning callback (not sent)
-    symmetric: bool
-    code: str = ""  # the driver's code_id(): an actor running other code refuses to start
-
-
-@dataclass
-class Batch:
-    """The successors an actor sends one owner in one level: each state once, at the smallest key
-    it had there, in key order."""
-
-    fps: array = field(default_factory=lambda: array("q"))  # the states' keys in the seen-set
-    keys: array = field(default_factory=lambda: array("q"))  # their BFS keys
-    acts: array = field(default_factory=lambda: array("H"))  # the action that produced each
-    states: list = field(default_factory=list)
-    sizes: array | None = None  # with symmetry: the size of each one's orbit
 
 
 # -------------------------------------------------------------------- actor
@@ -188,13 +164,7 @@ class Partition(Worker):
 
     def _route(self, k: int, ai: int, succ: tuple, fp: int, size: int) -> None:
         """A successor not seen here: into the batch for its owner (fingerprint modulo partitions)."""
-        batch = self.batches[fp % self.partitions]
-        batch.fps.append(fp)
-        batch.keys.append(k)
-        batch.acts.append(ai)
-        batch.states.append(succ)
-        if batch.sizes is not None:
-            batch.sizes.append(size)
+        self.batches[fp % self.partitions].add(k, ai, succ, fp, size)
 
     def _expanded(self, parents, counts, enabled, generated, events, placed, spent: float) -> tuple:
         graph = self.recorder.transitions() if self.recorder is not None else None
@@ -232,10 +202,10 @@ class Partition(Worker):
                 admission.admit(k, batch.acts[i], succ, fp, batch.sizes[i] if batch.sizes is not None else 0)
         except Failure as failure:
             events.append(failure_event(self.model, failure, k, placed))
-        self.stored += len(admission.fps)
+        self.stored += len(admission.kept.fps)
         if self.pools.review(self.stored):
             admission.replan()
-        self.new_fps, self.new_states = admission.fps, admission.states
+        self.new_fps, self.new_states = admission.kept.fps, admission.kept.states
         return admission.admitted(events, placed, [])
 
 

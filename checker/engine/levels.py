@@ -258,7 +258,7 @@ class Coordinator(Search):
             raise self._fault(fault, -1, "computing the initial states", self.model.span_of("initial")) from None
         if recorder is not None:
             self.graph.values.extend(recorder.values())
-        return admission.states, list(admission.fps)
+        return admission.kept.states, list(admission.kept.fps)
 
     def _initial(self, admission: Admission, state: tuple, fp: int, slot: int) -> None:
         """One initial state not seen before; an error in a reachable check is met before the
@@ -289,7 +289,7 @@ class Coordinator(Search):
         self.distinct = i + 1
         self.parents.append(-1)
         self.fps.append(fp)
-        state = admission.states[-1]
+        state = admission.kept.states[-1]
         if self.exact is not None:
             self.states.append(state)
         self.witnesses.update((name, i) for name, k in admission.witnesses.items() if k == i)

@@ -4,9 +4,10 @@ through Ray's object store).
 
 A worker expands its part of a level (`Expansion`: per parent, its successor counts by action, and
 the events met while expanding) and admits the new states it found (`Admitted`: their keys,
-fingerprints and actions, in key order, and what the checks found among them); a forked worker does
-both and sends them with `Stepped`, a Ray partition sends its successors to their owners
-(`cluster.Batch`) and the owner admits them. The coordinator puts each worker's part of the level
+fingerprints and actions, in key order, and what the checks found among them; the states stay with
+it, in a `Batch`); a forked worker does both and sends them with `Stepped`, a Ray partition
+(`Setup` says which it is) sends its successors to their owners, a `Batch` each, and the owner
+admits them. The coordinator puts each worker's part of the level
 into a `Report` (its own new states only) and adds the reports up (levels.Coordinator).
 
 Events (`Event`) are ordered as one process meets them: by key, then at one key by kind (a
@@ -20,6 +21,8 @@ from array import array
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple
+
+from tlacheck.engine.options import Options
 
 
 class EventKind(IntEnum):
@@ -65,6 +68,28 @@ class Expansion:
 def halted(reason: str, actions: int) -> Expansion:
     """The expansion of a worker that dropped its level."""
     return Expansion(array("q"), array("I"), [0] * actions, [0] * actions, [], {}, halted=reason)
+
+
+@dataclass
+class Batch:
+    """States found in one level, in key order, each with its key there, its key in the seen-set
+    and the action that found it (with symmetry, the size of its orbit): the states a worker
+    admitted (admission.Admission.kept), or those a Ray partition sends one owner (cluster.py),
+    each there at the smallest key it had."""
+
+    keys: array = field(default_factory=lambda: array("q"))  # their keys ((parent index << 32) | ordinal)
+    fps: array = field(default_factory=lambda: array("q"))  # their keys in the seen-set (fingerprint, orbit key or id)
+    acts: array = field(default_factory=lambda: array("H"))  # the action that found each
+    states: list = field(default_factory=list)
+    sizes: array | None = None  # with symmetry: the size of each one's orbit
+
+    def add(self, key: int, ai: int, state: tuple, fp: int, size: int) -> None:
+        self.keys.append(key)
+        self.fps.append(fp)
+        self.acts.append(ai)
+        self.states.append(state)
+        if self.sizes is not None:
+            self.sizes.append(size)
 
 
 @dataclass
@@ -126,6 +151,20 @@ class Copy(NamedTuple):
 class Take(NamedTuple):
     worker: int
     count: int
+
+
+# ---------------------------------------------------------------- the Ray partitions (cluster.py)
+
+@dataclass(frozen=True)
+class Setup:
+    """driver -> a Ray partition, when it starts, besides the recipe: its index, and what the search
+    checks."""
+
+    index: int
+    partitions: int
+    options: Options  # without the stop event and the warning callback (not sent)
+    symmetric: bool
+    code: str = ""  # the driver's cluster.code_id(): an actor running other code refuses to start
 
 
 # ---------------------------------------------------------------- the pipes of forked workers

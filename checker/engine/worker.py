@@ -198,7 +198,7 @@ class Worker:
         events, placed = [], {}
         event = None
         steps = self.admission.step if self.checks.steps else None
-        recorder, found = self.recorder, self.admission.fps
+        recorder, found = self.recorder, self.admission.kept.fps
         sizes = self.keying[1] if self.sized is not None else None
         spent = self.keying[0]
         fingerprint = self.fingerprint
@@ -320,11 +320,11 @@ class Worker:
         """The level's messages, once expanded; the candidates stay here for the next level."""
         admission = self.admission
         if placed and self.conn is None and not self.exact:  # out of memory here: room to rebuild the trace
-            admission.states.clear()  # the search ends at this level's first event, the MemoryError's
+            admission.kept.states.clear()  # the search ends at this level's first event, the MemoryError's
             self.recent = set()
             self.pools.pools.clear()
-        self.stored += len(admission.fps)
-        self.fps, self.states = admission.fps, admission.states
+        self.stored += len(admission.kept.fps)
+        self.fps, self.states = admission.kept.fps, admission.kept.states
         collected = self.checks.take_collected() + self.collected if self.checks.collect else []
         self.collected = []
         graph = self.recorder.transitions() if self.recorder is not None else None
