@@ -63,6 +63,7 @@ from itertools import compress, repeat
 from functools import reduce
 from operator import itemgetter, or_
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Callable, NamedTuple
 
 from tlacheck.engine import tableau
@@ -253,11 +254,25 @@ class Recorder:
         return values
 
 
+class Form(Enum):
+    """The forms of a property's leaf (its parts, instantiated: `leaves`): each common form is
+    decided by a search of its own (Checker), any other formula by a tableau; the safety forms
+    are checked during the search (`safety_checks`)."""
+
+    INITIALLY = "initially"  # a state predicate: true of the initial states
+    ALWAYS = "always"
+    EVENTUALLY = "eventually"
+    ALWAYS_EVENTUALLY = "always_eventually"
+    EVENTUALLY_ALWAYS = "eventually_always"
+    LEADS_TO = "leads_to"
+    TABLEAU = "tableau"  # p: (the automaton of its negation, the predicate of each literal)
+
+
 @dataclass(frozen=True)
 class _Leaf:
     """One supported property form, instantiated (quantifiers expanded)."""
 
-    kind: str  # always, eventually, always_eventually, eventually_always, leads_to
+    kind: Form
     p: object  # predicate: callable(state) -> bool
     q: object = None
     label: str = ""
@@ -303,7 +318,7 @@ def _state_formula(model, f: ir.Formula, env: dict):
     return None
 
 
-SAFETY = ("initially", "always")  # the leaf kinds the explorer checks during the search
+SAFETY = (Form.INITIALLY, Form.ALWAYS)  # the leaf forms the explorer checks during the search
 
 
 def instantiate(model, names) -> dict[str, list[_Leaf]]:
@@ -332,7 +347,7 @@ def safety_checks(model, names, instantiated: dict | None = None) -> tuple[list[
     for name, found in instantiated.items():
         for leaf in found:
             if leaf.kind in SAFETY:
-                (initially if leaf.kind == "initially" else always).append((name, leaf.p))
+                (initially if leaf.kind == Form.INITIALLY else always).append((name, leaf.p))
     return initially, always
 
 
@@ -391,7 +406,7 @@ def _tableau_leaf(model, f: ir.Formula, env: dict, label: str) -> _Leaf:
         negated = nnf(f, env, True)
     except EVAL_FAILURES as exc:  # the domain of an `all(... for x in S)`
         raise EvaluationFailed(exc, -1, f"evaluating property {label}", f.span) from None
-    return _Leaf("tableau", (tableau.automaton(negated), preds), label=label)
+    return _Leaf(Form.TABLEAU, (tableau.automaton(negated), preds), label=label)
 
 
 class _NotCommon(Exception):
@@ -411,7 +426,7 @@ def _guarded(model, f: ir.TBinary, g, env: dict, out: list, label: str) -> None:
     _expand(model, f.right, env, out, label)
     for i in range(start, len(out)):
         leaf = out[i]
-        if leaf.kind != "eventually":
+        if leaf.kind != Form.EVENTUALLY:
             raise _unsupported(f)
         inner = leaf.init
         out[i] = replace(leaf, init=g if inner is None else (lambda s, a=inner: g(s) and a(s)))
@@ -442,7 +457,7 @@ def _expand_forms(model, f: ir.Formula, env: dict, out: list, label: str) -> Non
         return
     state = _state_formula(model, f, env)
     if state is not None:  # a plain state predicate: true of the initial states
-        out.append(_Leaf("initially", state, label=label))
+        out.append(_Leaf(Form.INITIALLY, state, label=label))
         return
     if isinstance(f, ir.TBinary) and f.op == "implies":
         g = _state_formula(model, f.left, env)
@@ -454,18 +469,18 @@ def _expand_forms(model, f: ir.Formula, env: dict, out: list, label: str) -> Non
         q = _state_formula(model, f.right, env)
         if p is None or q is None:
             raise _unsupported(f)
-        out.append(_Leaf("leads_to", p, q, label))
+        out.append(_Leaf(Form.LEADS_TO, p, q, label))
         return
     if isinstance(f, ir.TUnary) and f.op in ("always", "eventually"):
         inner = f.operand
         p = _state_formula(model, inner, env)
         if p is not None:
-            out.append(_Leaf(f.op, p, label=label))
+            out.append(_Leaf(Form(f.op), p, label=label))
             return
         if isinstance(inner, ir.TUnary) and inner.op in ("always", "eventually") and inner.op != f.op:
             p = _state_formula(model, inner.operand, env)
             if p is not None:
-                out.append(_Leaf(f"{f.op}_{inner.op}", p, label=label))
+                out.append(_Leaf(Form(f"{f.op}_{inner.op}"), p, label=label))
                 return
         if f.op == "always" and isinstance(inner, ir.TBinary) and inner.op == "implies":
             p = _state_formula(model, inner.left, env)
@@ -473,7 +488,7 @@ def _expand_forms(model, f: ir.Formula, env: dict, out: list, label: str) -> Non
             if p is not None and isinstance(right, ir.TUnary) and right.op == "eventually":
                 q = _state_formula(model, right.operand, env)
                 if q is not None:
-                    out.append(_Leaf("leads_to", p, q, label))
+                    out.append(_Leaf(Form.LEADS_TO, p, q, label))
                     return
         if f.op == "always" and isinstance(inner, ir.TBinary) and inner.op == "and":
             _expand(model, ir.TUnary(f.span, "always", inner.left), env, out, label)
@@ -677,7 +692,7 @@ class Plan:
                 out.append((strong, self._atom(enabled), len(self.step_atoms) - 1, label))
             self.obligations[name] = out
         # property -> [(kind, atom p, atom q or -1, atom of the initial condition or -1)]; for a
-        # "tableau" leaf, p is its index in `tableaux`: (automaton, the atom of each literal)
+        # tableau leaf, p is its index in `tableaux`: (automaton, the atom of each literal)
         self.leaves: dict[str, list[tuple]] = {}
         self.tableaux: list[tuple] = []
         for prop in model.spec.properties:
@@ -687,10 +702,10 @@ class Plan:
             for leaf in instantiated[prop.name]:
                 if leaf.kind in SAFETY:
                     continue
-                if leaf.kind == "tableau":  # (automaton, its literals' predicates): the atoms of each
+                if leaf.kind == Form.TABLEAU:  # (automaton, its literals' predicates): the atoms of each
                     auto, preds = leaf.p
                     self.tableaux.append((auto, tuple(self._atom(x) for x in preds)))
-                    out.append(("tableau", len(self.tableaux) - 1, -1, -1))
+                    out.append((Form.TABLEAU, len(self.tableaux) - 1, -1, -1))
                     continue
                 p = self._atom(leaf.p)
                 q = -1 if leaf.q is None else self._atom(leaf.q)
@@ -1132,27 +1147,27 @@ class Checker:
             raise AssertionError("the predicate did not fail again")  # pragma: no cover
         return bool(bits & 1)
 
-    def _check_leaf(self, name: str, kind: str, p: int, q: int, g: int) -> LivenessViolation | None:
+    def _check_leaf(self, name: str, kind: Form, p: int, q: int, g: int) -> LivenessViolation | None:
         n = self.n
-        if kind == "eventually":  # (from the initial states that satisfy the condition g, if any)
+        if kind == Form.EVENTUALLY:  # (from the initial states that satisfy the condition g, if any)
             allowed = bytearray(not self._holds(p, s) for s in range(n))
             seeds = [(s, 0) for s in self.initial if allowed[s] and (g < 0 or self._holds(g, s))]
             return self._search(name, allowed, seeds, None,
                                 "a fair behaviour in which the predicate never holds")
-        if kind == "always_eventually":
+        if kind == Form.ALWAYS_EVENTUALLY:
             allowed = bytearray(not self._holds(p, s) for s in range(n))
             return self._search(name, allowed, None, None,
                                 "a fair behaviour in which the predicate eventually never holds again")
-        if kind == "eventually_always":
+        if kind == Form.EVENTUALLY_ALWAYS:
             must = (lambda s: not self._holds(p, s))
             return self._search(name, bytearray([1]) * n, None, must,
                                 "a fair behaviour in which the predicate is false infinitely often")
-        if kind == "leads_to":
+        if kind == Form.LEADS_TO:
             allowed = bytearray(not self._holds(q, s) for s in range(n))
             seeds = [(s, self.depth[s]) for s in compress(range(n), allowed) if self._holds(p, s)]
             return self._search(name, allowed, seeds, None,
                                 "the left side holds, then the right side never does", from_tree=True)
-        if kind == "tableau":
+        if kind == Form.TABLEAU:
             return self._tableau(name, *self.plan.tableaux[p])
         raise AssertionError(kind)  # pragma: no cover
 
