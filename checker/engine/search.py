@@ -1,13 +1,14 @@
 """What every search does besides exploring: the checks, the violations, the Result, the traces.
 
 `Search` is the base of the one search driver (levels.py's `Coordinator`, the only loop over
-states): it checks a state or a step as explore.py's docstring says (invariants, the safety part
-of the temporal properties, step properties, state constraints, reachable checks), keeps the
-violations in collect mode (`tlacheck verify`), turns an evaluation error into the Result with
-its trace, rebuilds traces from the store's keys (traces.py), and, once the search is complete,
-decides the reachable checks and the temporal properties on the state graph (liveness.py).
-The driver re-evaluates here every event its workers report, so a violation and an error are
-reported by the same code however the states were explored.
+states): it holds what the search checks (`checks`: admission.Checks, in the order explore.py's
+docstring gives: state constraints, invariants, the safety part of the temporal properties, step
+properties; and the reachable checks), reports what a check found (a `Failure` of the admission
+sequence: a violation, kept in collect mode, `tlacheck verify`; an evaluation error, as the
+Result with its trace), rebuilds traces from the store's keys (traces.py), and, once the search is
+complete, decides the reachable checks and the temporal properties on the state graph
+(liveness.py). The driver re-evaluates every event its workers report through the same Checks,
+so a violation and an error are reported by the same code however the states were explored.
 """
 
 from __future__ import annotations
