@@ -146,7 +146,9 @@ _BOUND_BY_AN_INTERFACE = {
     "engine.watchdog": lambda fn, p: (fn, p) in (("__exit__", "exc"), ("_tick", "signum")),
     "conform.recorder": lambda fn, p: (fn, p) == ("__exit__", "exc"),
     # a successor function `n{i}`'s signature (state, raw, memos, entries): the keyed one needs the state alone
-    "engine.levels": lambda fn, p: fn == "nexts" and p in ("raw", "memos", "entries"),
+    "engine.worker": lambda fn, p: fn == "nexts" and p in ("raw", "memos", "entries"),
+    # a worker's tick (expanded, found, generated): a Ray partition's looks at its memory alone
+    "engine.cluster": lambda fn, p: fn == "_watch_memory",
 }
 
 
@@ -223,3 +225,61 @@ def test_issue_32_nothing_imports_the_source_folder_as_checker():
                 if module == "checker" or module.startswith("checker."):
                     found.append(f"{path.relative_to(root)}: {module}")
     assert found == []
+
+
+
+# What holds a check kind, an expectation or an answer, by the names the code gives it
+_KIND_HOLDERS = {"kind", "outcome", "got", "expected", "what"}
+
+
+def _named_compared(node: ast.Compare) -> set[str]:
+    """The strings a comparison of a kind holder compares it with (`v.kind == "a"`,
+    `kind in ("a", "b")`); nothing when neither side is a kind holder."""
+    sides = [node.left, *node.comparators]
+    holders = [s for s in sides if isinstance(s, ast.Attribute) and s.attr in _KIND_HOLDERS
+               or isinstance(s, ast.Name) and s.id in _KIND_HOLDERS]
+    if not holders:
+        return set()
+    out = set()
+    for side in sides:
+        items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+        out |= {i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)}
+    return out
+
+
+def test_issue_34_check_kinds_expectations_and_answers_are_compared_as_enums():
+    """Check kinds, expectations and verify's answers have one owner each (core/result.py: Check,
+    Expectation, Answer); no module compares one by its name, which a typo or a new kind would
+    silently break. (lang/ is not concerned: its kinds are those of the declarations it types,
+    named in its messages, before any check exists.)"""
+    from tlacheck.core.result import Answer, Check, Expectation
+
+    names = {m.value for e in (Check, Expectation, Answer) for m in e}
+    found = []
+    for module, tree in sources().items():
+        if module == "core.result" or module.startswith("lang."):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare) and _named_compared(node) & names:
+                found.append(f"{module}:{node.lineno}: {sorted(_named_compared(node) & names)}")
+    assert not found, "\n".join(found)
+
+
+ENGINE_FUNCTION_LINES = 100
+
+
+def test_issue_34_no_function_of_the_engine_is_over_100_lines():
+    """The search is written as parts that say one thing each (issue 34: `Worker._expand` had
+    grown to 206 lines with its admission of a successor, its recording of the behaviour graph
+    and its events inline). A function of engine/ over 100 lines, nested ones included, wants
+    its parts named; docstring and comments count, since they are read too."""
+    long = []
+    for module, tree in sources().items():
+        if not module.startswith("engine."):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > ENGINE_FUNCTION_LINES:
+                    long.append(f"{module}.{node.name} (line {node.lineno}): {lines} lines")
+    assert not long, "\n".join(long)

@@ -62,7 +62,7 @@ def test_the_pasted_verify_table_is_current(page):
     text = page.read_text(encoding="utf-8")
     spec = _spec_of(page)
     rows = verify_source(read_source(str(ROOT / spec)))
-    now = [(r.variant, r.check, r.expected, r.got, f"{r.states:,}" if r.states is not None else "",
+    now = [(r.variant, r.check, r.expected.value, r.got.value, f"{r.states:,}" if r.states is not None else "",
             str(r.trace_length) if r.trace_length is not None else "") for r in rows]
     assert _quoted_rows(text, spec) == now, f"re-run `tlacheck verify` and paste the table into {page.name}"
 

@@ -268,7 +268,8 @@ def test_a_time_limit_stops_the_run_cleanly(cluster):
 def test_the_memory_limit_is_each_actors():
     """An actor past --memory-limit (its own resident memory) drops the level, which ends the run
     as a limit does; here the actor's class runs in this process, without Ray."""
-    from tlacheck.engine.cluster import Partition, Setup
+    from tlacheck.engine.cluster import Partition
+    from tlacheck.engine.messages import Setup
 
     model = model_of(COUNTERS)
     actor = Partition(model.recipe, Setup(0, 1, Options(memory_limit_mb=1), False))

@@ -15,7 +15,8 @@ from tlacheck.compile.model import build_model
 from tlacheck.core import types as T
 from tlacheck.core.runtime import NONE, keys_tuple
 from tlacheck.engine.explore import explore
-from tlacheck.engine.fingerprints import Fingerprinter, FingerprintSet, collision_probability, encode, slot_hash
+from tlacheck.engine.fingerprints import (Fingerprinter, FingerprintTable, collision_probability, encode,
+                                         slot_hash)
 from tlacheck.engine.options import Options, Storage
 from tests.conftest import ROOT, SPECS, model_of, spec_runs
 from tests.values_check import state_problems, well_represented
@@ -151,24 +152,50 @@ def test_zero_is_never_a_fingerprint(monkeypatch):
     assert fingerprint((7,)) == 1
 
 
-def test_fingerprint_set_grows_and_keeps_every_member():
+def test_the_fingerprint_table_grows_and_keeps_every_member():
     fingerprint = Fingerprinter([INT, INT, T.SetT(INT)])
-    fps = FingerprintSet(log2_slots=3)
+    fps = FingerprintTable(8)
     values = [fingerprint((i, -i, frozenset({i % 7}))) for i in range(5000)]
-    assert all(fps.add(v) for v in values)
-    assert len(fps) == 5000 and fps.count <= fps.limit
+    for v in values:
+        if not fps.room(1):
+            fps = fps.grown(fps.count + 1)
+        assert fps.add(v)
+    assert len(fps) == 5000 and 2 * fps.count <= fps.mask + 1
     assert all(v in fps for v in values)
     assert not any(fps.add(v) for v in values)
+    assert sorted(fps.fingerprints()) == sorted(values)
 
 
 def test_the_newest_fingerprint_takes_its_home_slot():
     # Last come, first served: a search looks up the states it stored last most often.
-    fps = FingerprintSet(log2_slots=4)
-    clash = [5 + 16 * i for i in range(6)]  # one home slot, 5
-    for v in clash:
-        fps.add(v)
-        assert fps.table[5] == v
-    assert sorted(x for x in fps.table if x) == clash and all(v in fps for v in clash)
+    for insert in (False, True):
+        fps = FingerprintTable(16)
+        clash = [5 + 16 * i for i in range(6)]  # one home slot, 5
+        for v in clash:
+            fps.insert([v]) if insert else fps.add(v)
+            assert fps.table[5] == v
+        assert sorted(fps.fingerprints()) == clash and all(v in fps for v in clash)
+
+
+def test_issue_34_a_shared_table_is_read_by_a_process_it_is_sent_to():
+    """One table class serves every seen-set: a growth copies a shared table chunk by chunk into a
+    new shared one, which another process attaches by its descriptor and reads."""
+    import os
+
+    table = FingerprintTable(16, shared=True)
+    table.insert([3, 19, 35])
+    grown = FingerprintTable(64, shared=True)
+    assert list(table.copy_into(grown, 2)) == [None, None]  # two chunks
+    table.close()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the other process: the descriptor as a forked worker inherits or receives it
+        other = FingerprintTable.attach(64, os.dup(grown.fd))
+        os.write(write, bytes([all(x in other for x in (3, 19, 35)) and 51 not in other]))
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b"\x01"
+    grown.close()
 
 
 def test_collision_probability_is_tlcs_optimistic_estimate():

@@ -15,6 +15,7 @@ from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.output import artefacts, html
+from tlacheck.core.result import Check
 from tests.conftest import ROOT, SPECS, golden, model_of
 
 
@@ -148,7 +149,7 @@ def test_a_lasso_is_drawn_as_a_loop():
     model = build_model(read_source(str(SPECS / "notify_race.spec")))
     result = explore(model, Options(properties=("ParentHearsBack",), invariants=()))
     v = result.violation
-    assert v is not None and v.kind == "liveness" and v.trace.loop_index is not None
+    assert v is not None and v.kind == Check.LIVENESS and v.trace.loop_index is not None
     page = html.trace_report(artefacts.html_doc(model, v, None, NOTIFY, "base", {}, result))
     assert v.trace.closing is None  # it stutters: nothing that changes the state is enabled at the end
     n = len(v.trace.steps)
@@ -190,7 +191,7 @@ def test_a_liveness_failure_blames_the_starved_actor():
     model = model_of(STARVE)
     result = explore(model, Options(check_deadlock=False))
     v = result.violation
-    assert v.kind == "liveness" and v.trace.closing is not None
+    assert v.kind == Check.LIVENESS and v.trace.closing is not None
     page = html.trace_report(artefacts.html_doc(model, v, None, "starve.spec", "base", {}, result))
     heads = re.findall(r'<g class="lane-head"><rect x="([\d.]+)"[^>]*/><text[^>]*>([^<]+)</text>', page)
     assert [name for _, name in heads] == ["Producer", "c1", "c2"]

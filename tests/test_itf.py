@@ -10,7 +10,7 @@ import pytest
 
 from tlacheck.app.cli import main, read_source
 from tlacheck.compile.model import build_model
-from tlacheck.core.result import Step, Trace
+from tlacheck.core.result import Check, Step, Trace
 from tlacheck.core.runtime import NONE
 from tlacheck.engine.explore import explore
 from tlacheck.output import itf
@@ -140,7 +140,7 @@ def test_lasso_writes_loop_and_the_closing_action():
     states = [(0,), (1,), (2,)]
     steps = [Step(None, (), states[0]), Step(0, (), states[1]), Step(0, (), states[2])]
     trace = Trace(tuple(steps), 0, Step(1, (), states[0]))
-    data = itf.trace_itf(model, trace, source="t.spec", status="liveness", kind="liveness", name="P")
+    data = itf.trace_itf(model, trace, source="t.spec", status="liveness", kind=Check.LIVENESS, name="P")
     validate(data)
     assert data["loop"] == 0 and data["#meta"]["closing"] == {"action": "Reset", "params": {}}
     stutter = itf.trace_itf(model, Trace(tuple(steps), 2, None), source="t.spec", status="liveness")

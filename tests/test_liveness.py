@@ -9,7 +9,7 @@ import pytest
 
 from tlacheck.app.cli import read_source
 from tlacheck.compile.model import build_model
-from tlacheck.core.result import Verdict
+from tlacheck.core.result import Check, Verdict
 from tlacheck.engine.explore import explore
 from tests.conftest import SPECS, model_of
 
@@ -196,7 +196,7 @@ def test_eventually_always_holds_when_the_system_settles():
 
 def test_always_property_is_a_safety_check_with_a_finite_trace():
     model, r = check(COUNTER.replace("property Reaches3: eventually x == 3", "property Small: always x < 2"))
-    assert r.verdict == Verdict.INVARIANT_VIOLATED and r.violation.kind == "property"
+    assert r.verdict == Verdict.INVARIANT_VIOLATED and r.violation.kind == Check.PROPERTY
     assert r.violation.trace.loop_index is None
     assert r.violation.trace.steps[-1].state == (2,)
 

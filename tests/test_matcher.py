@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tlacheck.compile.model import build_model
+from tlacheck.core.result import Check
 from tlacheck.core.source import Source
 from tlacheck.engine import matcher as M
 from tlacheck.engine.matcher import Call, Event, Explainer, Matcher, MatchOptions
@@ -173,7 +174,7 @@ def test_checks_fail_along_a_behaviour_only_when_every_matching_one_fails(net):
     mt = Matcher(net, MatchOptions(checks=checks))
     mt.start()
     assert all(mt.feed(e) for e in run[:-1]) and mt.feed(ev(net, "Deliver", {"m": m2}, secret=2))
-    assert mt.best().broken == ("invariant", "SecretSmall", 4)
+    assert mt.best().broken == (Check.INVARIANT, "SecretSmall", 4)
     # checking only NoDuplicate: nothing breaks
     mt = Matcher(net, MatchOptions(checks=Options(invariants=("NoDuplicate",))))
     mt.start()

@@ -81,7 +81,7 @@ def test_variants_of_the_importer_replace_imported_declarations_and_the_imported
     text = MAIN + ('variant Free "no mutual exclusion":\n    replace def others(p: Procs) -> set[Procs]: {}\n'
                    "expect base holds OneBusy\nexpect Free violates OneBusy\n")
     rows = verify_source(read_source(str(write(tmp_path, main=text, common=common))))
-    assert [(r.variant, r.got) for r in rows] == [("base", "holds"), ("Free", "violates")]
+    assert [(r.variant, r.got.value) for r in rows] == [("base", "holds"), ("Free", "violates")]
     with pytest.raises(UsageError, match="no variant `Elsewhere`"):  # common.spec's, not main.spec's
         build_model(read_source(str(tmp_path / "main.spec")), variant="Elsewhere")
 

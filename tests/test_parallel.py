@@ -15,6 +15,8 @@ from tlacheck.app.cli import EXIT_INTERNAL, main, read_source
 from tlacheck.compile.model import build_model
 from tlacheck.core.result import Verdict
 from tlacheck.engine import levels as parallel
+from tlacheck.engine import worker
+from tlacheck.engine.messages import Copy, Take, halted
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
 from tlacheck.engine.levels import Coordinator
@@ -180,21 +182,21 @@ def test_states_are_shared_out_evenly_without_changing_the_result(monkeypatch):
     its range that another worker numbered (it found the state too; an earlier worker hands it
     over; a later worker hands it over) all occur on these specs, with the same Results."""
     seen = {"copy": 0, "copy handed": 0, "take": 0}
-    plans = parallel.Coordinator._plans
+    holdings = parallel.Coordinator._holdings
 
     def spy(self, own, masks, fps, has):
-        result = plans(self, own, masks, fps, has)
-        for t, plan in enumerate(result):
-            for segment in plan["segments"]:
-                if segment[0] == "copy":
+        result = holdings(self, own, masks, fps, has)
+        for t, holding in enumerate(result):
+            for segment in holding.segments:
+                if isinstance(segment, Copy):
                     seen["copy"] += 1
-                    seen["copy handed"] += t in result[segment[1]]["send"]
-                elif segment[0] == "take":
+                    seen["copy handed"] += t in result[segment.worker].send
+                elif isinstance(segment, Take):
                     seen["take"] += 1
-                    assert t in result[segment[1]]["send"]
+                    assert t in result[segment.worker].send
         return result
 
-    monkeypatch.setattr(parallel.Coordinator, "_plans", spy)
+    monkeypatch.setattr(parallel.Coordinator, "_holdings", spy)
     for spec in ["classic/two_phase.spec", "classic/prisoners.spec", "classic/alternating_bit.spec"]:
         assert_same(build_model(read_source(str(SPECS / spec))), workers=(2, 3, 4))
     assert all(seen.values()), seen
@@ -203,7 +205,9 @@ def test_states_are_shared_out_evenly_without_changing_the_result(monkeypatch):
 def test_the_shared_table_grows(monkeypatch):
     """The fingerprint table starts small here, so it grows (and is handed to the workers) many
     times."""
-    monkeypatch.setattr(parallel, "MIN_SLOTS", 1 << 4)
+    from tlacheck.engine import fingerprints
+
+    monkeypatch.setattr(fingerprints, "MIN_SLOTS", 1 << 4)
     model = build_model(read_source(str(SPECS / "classic" / "two_phase.spec")), {"RM": "{r1,r2,r3,r4}"})
     assert_same(model, workers=(2, 3))
 
@@ -214,7 +218,7 @@ def test_the_workers_pools_are_reviewed_between_states(monkeypatch):
     values never repeat) in the middle of a level: the results stay those of one process."""
     from tlacheck.engine import pools as pools
 
-    monkeypatch.setattr(parallel, "HALT_EVERY", 0)
+    monkeypatch.setattr(worker, "HALT_EVERY", 0)
     monkeypatch.setattr(pools, "POOL_WINDOW", 4)
     monkeypatch.setattr(pools, "POOL_LIMIT", 8)
     dropped = []
@@ -238,7 +242,7 @@ def test_the_workers_pools_are_reviewed_between_states(monkeypatch):
 def test_progress_with_workers_counts_the_expansion_in_flight(monkeypatch):
     """Progress lines come while the workers expand, with what they found so far (from their
     shared counters, updated every state here): counts that only grow, up to the final ones."""
-    monkeypatch.setattr(parallel, "HALT_EVERY", 0)
+    monkeypatch.setattr(worker, "HALT_EVERY", 0)
     monkeypatch.setattr(parallel, "_WATCH_S", 0.0)
     lines = []
     model = model_of(SLOW_GRID)  # slow guards: many readings in every level
@@ -252,10 +256,10 @@ def test_progress_with_workers_counts_the_expansion_in_flight(monkeypatch):
 
 
 def test_a_failing_worker_is_reported_in_one_line(monkeypatch, capsys):
-    def boom(self, pending):
+    def boom(self):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(parallel.Worker, "_expand", boom)  # the workers are forked: they inherit it
+    monkeypatch.setattr(worker.Worker, "_expand", boom)  # the workers are forked: they inherit it
     model = model_of(COUNTERS)
     with pytest.raises(parallel.WorkerError, match=r"^worker process \d failed: RuntimeError: boom$") as info:
         explore(model, Options(workers=2))
@@ -269,7 +273,7 @@ def test_a_failing_worker_is_reported_in_one_line(monkeypatch, capsys):
 def test_a_worker_that_dies_is_reported(monkeypatch):
     import os
 
-    monkeypatch.setattr(parallel.Worker, "_lookup", lambda self, others: os._exit(3))
+    monkeypatch.setattr(worker.Worker, "_lookup", lambda self, others: os._exit(3))
     model = model_of(COUNTERS)
     with pytest.raises(parallel.WorkerError, match=r"worker process \d stopped unexpectedly \(exit code 3\)"):
         explore(model, Options(workers=2, check_deadlock=False))
@@ -295,7 +299,7 @@ def test_a_limit_reached_while_the_workers_expand_stops_at_the_level_boundary(mo
     """The coordinator watches the limits while the workers expand; when one is reached they
     drop the level. The Result is then that of a search stopped by --max-depth before it."""
     monkeypatch.setattr(parallel, "_WATCH_S", 0.001)
-    monkeypatch.setattr(parallel, "HALT_EVERY", 0)  # the workers look at every state
+    monkeypatch.setattr(worker, "HALT_EVERY", 0)  # the workers look at every state
     watching = {"queue": 0}
     replies = parallel.Coordinator._replies
     dropped = []
@@ -345,9 +349,9 @@ def test_an_event_before_the_halted_workers_is_reported_as_one_process_does(monk
         def is_set(self):
             return watching["queue"] >= 5
 
-    expand = parallel.Worker._expand
+    expand = worker.Worker._expand
 
-    def worker_1_waits_for_the_halt(self, pending):
+    def worker_1_waits_for_the_halt(self):
         parent = os.getppid()
         with open(f"/proc/{parent}/task/{parent}/children") as fh:
             if os.getpid() != min(map(int, fh.read().split())):  # forked second: worker 1
@@ -355,13 +359,13 @@ def test_an_event_before_the_halted_workers_is_reported_as_one_process_does(monk
                 while self.frontier and time.monotonic() < deadline:
                     if self.halt[0]:
                         self.frontier = []
-                        return {"halted": True}
+                        return halted("halted", len(self.successors)), None
                     time.sleep(0.001)
-        return expand(self, pending)
+        return expand(self)
 
     monkeypatch.setattr(parallel, "_WATCH_S", 0.001)
     monkeypatch.setattr(parallel.Coordinator, "_replies", spy)
-    monkeypatch.setattr(parallel.Worker, "_expand", worker_1_waits_for_the_halt)
+    monkeypatch.setattr(worker.Worker, "_expand", worker_1_waits_for_the_halt)
     model = model_of(text)
     r = explore(model, Options(workers=2, stop=StopInTheBigLevel()))
     one = explore(model, Options())
@@ -372,14 +376,14 @@ def test_an_event_before_the_halted_workers_is_reported_as_one_process_does(monk
 @pytest.mark.parametrize("shares", [(0.85, 0.15), (0.1, 0.9), (0.2, 0.2, 0.6)])
 def test_uneven_shares_give_the_same_result(monkeypatch, shares):
     """The shares follow the workers' measured speed; whatever they are, the Result is the same."""
-    plans = parallel.Coordinator._plans
+    holdings = parallel.Coordinator._holdings
 
     def fixed(self, *args):
         if self.workers == len(shares):  # not the one-process run it is compared with
             self.shares = list(shares)
-        return plans(self, *args)
+        return holdings(self, *args)
 
-    monkeypatch.setattr(parallel.Coordinator, "_plans", fixed)
+    monkeypatch.setattr(parallel.Coordinator, "_holdings", fixed)
     for spec in ["classic/two_phase.spec", "classic/prisoners.spec", "classic/missionaries.spec"]:
         assert_same(build_model(read_source(str(SPECS / spec))), workers=(len(shares),))
 
@@ -437,7 +441,7 @@ def test_issue_8_out_of_memory_outside_the_spec_in_a_worker_is_a_limit(monkeypat
     def lookup(self, others):
         raise MemoryError
 
-    monkeypatch.setattr(parallel.Worker, "_lookup", lookup)
+    monkeypatch.setattr(worker.Worker, "_lookup", lookup)
     spec = str(SPECS / "classic" / "diehard.spec")
     assert main(["check", spec, "--workers", "2", "--quiet"]) == 5
     err = capsys.readouterr().err

@@ -21,6 +21,7 @@ from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
+from tlacheck.core.result import Answer, Check
 from tests.conftest import SPECS
 from tests.oracle import tlc
 
@@ -83,7 +84,7 @@ def test_ewd840_refines_sync_termination_detection():
 def test_a_mutation_breaks_the_refinement_at_its_first_bad_step(tmp_path):
     model, result = check(mutated_port(tmp_path), properties=("TDSpec",), invariants=())
     v = result.violation
-    assert result.verdict.name == "INVARIANT_VIOLATED" and (v.kind, v.name) == ("step", "TDSpec")
+    assert result.verdict.name == "INVARIANT_VIOLATED" and (v.kind, v.name) == (Check.STEP, "TDSpec")
     before, after = (model.format_state(s.state)["active"] for s in v.trace.steps)
     assert (before, after) == ("{0 -> false, 1 -> false, 2 -> true}", "{0 -> true, 1 -> false, 2 -> false}")
 
@@ -119,7 +120,7 @@ def test_verify_decides_an_expectation_on_a_refinement(tmp_path):
     path = mutated_port(tmp_path)
     path.write_text(path.read_text() + "\nexpect base violates TDSpec\n")
     rows = verify_source(read_source(str(path)))
-    assert [(r.check, r.got, r.trace_length) for r in rows] == [("TDSpec", "violates", 1)]
+    assert [(r.check, r.got, r.trace_length) for r in rows] == [("TDSpec", Answer.VIOLATES, 1)]
 
 
 ABSTRACT = """\
@@ -162,7 +163,7 @@ def test_an_initial_state_outside_the_abstract_ones(tmp_path):
         """)
     model, result = check(path)
     v = result.violation
-    assert (v.kind, v.name, len(v.trace.steps)) == ("property", "A", 1)
+    assert (v.kind, v.name, len(v.trace.steps)) == (Check.PROPERTY, "A", 1)
     assert model.format_state(v.trace.steps[0].state)["y"] == "2"
 
 
@@ -177,7 +178,7 @@ def test_a_step_the_abstract_spec_cannot_take(tmp_path):
         """)
     model, result = check(path)
     v = result.violation
-    assert (v.kind, v.name) == ("step", "A")
+    assert (v.kind, v.name) == (Check.STEP, "A")
     assert [model.format_state(s.state)["y"] for s in v.trace.steps] == ["0", "1", "3"]
 
 
@@ -262,7 +263,7 @@ def test_without_its_own_fairness_ewd840_breaks_the_abstract_fairness(tmp_path):
 
     model, result = check(unfair_port(tmp_path), properties=("TDSpec",), invariants=())
     v = result.violation
-    assert result.verdict.name == "LIVENESS_VIOLATED" and (v.kind, v.name) == ("liveness", "TDSpec")
+    assert result.verdict.name == "LIVENESS_VIOLATED" and (v.kind, v.name) == (Check.LIVENESS, "TDSpec")
     assert "weak fairness of `DetectTermination`" in v.message
     replay_lasso(model, v.trace)  # a real, fair behaviour of the concrete spec
     # in its loop TD's DetectTermination is enabled (every node inactive, termination not detected)
@@ -356,7 +357,7 @@ def test_issue_32_an_imported_constant_mapped_to_another_value(tmp_path):
     path = importing_pair(tmp_path, "        K = 2\n")
     result = explore(build_model(read_source(str(path)), {"K": "3"}), Options(check_deadlock=False))
     v = result.violation
-    assert (v.kind, v.name, len(v.trace.steps)) == ("step", "A", 4)  # y = 0, 1, 2, then 3 > K
+    assert (v.kind, v.name, len(v.trace.steps)) == (Check.STEP, "A", 4)  # y = 0, 1, 2, then 3 > K
 
 
 LIB_TLA = "---- MODULE Lib ----\nCONSTANT K\n====\n"
@@ -398,4 +399,4 @@ def test_issue_32_tlc_agrees_on_a_refinement_whose_constant_is_imported(tmp_path
         assert (ours.distinct_states, ours.states_generated) == (theirs.distinct, theirs.generated)
         return
     assert theirs.verdict == "temporal" and "Action property" in theirs.output, theirs.output[-2000:]
-    assert ours.violation.kind == "step" and len(ours.violation.trace.steps) == theirs.trace_length
+    assert ours.violation.kind == Check.STEP and len(ours.violation.trace.steps) == theirs.trace_length

@@ -14,7 +14,7 @@ import pytest
 from tlacheck.app.cli import main, read_source
 from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError, UsageError
-from tlacheck.core.result import Step, Trace, Violation
+from tlacheck.core.result import Check, Step, Trace, Violation
 from tlacheck.engine import stategraph
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
@@ -482,7 +482,7 @@ def test_output_is_byte_identical_across_processes(tmp_path):
 
 def test_violation_without_trace_writes_nothing(tmp_path, capsys):
     model, _ = diehard()
-    files = artefacts.diagrams(model, Violation("invariant", "X", Trace((Step(None, (), (0, 0)),))), None)
+    files = artefacts.diagrams(model, Violation(Check.INVARIANT, "X", Trace((Step(None, (), (0, 0)),))), None)
     assert set(files) == {".dot"}
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from tlacheck.app.cli import main
 from tlacheck.compile.model import build_model
-from tlacheck.core.result import Step, Trace
+from tlacheck.core.result import Check, Step, Trace
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
@@ -83,7 +83,7 @@ def test_itf_round_trips_through_replay(saved_json):
     base = model()
     trace = savedtrace.to_trace(savedtrace.load(saved_json, base), base)
     data = json.loads(json.dumps(trace_itf(base, trace, source="fixes.spec", status="violation",
-                                           kind="invariant", name="NotSolved")))
+                                           kind=Check.INVARIANT, name="NotSolved")))
     r = replay(base, savedtrace.load(data, base))
     assert r.replays and r.still_violates is True and r.trace == trace
 

@@ -9,7 +9,7 @@ import pytest
 
 from tlacheck.app.cli import main
 from tlacheck.compile.model import build_model
-from tlacheck.core.result import Verdict
+from tlacheck.core.result import Answer, Check, Verdict
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
@@ -93,13 +93,13 @@ def test_the_seed_bugs_are_found_and_their_traces_replay(path, variant, name, se
     result = simulate(model, SimOptions(seed=seed))
     assert result.verdict == Verdict.INVARIANT_VIOLATED
     v = result.violation
-    assert (v.kind, v.name) == ("invariant", name)
+    assert (v.kind, v.name) == (Check.INVARIANT, name)
     assert_execution(model, v.trace)
     last = v.trace.steps[-1].state
     assert not invariant(model, name)(last)
     assert all(invariant(model, name)(s.state) for s in v.trace.steps[:-1])
     # the replay machinery agrees (as `tlacheck replay` runs it)
-    saved = savedtrace.load({"kind": v.kind, "name": v.name, "trace": trace_json(model, v.trace)}, model)
+    saved = savedtrace.load({"kind": v.kind.value, "name": v.name, "trace": trace_json(model, v.trace)}, model)
     outcome = replay(model, saved)
     assert outcome.replays and outcome.still_violates is True
 
@@ -256,7 +256,7 @@ def test_a_step_property_is_checked_on_every_step():
     model = model_of(TOGGLE)
     result = simulate(model, SimOptions(seed=1))
     v = result.violation
-    assert (v.kind, v.name) == ("step", "XGrows")
+    assert (v.kind, v.name) == (Check.STEP, "XGrows")
     assert_execution(model, v.trace)
     (before, after) = v.trace.steps[-2:]
     assert after.state < before.state and model.action_info[after.action].name == "Reset"
@@ -366,7 +366,7 @@ def test_verify_by_simulation_meets_violations_and_leaves_what_it_cannot_decide(
     rows = {(r.variant, r.check): r for r in verify_source(read_source(str(SPECS / "notify_race.spec")),
                                                            simulation=SimOptions(seed=1, traces=200))}
     found = rows["base", "AnswerNotified"]
-    assert found.ok and found.got == "violates"
+    assert found.ok and found.got == Answer.VIOLATES
     assert_execution(found.model, found.evidence.trace)
     held = rows["Generation", "AnswerNotified"]
     assert held.ok and "not a proof" in held.note
@@ -396,7 +396,7 @@ def test_the_pytest_plugin_simulates_and_skips_what_it_cannot_decide(pytester):
 def test_collect_mode_reports_each_failing_check_once():
     model = model_of(COUNTER.replace("invariant Small: x < 1000", "invariant A: x < 2\n    invariant B: x < 3"))
     result = simulate(model, SimOptions(seed=1, traces=20, collect=True))
-    assert [(v.kind, v.name) for v in result.violations] == [("invariant", "A"), ("invariant", "B")]
+    assert [(v.kind, v.name) for v in result.violations] == [(Check.INVARIANT, "A"), (Check.INVARIANT, "B")]
     assert result.simulation.behaviours == 20  # the run went on after the first violation
     for v in result.violations:
         assert_execution(model, v.trace)
@@ -479,7 +479,7 @@ def test_issue_32_a_step_property_and_a_deadlock_are_shortened_too(tmp_path):
     shortest = explore(model, Options(check_deadlock=False)).violation.trace
     for seed in range(1, 6):
         r = simulate(model, SimOptions(seed=seed, check_deadlock=False))
-        assert r.violation.kind == "step" and r.violation.name == "AStaysLow"
+        assert r.violation.kind == Check.STEP and r.violation.name == "AStaysLow"
         assert len(r.violation.trace.steps) == len(shortest.steps) == 5  # four steps of A
         assert_execution(model, r.violation.trace)
     # B wanders until A has run twice and Stop ends everything: the deadlock needs A, A, Stop
@@ -501,7 +501,7 @@ def test_issue_32_a_step_property_and_a_deadlock_are_shortened_too(tmp_path):
     found = []
     for seed in range(1, 6):
         r = simulate(stopping, SimOptions(seed=seed))
-        assert r.violation.kind == "deadlock" and len(r.violation.trace.steps) == 4
+        assert r.violation.kind == Check.DEADLOCK and len(r.violation.trace.steps) == 4
         assert_execution(stopping, r.violation.trace)
         found.append(r.simulation.found_steps)
     assert max(found) > 3

@@ -34,6 +34,7 @@ from tlacheck.lang.parser import parse
 from tlacheck.prove.proof import (
     Outcome, condition, cube_minus, cube_size, irredundant, literal, union_size, Input,
 )
+from tlacheck.core.result import Answer
 from tlacheck.core.runtime import NONE
 from tlacheck.core.source import Source
 from tlacheck.lang.variants import BASE, variants
@@ -528,8 +529,8 @@ def test_hard_theorem_stops_at_the_timeout():
 
 def test_verify_expectations_use_decide():
     decision = smt.decide(_variant_models(FORK)["Fix1"], "NoSilentStall")
-    assert decision.verdict == "violates" and decision.summary.startswith("refuted: isRemote = true")
-    assert smt.decide(_variant_models(FORK)["Fix2"].spec, "NoSilentStall").verdict == "holds"
+    assert decision.verdict == Answer.VIOLATES and decision.summary.startswith("refuted: isRemote = true")
+    assert smt.decide(_variant_models(FORK)["Fix2"].spec, "NoSilentStall").verdict == Answer.HOLDS
 
 
 # ---------------------------------------------------------------- the prove command

@@ -9,7 +9,7 @@ a closed pipe or a full disk) in tests/test_cli.py.
 
 import pytest
 
-from tlacheck.core.result import Verdict
+from tlacheck.core.result import Check, Verdict
 from tlacheck.engine.options import Storage
 from tests.conftest import run
 
@@ -106,7 +106,7 @@ def test_soundness_3_an_always_property_is_checked_on_an_initial_state_failing_t
     # TLC: "Invariant P is violated by the initial state: x = 5" (TLC checks []P as an invariant).
     _, r = run(text, check_deadlock=False, **mode)
     assert (r.verdict, r.violation.kind, r.violation.name, len(r.violation.trace.steps)) == \
-        (Verdict.INVARIANT_VIOLATED, "property", "P", 1)
+        (Verdict.INVARIANT_VIOLATED, Check.PROPERTY, "P", 1)
 
 
 @pytest.mark.parametrize("mode", MODES)

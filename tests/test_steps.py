@@ -8,7 +8,7 @@ import pytest
 
 from tlacheck.app.cli import main
 from tlacheck.core.errors import SpecError
-from tlacheck.core.result import Verdict
+from tlacheck.core.result import Check, Verdict
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
 from tests.conftest import SPECS, model_of, run
@@ -55,7 +55,7 @@ def test_a_step_back_to_a_stored_state_violates_with_a_shortest_trace():
     model, result = run(TOGGLE)
     assert result.verdict == Verdict.INVARIANT_VIOLATED
     v = result.violation
-    assert (v.kind, v.name) == ("step", "XGrows")
+    assert (v.kind, v.name) == (Check.STEP, "XGrows")
     steps = v.trace.steps
     assert len(steps) - 1 == _shortest_violation(model, "XGrows") == 4
     assert [model.action_info[s.action].name for s in steps[1:]] == ["Up", "Up", "Up", "Reset"]
@@ -182,7 +182,7 @@ def test_the_classic_ports_action_properties_hold_and_a_mutation_breaks_them(spe
         mutation = ("    require all(pc[p] == Label.b1 for p in ProcSet())", "    require true")
     assert mutation[0] in text
     mutated = explore(model_of(text.replace(mutation[0], mutation[1]), name=spec), Options(collect=True))
-    assert broken <= {v.name for v in mutated.violations if v.kind == "step"}
+    assert broken <= {v.name for v in mutated.violations if v.kind == Check.STEP}
 
 
 def test_the_counts_at_a_violated_step_property_are_tlcs():

@@ -8,6 +8,7 @@ import pytest
 from tlacheck.app.cli import main, read_source
 from tlacheck.app.verify import verify_source
 from tlacheck.output.report import json_schema
+from tlacheck.core.result import Answer
 from tests.conftest import SPECS
 
 
@@ -47,7 +48,7 @@ def test_rows_carry_the_evidence(tmp_path):
     p = tmp_path / "small.spec"
     p.write_text(SMALL)
     rows = verify_source(read_source(str(p)))
-    assert [(r.variant, r.check, r.expected, r.got, r.ok) for r in rows] == [
+    assert [(r.variant, r.check, r.expected.value, r.got.value, r.ok) for r in rows] == [
         ("base", "Below2", "violates", "violates", True),
         ("Capped", "Below2", "holds", "holds", True),
         ("Capped", "Two", "violates", "violates", True),
@@ -133,7 +134,7 @@ def test_issue_15_verify_honours_deadlock_allowed_and_still_decides_deadlocks(tm
     path = tmp_path / "stopping.spec"
     path.write_text(STOPPING)
     rows = verify_source(read_source(str(path)))
-    assert [(r.variant, r.check, r.expected, r.got) for r in rows] == [
+    assert [(r.variant, r.check, r.expected.value, r.got.value) for r in rows] == [
         ("base", "all checks", "holds", "holds"),  # violates without the declaration
         ("base", "deadlock", "deadlocks", "violates"),
         ("Strict", "all checks", "violates", "violates"),
@@ -152,7 +153,7 @@ def test_issue_15_verify_simulate_honours_deadlock_allowed(tmp_path):
     path = tmp_path / "stopping.spec"
     path.write_text(STOPPING)
     rows = verify_source(read_source(str(path)), simulation=SimOptions(seed=1, traces=20))
-    assert [r.got for r in rows] == ["holds", "violates", "violates", "violates", "holds"]
+    assert [r.got.value for r in rows] == ["holds", "violates", "violates", "violates", "holds"]
 
 
 def test_issue_15_the_pytest_plugin_honours_deadlock_allowed(pytester):
@@ -171,7 +172,7 @@ def test_issue_15_the_pytest_plugin_honours_deadlock_allowed(pytester):
 def test_verify_deadlock_flags_override_the_spec(tmp_path, flag, base_all, strict_all):
     path = tmp_path / "stopping.spec"
     path.write_text(STOPPING)
-    rows = {(r.variant, r.check): r.got for r in verify_source(read_source(str(path)), deadlock=flag)}
+    rows = {(r.variant, r.check): r.got.value for r in verify_source(read_source(str(path)), deadlock=flag)}
     assert (rows[("base", "all checks")], rows[("Strict", "all checks")]) == (base_all, strict_all)
     # `expect V deadlocks` asks whether there is one, whatever the flags say
     assert rows[("base", "deadlock")] == rows[("Strict", "deadlock")] == "violates"
@@ -252,7 +253,7 @@ def test_issue_32_expect_holds_on_every_check_explains_where_the_fix_blocks_the_
     guard = text.splitlines().index("        require x < 1") + 1  # the variant's
     rows = {r.check: r for r in verify_source(read_source(str(p))) if r.variant == "Capped"}
     named, every = rows["Below2"], rows["all checks"]
-    assert every.got == "holds" and every.blocked_state == named.blocked_state == 3  # the step to state 3
+    assert every.got == Answer.HOLDS and every.blocked_state == named.blocked_state == 3  # the step to state 3
     assert every.blocked_line == named.blocked_line == guard
     assert every.replay == named.replay.replace("the base counterexample", "the base counterexample to Below2")
     assert main(["verify", str(p), "--json"]) == 0

@@ -22,7 +22,7 @@ import traceback
 from tlacheck import __version__
 from tlacheck.compile.model import build_model
 from tlacheck.core.errors import ClusterError, Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
-from tlacheck.core.result import Verdict
+from tlacheck.core.result import Check, Verdict
 from tlacheck.core.source import Source
 from tlacheck.core.files import read_source  # noqa: F401  (tests and the pytest plugin import it from here)
 from tlacheck.engine.explore import explore, one_process_reason, symmetry_not_applied
@@ -1371,7 +1371,7 @@ def _render(args, sources: dict[str, Source]) -> int:
     except savedtrace.TraceFileError as exc:
         raise UsageError(f"{args.trace}: {exc}", "render it with the spec it was saved from (--spec, --variant), "
                          "or check that it still replays with `tlacheck replay`") from None
-    violation = Violation(saved.kind or "trace", saved.name, trace)
+    violation = Violation(saved.kind or Check.TRACE, saved.name, trace)
     if args.html:
         from tlacheck.output import html
 
@@ -1379,7 +1379,7 @@ def _render(args, sources: dict[str, Source]) -> int:
         _write_text(args.html, html.trace_report(doc))
         print(f"tlacheck: wrote {args.html}")
     if args.out:
-        stem = artefacts.stem(artefacts.spec_stem(spec_file), variant, saved.name or saved.kind or "trace")
+        stem = artefacts.stem(artefacts.spec_stem(spec_file), variant, artefacts.property_name(violation))
         dots = artefacts.diagrams(model, violation, source, _view(args),
                                   True if args.swimlanes else None)
         written, missing = _write_diagrams(args.out, stem, dots, args.format)

@@ -79,6 +79,7 @@ class SpecFile(pytest.File):
     def collect(self):
         from tlacheck.app.cli import read_source
         from tlacheck.core.errors import SpecError
+        from tlacheck.core.result import Expectation
         from tlacheck.lang.parser import parse
         from tlacheck.lang.variants import expectations
 
@@ -91,7 +92,8 @@ class SpecFile(pytest.File):
             raise self.CollectError(
                 "\n".join(d.render({self.source.name: self.source}) for d in exc.diagnostics)) from None
         for index, e in enumerate(expects):
-            name = f"{e.name} {e.outcome} {e.check or ('' if e.outcome == 'deadlocks' else 'all checks')}".strip()
+            check = e.check or ('' if e.outcome == Expectation.DEADLOCKS else 'all checks')
+            name = f"{e.name} {e.outcome.value} {check}".strip()
             yield SpecItem.from_parent(self, name=name, index=index, line=e.span.line)
 
     def rows(self):

@@ -24,7 +24,7 @@ from typing import Callable
 
 from tlacheck.compile.model import Model, build_model
 from tlacheck.core.errors import Diagnostic, SpecError, suggest
-from tlacheck.core.result import Result, Trace, Verdict, Violation
+from tlacheck.core.result import Answer, Check, Expectation, Result, Trace, Verdict, Violation
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore, symmetry_not_applied
 from tlacheck.engine.options import Options
@@ -34,18 +34,14 @@ from tlacheck.lang.parser import parse
 from tlacheck.lang.variants import BASE, expectations, variants
 
 
-# `proves`/`refutes` read better for theorems; they mean holds/violates.
-_POSITIVE = {"holds": True, "proves": True, "violates": False, "refutes": False, "deadlocks": False}
-
-
 @dataclass
 class Row:
     file: str
     spec: str
     variant: str
-    check: str  # a check name, "deadlock", or "all checks"
-    expected: str  # holds / violates / proves / refutes / deadlocks
-    got: str  # holds / violates / unknown / error / unchecked (by simulation)
+    check: str  # a check name, DEADLOCK, or ALL
+    expected: Expectation
+    got: Answer
     states: int | None
     seconds: float
     trace_length: int | None  # steps in the counterexample or witness
@@ -60,16 +56,12 @@ class Row:
 
     @property
     def ok(self) -> bool:
-        want = _POSITIVE[self.expected]
-        return self.got == ("holds" if want else "violates")
+        return self.got.meets(self.expected)
 
     @property
     def unchecked(self) -> bool:
         """Simulation cannot decide this expectation (a reachable check, a liveness property)."""
-        return self.got == UNCHECKED
-
-
-UNCHECKED = "unchecked"
+        return self.got == Answer.UNCHECKED
 
 
 @dataclass
@@ -115,7 +107,7 @@ def verify_source(source: Source, overrides: dict | None = None, simulation: Sim
         if reporting.stopped():
             return rows
         row = _row(source, e, runs[e.name], simulation, deadlock)
-        if row.check == ALL and e.outcome == "holds":
+        if row.check == ALL and e.outcome == Expectation.HOLDS:
             _warn(reporting, warned, _nothing_to_check_in_variant(runs[e.name].model, e.name, deadlock))
         rows.append(row)
     _replay_base_counterexamples(source, overrides, rows, runs, simulation, deadlock, reporting, warned)
@@ -123,6 +115,7 @@ def verify_source(source: Source, overrides: dict | None = None, simulation: Sim
 
 
 ALL = "all checks"  # the check of an expectation without a name: every check of the variant
+DEADLOCK = Check.DEADLOCK.value  # the check of `expect V deadlocks`
 
 
 def _warn(reporting: Reporting, warned: set, diagnostic: Diagnostic | None, variant: str = BASE) -> None:
@@ -161,7 +154,7 @@ def _failures(model: Model, result: Result, deadlock: bool | None) -> list[Viola
     """The violations that fail `expect V holds` (every check): all but a deadlock that the
     variant allows (or --no-deadlock, unless --deadlock)."""
     deadlock_fails = deadlock if deadlock is not None else not model.deadlock_allowed
-    return [v for v in result.violations if v.kind != "deadlock" or deadlock_fails]
+    return [v for v in result.violations if v.kind != Check.DEADLOCK or deadlock_fails]
 
 
 def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], runs: dict, simulation=None,
@@ -175,7 +168,7 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
     from tlacheck.output.report import trace_json
     from tlacheck.output.savedtrace import TraceFileError, load
 
-    candidates = [r for r in rows if r.variant != BASE and r.got == "holds" and r.check != "deadlock"]
+    candidates = [r for r in rows if r.variant != BASE and r.got == Answer.HOLDS and r.check != DEADLOCK]
     if not candidates:
         return
     if BASE not in runs:
@@ -192,7 +185,7 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
         if violation is None:
             continue
         t = violation.trace
-        saved = {"kind": violation.kind, "name": violation.name, "trace": trace_json(base.model, t),
+        saved = {"kind": violation.kind.value, "name": violation.name, "trace": trace_json(base.model, t),
                  "loop_index": t.loop_index, "closing": None if t.closing is None else {
                      "action": base.model.action_info[t.closing.action].name,
                      "args": base.model.args_json(t.closing.action, t.closing.args)}}
@@ -210,7 +203,7 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
         row.blocked_line = cause.span.line if cause is not None and cause.span is not None else None
         where = f" ({cause.span.file}:{cause.span.line})" if cause is not None and cause.span is not None else ""
         why = f": {cause.message}{where}" if cause is not None else ""
-        which = f" to {violation.name or violation.kind}" if row.check == ALL else ""
+        which = f" to {violation.name or violation.kind.value}" if row.check == ALL else ""
         row.replay = (f"the base counterexample{which} ({len(t.steps) - 1} steps) is blocked at state {outcome.state}"
                       f"{f' ({outcome.action})' if outcome.action else ''}, {outcome.outcome.value.replace('_', ' ')}"
                       f"{why}")
@@ -236,12 +229,12 @@ def _explore(source: Source, overrides, variant: str, simulation: SimOptions | N
     return _Run(model, result, time.perf_counter() - start)
 
 
-def _checks(model: Model) -> dict[str, str]:
+def _checks(model: Model) -> dict[str, Check]:
     spec = model.spec
     out = {}
-    for kind, items in (("invariant", spec.invariants), ("property", spec.properties), ("step", spec.steps),
-                        ("reachable", spec.reachables), ("theorem", spec.theorems),
-                        ("refinement", spec.refinements)):
+    for kind, items in ((Check.INVARIANT, spec.invariants), (Check.PROPERTY, spec.properties), (Check.STEP, spec.steps),
+                        (Check.REACHABLE, spec.reachables), (Check.THEOREM, spec.theorems),
+                        (Check.REFINEMENT, spec.refinements)):
         for item in items:
             out[item.name] = kind
     return out
@@ -252,7 +245,7 @@ def nothing_to_check(model: Model, unchecked_deadlock: str | None) -> str | None
     it checks something): no invariant, temporal or step property, reachable check or refinement,
     and deadlocks not checked, for the reason `unchecked_deadlock` (None: they are checked).
     Theorems are `prove`'s, not the search's."""
-    if unchecked_deadlock is None or any(kind != "theorem" for kind in _checks(model).values()):
+    if unchecked_deadlock is None or any(kind != Check.THEOREM for kind in _checks(model).values()):
         return None
     return ("nothing to check: the spec declares no invariant, property or reachable check, and deadlocks are "
             f"not checked ({unchecked_deadlock})")
@@ -272,14 +265,14 @@ def _row(source: Source, e: S.ExpectDecl, run: _Run, simulation: SimOptions | No
     # does not decide at all
     model = run.model
     kind = _checks(model).get(e.check) if e.check is not None else None
-    if kind == "theorem":
+    if kind == Check.THEOREM:
         return row
-    liveness = kind == "property" and any(p.name == e.check and p.has_liveness for p in model.spec.properties)
-    if kind == "reachable" or liveness and row.got != "violates":
-        what = "reachable checks" if kind == "reachable" else "liveness"
-        return dataclasses.replace(row, got=UNCHECKED, evidence=None, trace_length=None,
+    liveness = kind == Check.PROPERTY and any(p.name == e.check and p.has_liveness for p in model.spec.properties)
+    if kind == Check.REACHABLE or liveness and row.got != Answer.VIOLATES:
+        what = "reachable checks" if kind == Check.REACHABLE else "liveness"
+        return dataclasses.replace(row, got=Answer.UNCHECKED, evidence=None, trace_length=None,
                                    note=f"simulation does not decide {what}")
-    if row.got == "holds":
+    if row.got == Answer.HOLDS:
         sim = run.result.simulation
         return dataclasses.replace(row, note=f"no violation in {sim.behaviours:,} behaviours (simulation, seed "
                                              f"{sim.seed}): not a proof")
@@ -290,18 +283,18 @@ def _decided(source: Source, e: S.ExpectDecl, run: _Run, deadlock: bool | None =
     model, result = run.model, run.result
     base = dict(file=source.name, spec=model.name, variant=e.name, expected=e.outcome,
                 states=result.distinct_states, seconds=run.seconds, model=model, span=e.span)
-    if e.outcome == "deadlocks" or e.check is None:
+    if e.outcome == Expectation.DEADLOCKS or e.check is None:
         # `deadlocks` asks whether the variant has a deadlock, whatever the spec allows; every check
         # includes deadlock unless the spec declares `deadlock: allowed` (or --no-deadlock says so,
         # and --deadlock includes it anyway)
-        if e.outcome == "deadlocks":
-            failures = [v for v in result.violations if v.kind == "deadlock"]
+        if e.outcome == Expectation.DEADLOCKS:
+            failures = [v for v in result.violations if v.kind == Check.DEADLOCK]
         else:
             failures = _failures(model, result, deadlock)
         evidence = failures[0] if failures else None
-        got = "violates" if failures else "holds"
-        check = "deadlock" if e.outcome == "deadlocks" else ALL
-        note = "" if not failures else f"{failures[0].kind} {failures[0].name or ''}".strip()
+        got = Answer.VIOLATES if failures else Answer.HOLDS
+        check = DEADLOCK if e.outcome == Expectation.DEADLOCKS else ALL
+        note = "" if not failures else f"{failures[0].kind.value} {failures[0].name or ''}".strip()
         return Row(check=check, got=got, trace_length=_length(evidence), evidence=evidence, note=note, **base)
     checks = _checks(model)
     if e.check not in checks:
@@ -310,14 +303,14 @@ def _decided(source: Source, e: S.ExpectDecl, run: _Run, deadlock: bool | None =
                                f"did you mean `{hint}`?" if hint else
                                "name an invariant, property, reachable check, theorem or refinement")
     kind = checks[e.check]
-    if kind == "theorem":
+    if kind == Check.THEOREM:
         return _theorem_row(model, e, base)
     failed = next((v for v in result.violations if v.name == e.check), None)
-    if kind == "reachable":
+    if kind == Check.REACHABLE:
         witness = result.witnesses.get(e.check)
-        got = "holds" if witness is not None else "violates"
+        got = Answer.HOLDS if witness is not None else Answer.VIOLATES
         return Row(check=e.check, got=got, trace_length=_length(witness), evidence=witness, **base)
-    got = "violates" if failed is not None else "holds"
+    got = Answer.VIOLATES if failed is not None else Answer.HOLDS
     return Row(check=e.check, got=got, trace_length=_length(failed), evidence=failed, **base)
 
 
@@ -325,7 +318,7 @@ def _theorem_row(model: Model, e: S.ExpectDecl, base: dict) -> Row:
     try:
         from tlacheck.prove import smt
     except ImportError:  # pragma: no cover - smt ships with tlacheck
-        return Row(check=e.check, got="unknown", trace_length=None, evidence=None,
+        return Row(check=e.check, got=Answer.UNKNOWN, trace_length=None, evidence=None,
                    note="the SMT module is not available", **base)
     start = time.perf_counter()
     outcome = smt.decide(model.spec, e.check)

@@ -43,9 +43,83 @@ class Trace:
     closing: Step | None = None
 
 
+class Check(Enum):
+    """The kinds of check: what a Violation is of (`kind`, its value in the JSON), what a search
+    evaluates, and what an expectation names. The one owner of their verdicts, of how a violation
+    of each is told, and of what evaluating one is called in an error's note."""
+
+    INVARIANT = "invariant"
+    PROPERTY = "property"  # the safety part of a temporal property: `always P`, or P of the initial states
+    STEP = "step"  # a step property (P reads x')
+    LIVENESS = "liveness"  # the liveness part of a temporal property, decided on the behaviour graph
+    REACHABLE = "reachable"  # a reachable check (evaluated; a witness shown by `verify`)
+    UNREACHABLE = "unreachable"  # a reachable check that no reachable state satisfies
+    CONSTRAINT = "constraint"  # a state constraint (never violated: only its evaluation fails)
+    DEADLOCK = "deadlock"
+    ERROR = "error"  # an evaluation error (the Violation's name is its code)
+    THEOREM = "theorem"  # decided by `prove`, named by an expectation
+    REFINEMENT = "refinement"  # a `refines` declaration, named by an expectation
+    TRACE = "trace"  # no check: a behaviour read back or recorded (replay, conform)
+
+    @property
+    def verdict(self) -> Verdict:
+        """The verdict of a search that ends with a violation of this kind."""
+        return _CHECK_VERDICTS[self]
+
+    def violated(self, initial: bool = False) -> str:
+        """How a violation of this kind is told (`initial`: a property false in an initial state)."""
+        if initial:
+            return "an initial state does not satisfy the property"
+        return _CHECK_VIOLATED[self]
+
+    @property
+    def noun(self) -> str:
+        """What evaluating a check of this kind is called: "while evaluating {noun} NAME"."""
+        return _CHECK_NOUNS.get(self, self.value)
+
+
+_CHECK_VERDICTS = {Check.INVARIANT: Verdict.INVARIANT_VIOLATED, Check.PROPERTY: Verdict.INVARIANT_VIOLATED,
+                   Check.STEP: Verdict.INVARIANT_VIOLATED, Check.DEADLOCK: Verdict.DEADLOCK,
+                   Check.LIVENESS: Verdict.LIVENESS_VIOLATED, Check.UNREACHABLE: Verdict.UNREACHABLE,
+                   Check.ERROR: Verdict.ERROR}
+_CHECK_VIOLATED = {Check.INVARIANT: "the invariant is false in the last state",
+                   Check.PROPERTY: "a reachable state does not satisfy it",
+                   Check.STEP: "the last step does not satisfy it",
+                   Check.DEADLOCK: "a state with no successor",
+                   Check.UNREACHABLE: "no reachable state satisfies it"}
+_CHECK_NOUNS = {Check.STEP: "step property", Check.REACHABLE: "reachable check"}
+
+
+class Expectation(Enum):
+    """What an `expect` line asks of a variant (lang/syntax.ExpectDecl.outcome)."""
+
+    HOLDS = "holds"
+    VIOLATES = "violates"
+    PROVES = "proves"  # a theorem's `holds`
+    REFUTES = "refutes"  # a theorem's `violates`
+    DEADLOCKS = "deadlocks"
+
+    @property
+    def positive(self) -> bool:
+        """Met when the check holds (else: when it is violated)."""
+        return self in (Expectation.HOLDS, Expectation.PROVES)
+
+
+class Answer(Enum):
+    """What deciding an expectation's check gave (`tlacheck verify`'s `got`)."""
+
+    HOLDS = "holds"
+    VIOLATES = "violates"
+    UNKNOWN = "unknown"  # the SMT solver could not tell
+    UNCHECKED = "unchecked"  # simulation does not decide it (a reachable check, liveness)
+
+    def meets(self, expected: Expectation) -> bool:
+        return self == (Answer.HOLDS if expected.positive else Answer.VIOLATES)
+
+
 @dataclass(frozen=True)
 class Violation:
-    kind: str  # "invariant", "deadlock", "error", "property" (a safety property), "liveness", "unreachable"
+    kind: Check
     name: str | None
     trace: Trace
     message: str | None = None

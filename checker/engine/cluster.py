@@ -2,7 +2,7 @@
 
 The state space is split by value: partition p of N owns the states whose key (fingerprint, or
 the orbit's under symmetry) is p modulo N, and each partition is a Ray actor (`Partition`) that
-holds its part of the seen-set (an open-addressing table of keys, as levels.Table) and its part
+holds its part of the seen-set (a fingerprints.FingerprintTable of keys) and its part
 of the current BFS level. The driver (`ClusterSearch`, a levels.Coordinator) runs in this
 process and holds what one process's driver holds: per stored state its parent and key (traces
 are rebuilt from them, traces.py), the counts, and the behaviour graph when temporal properties
@@ -17,16 +17,17 @@ One level, for parents of depth d:
    sent on unless this actor sent the same state on already in this level (the first time is at
    its smallest key here) or it is one of this actor's own stored states; step properties are
    checked here, on every step that changes the state, as one process checks them. Sent means
-   appended to the `Batch` for the state's owner: one batch per other owner, returned as its own
+   appended to the `Batch` (messages.py) for the state's owner: one batch per other owner, returned as its own
    Ray object, so batches go from node to node through the object store, never through the
    driver (the batch for itself stays in the actor).
    The actor reports an `Expansion` to the driver: per parent, its successor counts by action;
    the events (deadlocks, action evaluation errors, step properties); its part of the graph.
 2. merge (every actor, once the batches for it are there): for each state sent to it, the
    smallest key it was sent at (the first successor to reach it in the single-process BFS); the
-   states not in its table are this level's candidates, checked in key order as one process
-   checks the states it stores (constraints, reachable checks, the invariants their action may
-   have broken). It reports a `Merged`: the keys, fingerprints and actions of its new states.
+   states not in its table are this level's candidates, admitted in key order by the admission
+   sequence every worker runs (admission.py: constraints, the store, reachable checks, the
+   invariants their action may have broken). It reports what it admitted (`Admitted`, as every
+   worker does): the keys, fingerprints and actions of its new states, and the events among them.
 3. number (the driver): the level's new states in key order are numbered after the stored
    ones, as one process numbers them; each actor is sent the numbers of its own new states with
    the next expand, and stores them then.
@@ -61,87 +62,33 @@ import sys
 import threading
 import time
 from array import array
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from itertools import chain, repeat
 
 from tlacheck.compile.model import Model, Recipe
 from tlacheck.core.errors import ClusterError, UsageError
 from tlacheck.core.result import Result, Verdict
-from tlacheck.core.runtime import EVAL_FAILURES
-from tlacheck.engine.levels import (ACTION_FAULT, CONSTRAINT_FAULT, DEADLOCK, HALT_EVERY, INVARIANT, LIVE,
-                                   MIN_SLOTS, ORDINAL_BITS, REACHABLE_FAULT, STEP, UNSTORED, Coordinator, WorkerError, Table,
-                                   Worker, slots_for, worker_checks)
-from tlacheck.engine.fingerprints import NumberTable
+from tlacheck.engine.admission import Checks, Failure, failure_event
+from tlacheck.engine.fingerprints import FingerprintTable
+from tlacheck.engine.levels import Coordinator, Settled, WorkerError
+from tlacheck.engine.messages import Admitted, Batch, Expansion, Setup
 from tlacheck.engine.limits import resident_mb
-from tlacheck.engine.liveness import Graph
+from tlacheck.engine.liveness import Graph, Transitions
 from tlacheck.engine.options import Options, Storage, select, step_properties
 from tlacheck.engine.search import temporal_checks
-from tlacheck.engine.successors import until_fault
+from tlacheck.engine.worker import LIVE, Worker
 
 _WATCH_S = 0.1  # how often the driver looks at the limits while the actors work
 _READY_S = 120.0  # how long the actors may take to start (a node pulling the package, say)
-
-
-# -------------------------------------------------------------------- messages
-
-@dataclass(frozen=True)
-class Setup:
-    """What every actor is told besides the recipe: its partition, and what the search checks."""
-
-    index: int
-    partitions: int
-    options: Options  # without the stop event and the warning callback (not sent)
-    symmetric: bool
-    code: str = ""  # the driver's code_id(): an actor running other code refuses to start
-
-
-@dataclass
-class Batch:
-    """The successors an actor sends one owner in one level: each state once, at the smallest key
-    it had there, in key order."""
-
-    fps: array = field(default_factory=lambda: array("q"))  # the states' keys in the seen-set
-    keys: array = field(default_factory=lambda: array("q"))  # their BFS keys
-    acts: array = field(default_factory=lambda: array("H"))  # the action that produced each
-    states: list = field(default_factory=list)
-
-
-@dataclass
-class Expansion:
-    """What an actor's expansion of its parents reports to the driver."""
-
-    parents: array  # the parents it expanded, by index, increasing
-    counts: array  # per parent, its successor count per action
-    enabled: list[int]  # per action, the parents where it had a successor
-    generated: list[int]  # per action, the successors computed
-    events: list  # (key, kind, detail), levels.py's event kinds: at most one, its first
-    placed: dict  # event -> where a MemoryError was placed (Worker._place)
-    graph: tuple | None  # its part of the behaviour graph: (succ, enabled, take, fairness fault, steps)
-    halted: str | None = None  # "memory_limit": the actor's memory passed --memory-limit (the level is dropped)
-    sent: int = 0  # states it sent to other partitions (benchmarks/cluster.py)
-    keying: float = 0.0  # with symmetry: the seconds its successors' orbit keys took
-
-
-@dataclass
-class Merged:
-    """What an owner's merge reports to the driver: its new states of the level, in key order."""
-
-    keys: array
-    fps: array
-    acts: array
-    witnesses: dict  # reachable check -> the key of its first witness here
-    faults: dict  # reachable check -> the key of its first evaluation error here
-    events: list  # at most one: the first event among its candidates
-    placed: dict
-    values: object  # the graph's atoms of each new state (None: no graph)
-    sizes: array | None = None  # with symmetry: the size of each new state's orbit
 
 
 # -------------------------------------------------------------------- actor
 
 class Partition(Worker):
     """One partition: its part of the seen-set and of the level, on a Ray actor. The methods are
-    called by the driver in this order: `start`, then per level `expand` and `merge`."""
+    called by the driver in this order: `start`, then per level `expand` and `merge`. It expands
+    as every worker does (worker.py), but a successor not seen before goes into the batch for its
+    owner (`_route`) rather than to the admission sequence, which the owner runs (`merge`)."""
 
     def __init__(self, recipe: Recipe, setup: Setup):
         if setup.code and setup.code != code_id():
@@ -150,18 +97,21 @@ class Partition(Worker):
         model = recipe.build()
         options = setup.options
         _, always, plan = temporal_checks(model, options) if options.check_properties else ((), (), None)
-        checks = worker_checks(select(model.invariants, options.invariants), always, step_properties(model, options))
-        self.table = Table(MIN_SLOTS, shared=False)
-        # (no stop flag: on a limit the driver kills the actors, so no long step needs interrupting)
-        super().__init__(None, model, self.table, [0], options.check_deadlock, checks, [0] * LIVE, None,
-                         setup.symmetric, plan=plan)
+        checks = Checks(model, select(model.invariants, options.invariants), always,
+                        steps=step_properties(model, options))
+        # (no stop flag: on a limit the driver kills the actors, so no long step needs interrupting;
+        # the flag is the actor's own memory limit, looked at every 1024 parents)
+        super().__init__(None, model, FingerprintTable(), [None], options.check_deadlock, checks, [0] * LIVE,
+                         self._watch_memory, setup.symmetric, plan=plan)
         self.index = setup.index
         self.partitions = setup.partitions
         self.memory_limit_mb = options.memory_limit_mb
+        self.offer = self._route
         self.indices = array("q")  # the global index of each state of the frontier
         self.new_fps = array("q")  # the last merge's new states, to store once numbered
-        self.own: Batch | None = None  # the last expansion's batch for this partition itself
         self.new_states: list[tuple] = []
+        self.batches: list = []  # the level's batch for each owner
+        self.own: Batch | None = None  # the last expansion's batch for this partition itself
 
     def hello(self) -> tuple:
         """(the actor's process id, its node's IP address), once it is up."""
@@ -171,136 +121,59 @@ class Partition(Worker):
 
     def start(self, states: list, fps: array, indices: array) -> None:
         """Hold the initial states this partition owns, and store their keys."""
-        self._admit(fps)
+        self._admit_keys(fps)
         self.frontier = list(map(self.model.canonical_keys, states))
         self.frontier_fps = list(fps)
         self.indices = indices
 
-    def _admit(self, fps) -> None:
+    def _admit_keys(self, fps) -> None:
         """Store keys known to be absent and distinct, growing the table first if need be."""
-        table = self.table
-        needed = table.count + len(fps)
-        if needed > (table.mask + 1) >> 1:
-            grown = Table(slots_for(2 * needed), shared=False)
-            grown.insert(array("q", filter(None, table.table)))
-            table.close()
-            self.table = table = grown
-        table.insert(fps)
+        if not self.table.room(len(fps)):
+            self.table = self.table.grown(self.table.count + len(fps))
+        self.table.insert(fps)
+
+    def _watch_memory(self, expanded: int, found: int, generated: int) -> None:
+        if self.memory_limit_mb is not None and (resident_mb() or 0) > self.memory_limit_mb:
+            self.halt[0] = "memory_limit"
 
     def expand(self, numbering: array | None, pending: tuple) -> tuple:
         """Store the last merge's new states with their numbers (None: hold the initial states),
-        then expand the frontier: (Expansion, one Batch per owner)."""
+        then expand the frontier: (Expansion, one Batch per owner: None for itself)."""
         if numbering is not None:
-            self._admit(self.new_fps)
+            self._admit_keys(self.new_fps)
             self.frontier, self.new_states = self.new_states, []
             self.frontier_fps, self.new_fps = list(self.new_fps), array("q")
             self.indices = numbering
         self.pending = pending
+        sized = self.sized is not None
+        self.batches = [Batch(sizes=array("q") if sized else None) for _ in range(self.partitions)]
         try:
-            expansion, batches = self._expand_level()
+            expansion, _ = self._expand()
         finally:
             self.frontier, self.frontier_fps = [], []
-        return (expansion, *batches)
+        if expansion.halted:
+            self.batches = [Batch() for _ in range(self.partitions)]
+        me = self.index
+        expansion.sent = sum(len(b.fps) for p, b in enumerate(self.batches) if p != me)
+        self.own, self.batches[me] = self.batches[me], None  # it stays here: merge takes it from self.own
+        return (expansion, *self.batches)
 
-    def _expand_level(self) -> tuple[Expansion, list[Batch]]:
-        n, me = self.partitions, self.index
-        table, mask = self.table.table, self.table.mask
-        batches = [Batch() for _ in range(n)]
-        sent = set()  # the keys of the states sent on (or found stored here) in this level
-        a_count = len(self.plan)
-        parents = array("q")
-        counts = array("I")
-        enabled = [0] * a_count
-        generated = [0] * a_count
-        events: list = []
-        placed: dict = {}
-        event = None
-        check_deadlock = self.check_deadlock
-        stepping = bool(self.step_checks)
-        fingerprint = self.fingerprint
-        key = self.key or fingerprint
-        memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
-        keying = self.keying[0]
-        graph, fair = self.graph, None
-        if graph is not None:
-            gsucc, fair = graph.succ, self.fair
-            gsteps, step_bits = graph.steps, graph.plan.step_bits if graph.plan.step_atoms else None
-            by_args = fair.by_args if fair is not None else ()
-            held = self.args
-            transitions = []
-        for count, (state, pfp, g) in enumerate(zip(self.frontier, self.frontier_fps, self.indices)):
-            if not count & HALT_EVERY and self.memory_limit_mb is not None:
-                if (resident_mb() or 0) > self.memory_limit_mb:
-                    return Expansion(parents, counts, enabled, generated, [], {}, None, "memory_limit"), batches
-            base = g << ORDINAL_BITS
-            k = base - 1  # the key of the successor
-            parents.append(g)
-            raw = pfp if pfp != 1 else raw_of(state)
-            for ai, nexts, act, _, _ in self.plan:
-                fault = None
-                try:
-                    succs, fps_of = nexts(state, raw, memos, entries)
-                except EVAL_FAILURES as first:
-                    succs, fps_of, fault = until_fault(act, state, first, key)
-                if graph is not None:
-                    gsucc.extend(fps_of)
-                    if step_bits is not None:
-                        gsteps.extend(map(step_bits, repeat(state, len(succs)), succs))
-                    if fair is not None:
-                        transitions.append((ai, held[0] if ai in by_args else None, fps_of))
-                for succ, fp in zip(succs, fps_of):
-                    k += 1
-                    if fp not in sent:
-                        sent.add(fp)
-                        owner = fp % n
-                        if owner == me:  # stored here already?
-                            j = fp & mask
-                            x = table[j]
-                            while x and x != fp:
-                                j = (j + 1) & mask
-                                x = table[j]
-                        if owner != me or not x:
-                            batch = batches[owner]
-                            batch.fps.append(fp)
-                            batch.keys.append(k)
-                            batch.acts.append(ai)
-                            batch.states.append(succ)
-                    if stepping and succ != state and self._steps_fail(state, succ, (k, STEP, None), placed):
-                        event = (k, STEP, None)
-                        break
-                c = len(succs)
-                counts.append(c)
-                if c:
-                    enabled[ai] += 1
-                    generated[ai] += c
-                if fault is not None and event is None:
-                    event = (k + 1, ACTION_FAULT, ai)
-                    self._place(placed, event, fault, "action", ai)
-                if event is not None:
-                    counts.extend([0] * (a_count - ai - 1))
-                    break
-            if event is not None:
-                events.append(event)
-                break  # later parents cannot hold an earlier event
-            if fair is not None:
-                self._record_fairness(state, pfp, transitions, g, k + 1 - base)
-                transitions = []
-            if k < base and check_deadlock:
-                events.append((base, DEADLOCK, None))
-                break
-        part = None
-        if graph is not None:
-            part = (graph.succ, graph.enabled, graph.take, graph.fairness_fault, graph.steps)
-            self.graph = Graph(graph.plan, succ=array("q"))
-        sent = sum(len(b.fps) for p, b in enumerate(batches) if p != me)
-        self.own, batches[me] = batches[me], None  # its own batch stays here: merge takes it from self.own
-        return Expansion(parents, counts, enabled, generated, events, placed, part, sent=sent,
-                         keying=self.keying[0] - keying), batches
+    def _level(self) -> tuple[list, list, object]:
+        frontier, frontier_fps, _ = super()._level()
+        return frontier, frontier_fps, iter(self.indices)
 
-    def merge(self, *batches: Batch) -> Merged:
+    def _route(self, k: int, ai: int, succ: tuple, fp: int, size: int) -> None:
+        """A successor not seen here: into the batch for its owner (fingerprint modulo partitions)."""
+        self.batches[fp % self.partitions].add(k, ai, succ, fp, size)
+
+    def _expanded(self, parents, counts, enabled, generated, events, placed, spent: float) -> tuple:
+        graph = self.recorder.transitions() if self.recorder is not None else None
+        return Expansion(parents, counts, enabled, generated, events, placed, graph,
+                         keying=self.keying[0] - spent), None
+
+    def merge(self, *batches: Batch) -> Admitted:
         """This level's new states among those sent here: each at its smallest key, those not stored
-        here, checked in key order as one process checks the states it stores."""
-        table, mask = self.table.table, self.table.mask
+        here, admitted in key order (admission.py) as one process admits them."""
         batches = list(batches)
         me = self.index
         batches[me], self.own = self.own, None
@@ -315,87 +188,25 @@ class Partition(Worker):
             for fp, entry in earlier:
                 if entry[0] < first[fp][0]:
                     first[fp] = entry
-        constraints = self.model.constraints
-        reach = [(name, pred) for name, pred in self.model.reachables if name in self.pending]
+        admission = self.admission
+        admission.begin(self.pending)
         canonical = self.model.canonical_keys
-        pools = self.pools.pools
-        graph = self.graph
-        bits = graph.plan.bits if graph is not None else None
-        values = graph.values if graph is not None else None
-        keys, fps, acts, states = array("q"), array("q"), array("H"), []
-        sizes = array("q") if self.sized is not None else None
-        witnesses: dict[str, int] = {}
-        faults: dict[str, int] = {}
-        events: list = []
-        placed: dict = {}
-        for k, b, i in sorted(first.values()):  # in key order (keys are distinct)
-            batch = batches[b]
-            fp = batch.fps[i]
-            if b != me:  # (its own batch holds none of its stored states: the expansion looked)
-                j = fp & mask
-                x = table[j]
-                while x and x != fp:
-                    j = (j + 1) & mask
-                    x = table[j]
-                if x:  # stored in an earlier level
+        events, placed = [], {}
+        try:
+            for k, b, i in sorted(first.values()):  # in key order (keys are distinct)
+                batch = batches[b]
+                fp = batch.fps[i]
+                if b != me and fp in self.table:  # (its own batch holds none of its stored states)
                     continue
-            ai = batch.acts[i]
-            succ = batch.states[i] if b == me else canonical(batch.states[i])  # (unpickled: its maps' keys interned)
-            _, _, _, invs, interned = self.plan[ai]
-            if constraints:
-                try:
-                    ok = True
-                    for name, con in constraints:
-                        if not con(succ):
-                            ok = False
-                            break
-                except EVAL_FAILURES as exc:
-                    event = (k, CONSTRAINT_FAULT, None)
-                    self._place(placed, event, exc, "constraint", name)
-                    events.append(event)
-                    break
-                if not ok:  # not stored, but checked as one process checks it
-                    if invs and self._fails(invs, succ, (k, INVARIANT, UNSTORED), placed):
-                        events.append((k, INVARIANT, UNSTORED))
-                        break
-                    continue
-            if interned:
-                succ = list(succ)
-                for q in interned:
-                    v = succ[q]
-                    succ[q] = pools[q].setdefault(v, v)
-                succ = tuple(succ)
-            keys.append(k)
-            fps.append(fp)
-            acts.append(ai)
-            states.append(succ)
-            if sizes is not None:
-                sizes.append(self.model.symmetry.orbit_size(succ, self.fingerprint))
-            if bits is not None:
-                values.append(bits(succ))
-            if reach:
-                resolved = False
-                for name, pred in reach:
-                    try:
-                        if pred(succ):
-                            witnesses[name] = k
-                            resolved = True
-                    except EVAL_FAILURES as exc:
-                        faults[name] = k
-                        self._place(placed, (k, REACHABLE_FAULT, name), exc, "reachable", name)
-                        resolved = True
-                if resolved:
-                    reach = [(n, p) for n, p in reach if n not in witnesses and n not in faults]
-            if invs and self._fails(invs, succ, (k, INVARIANT, None), placed):
-                events.append((k, INVARIANT, None))
-                break
-        self.stored += len(fps)
+                succ = batch.states[i] if b == me else canonical(batch.states[i])  # (unpickled: its maps' keys interned)
+                admission.admit(k, batch.acts[i], succ, fp, batch.sizes[i] if batch.sizes is not None else 0)
+        except Failure as failure:
+            events.append(failure_event(self.model, failure, k, placed))
+        self.stored += len(admission.kept.fps)
         if self.pools.review(self.stored):
-            self._replan()
-        self.new_fps, self.new_states = fps, states
-        if graph is not None:
-            self.graph = Graph(graph.plan, succ=array("q"))
-        return Merged(keys, fps, acts, witnesses, faults, events, placed, values, sizes)
+            admission.replan()
+        self.new_fps, self.new_states = admission.kept.fps, admission.kept.states
+        return admission.admitted(events, placed, [])
 
 
 # -------------------------------------------------------------------- driver
@@ -496,22 +307,23 @@ class ClusterSearch(Coordinator):
         # for the actors' expansions and merges, seconds of the driver's own work per level, levels,
         # states sent from one partition to another
         self.timing = {"actors_s": 0.0, "driver_s": 0.0, "levels": 0, "sent": 0}
+        self.numbering: list = [None] * actors  # per actor, the numbers of its new states of the last level
+        self.expanding: list = []  # the level's expansions and merges, on their way
+        self.merging: list = []
 
-    def _run(self) -> Result:
-        initial, initial_fps = self._initial_states()
-        self.distinct = self.seen.count
-        self.numbers = NumberTable(self.fps) if self.graph is not None else None
-        if not initial:
-            return self._finish()
-        self.seen = self.store.seen = None
+    def _search(self, initial: list, initial_fps: list) -> Result:
+        """Start the actors with the initial states, and search level by level (levels.Coordinator)."""
         self.next_report = time.perf_counter() + self.progress_every
-        try:
-            if not self._start(initial, initial_fps):  # a limit reached while the actors start
-                self.expanded = 0
-                return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=self.distinct)
-            return self._cluster_levels()
-        finally:
-            self._stop_actors()
+        if not self._start(initial, initial_fps):  # a limit reached while the actors start
+            self.expanded = 0
+            return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=self.distinct)
+        return self._levels()
+
+    def _shutdown(self) -> None:
+        self._stop_actors()
+        if self.table is not None:  # (the driver's holds the initial states only)
+            self.table.close()
+            self.table = None
 
     def _start(self, initial: list, initial_fps: list) -> bool:
         """Start the actors and give each its initial states; False if a limit came first."""
@@ -590,64 +402,53 @@ class ClusterSearch(Coordinator):
     def _memory_mb(self) -> float | None:
         return resident_mb()  # the driver's: each actor watches its own (--memory-limit is per process)
 
-    def _cluster_levels(self) -> Result:
-        opts = self.options
+    def _dispatch(self, settled: Settled | None) -> None:
+        """Ask every actor to expand the states it holds (numbered: the last level's numbering), then
+        to merge the batches sent to it; the driver collects both (_collect)."""
         n = self.n
-        level = 1
-        start, end = 0, self.distinct
-        numbering: list = [None] * n
-        while True:
-            now = time.perf_counter()
-            reason = self.halted or ("max_depth" if opts.max_depth is not None and level >= opts.max_depth
-                                     else self._limit(now))
-            self.watch.check(now - self.start, end, start, end - start)
-            if reason is not None:
-                self.expanded = start
-                return self._result(Verdict.INCOMPLETE, stop_reason=reason, queue_left=end - start)
-            pending = tuple(name for name, _ in self.reachables if name not in self.witnesses)
-            self.queue = end - start
-            outs = [a.expand.options(num_returns=n + 1).remote(numbering[p], pending)
-                    for p, a in enumerate(self.actors)]
-            merges = [a.merge.remote(*(outs[q][p + 1] for q in range(n))) for p, a in enumerate(self.actors)]
-            waited = time.perf_counter()
-            expansions = self._get([o[0] for o in outs], None, "expand")
-            merged = None if expansions is None else self._get(merges, None, "merge")
-            settling = time.perf_counter()
-            self.timing["actors_s"] += settling - waited
-            self.timing["levels"] += 1
-            if expansions is not None:
-                self.timing["sent"] += sum(e.sent for e in expansions)
-            if merged is not None and any(e.halted for e in expansions):
-                self.halted = next(e.halted for e in expansions if e.halted)
-                merged = None
-            if merged is None:  # a limit: the level is dropped
-                self.expanded = start
-                return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=end - start)
-            settled, numbering = self._settle_level(expansions, merged, start)
-            self._link(settled)
-            self.expanded = start
-            stop = self._number(settled, level)
-            self.timing["driver_s"] += time.perf_counter() - settling
-            if stop is not None:
-                return stop
-            total = len(settled["all_keys"])
-            if not total:
-                self.expanded = self.distinct
-                return self._finish()
-            start, end = end, end + total
-            self.expanded = start
-            level += 1
-            self._report(end - start)
+        pending = self._pending(settled)
+        outs = [a.expand.options(num_returns=n + 1).remote(self.numbering[p], pending)
+                for p, a in enumerate(self.actors)]
+        self.expanding = [o[0] for o in outs]
+        self.merging = [a.merge.remote(*(outs[q][p + 1] for q in range(n))) for p, a in enumerate(self.actors)]
 
-    def _settle_level(self, expansions: list[Expansion], merged: list[Merged], start: int) -> tuple[dict, list]:
-        """The level as one report in single-process order (the Coordinator's `settled` form), and
-        the numbers of each owner's new states."""
+    def _collect(self, queue: int) -> list | None:
+        """The actors' expansions and merges, as one part (_settle); None if a limit dropped the level."""
+        self.queue = queue
+        waited = time.perf_counter()
+        expansions = self._get(self.expanding, None, "expand")
+        merged = None if expansions is None else self._get(self.merging, None, "merge")
+        self.timing["actors_s"] += time.perf_counter() - waited
+        self.timing["levels"] += 1
+        if expansions is not None:
+            self.timing["sent"] += sum(e.sent for e in expansions)
+        if merged is not None and any(e.halted for e in expansions):
+            self.halted = next(e.halted for e in expansions if e.halted)
+            merged = None
+        return None if merged is None else [(expansions, merged)]
+
+    def _settle(self, parts: list, start: int) -> Settled:
+        started = time.perf_counter()
+        (expansions, merged), = parts
+        part, self.numbering = self._settle_level(expansions, merged)
+        settled = self._settled([part], [None], len(part[1].keys), start)
+        self.timing["driver_s"] += time.perf_counter() - started
+        return settled
+
+    def _number(self, settled: Settled, level: int) -> Result | None:
+        started = time.perf_counter()
+        try:
+            return super()._number(settled, level)
+        finally:
+            self.timing["driver_s"] += time.perf_counter() - started
+
+    def _settle_level(self, expansions: list[Expansion], merged: list[Admitted]) -> tuple[tuple, list]:
+        """The level as one part in single-process order (Expansion, Admitted: the parents in index
+        order, the new states in key order), and the numbers of each owner's new states."""
         base = self.distinct
         cat_keys = array("q", chain.from_iterable(m.keys for m in merged))
         order = sorted(range(len(cat_keys)), key=cat_keys.__getitem__)
-        all_keys = array("q", map(cat_keys.__getitem__, order))
-        cat_fps = array("q", chain.from_iterable(m.fps for m in merged))
-        cat_acts = array("H", chain.from_iterable(m.acts for m in merged))
+        keys = array("q", map(cat_keys.__getitem__, order))
         rank = array("q", bytes(8 * len(order)))
         for position, j in enumerate(order):
             rank[j] = base + position
@@ -655,13 +456,14 @@ class ClusterSearch(Coordinator):
         for m in merged:
             numbering.append(rank[offset:offset + len(m.keys)])
             offset += len(m.keys)
+
+        def ordered(code: str, parts) -> array:
+            cat = array(code, chain.from_iterable(parts))
+            return array(code, map(cat.__getitem__, order))
+
         a_count = len(self.coverage)
-        distinct = [0] * a_count
-        for ai in cat_acts:
-            distinct[ai] += 1
         # the parents in index order, with their rows of counts
         where = sorted((g, e, i) for e, x in enumerate(expansions) for i, g in enumerate(x.parents))
-        parents = array("q", (g for g, _, _ in where))
         counts = array("I")
         for _, e, i in where:
             counts.extend(expansions[e].counts[i * a_count:(i + 1) * a_count])
@@ -671,28 +473,26 @@ class ClusterSearch(Coordinator):
             for mine, theirs in ((witnesses, m.witnesses), (faults, m.faults)):
                 for name, k in theirs.items():
                     mine[name] = min(k, mine.get(name, k))
-        events = [x for e in chain(expansions, merged) for x in e.events]
-        placed = {x: y for e in chain(expansions, merged) for x, y in e.placed.items()}
-        graph = None
+        expansion = Expansion(array("q", (g for g, _, _ in where)), counts,
+                              [sum(x.enabled[ai] for x in expansions) for ai in range(a_count)],
+                              [sum(x.generated[ai] for x in expansions) for ai in range(a_count)],
+                              [e for x in expansions for e in x.events],
+                              {e: y for x in expansions for e, y in x.placed.items()},
+                              self._transitions(expansions, where) if self.graph is not None else None,
+                              keying=sum(x.keying for x in expansions))
+        acts = ordered("H", (m.acts for m in merged))
+        values = None
         if self.graph is not None:
-            graph = self._graph_part(expansions, merged, where, order)
-        report = {"keys": all_keys, "acts": array("H", map(cat_acts.__getitem__, order)), "distinct": distinct,
-                  "parents": parents, "counts": counts,
-                  "enabled": [sum(e.enabled[ai] for e in expansions) for ai in range(a_count)],
-                  "generated": [sum(e.generated[ai] for e in expansions) for ai in range(a_count)],
-                  "witnesses": witnesses, "faults": faults, "events": events, "placed": placed, "collected": (),
-                  "graph": graph, "mask": None, "keying": sum(e.keying for e in expansions),
-                  "sizes": None}
-        if self.symmetric:  # the new states' orbit sizes, in the order of their keys
-            cat_sizes = array("q", chain.from_iterable(m.sizes for m in merged))
-            report["sizes"] = array("q", map(cat_sizes.__getitem__, order))
-        settled = {"all_keys": all_keys, "all_fps": array("q", map(cat_fps.__getitem__, order)), "reports": [report],
-                   "base": base, "start": start}
-        return settled, numbering
+            cat_values = list(chain.from_iterable(m.values for m in merged))
+            values = list(map(cat_values.__getitem__, order))
+        admitted = Admitted(keys, ordered("q", (m.fps for m in merged)), acts, witnesses, faults,
+                            [e for m in merged for e in m.events], {e: y for m in merged for e, y in m.placed.items()},
+                            values, ordered("q", (m.sizes for m in merged)) if self.symmetric else None)
+        return (expansion, admitted), numbering
 
-    def _graph_part(self, expansions: list[Expansion], merged: list[Merged], where: list, order: list) -> tuple:
-        """The level's part of the behaviour graph in single-process order: the actors' transitions
-        by parent index, the owners' new states by number (the Coordinator's part form)."""
+    def _transitions(self, expansions: list[Expansion], where: list) -> Transitions:
+        """The level's transitions of the behaviour graph in single-process order: the actors'
+        transitions by parent index (the Coordinator's Transitions)."""
         a_count = len(self.coverage)
         part = Graph(self.graph.plan, succ=array("q"))
         offsets = []  # per expansion, the first transition of each of its parents
@@ -703,23 +503,18 @@ class ClusterSearch(Coordinator):
                 edge += sum(x.counts[i * a_count:(i + 1) * a_count])
             starts.append(edge)
             offsets.append(starts)
-        fault = -1
-        for x in expansions:
-            if x.graph[3] >= 0 and (fault < 0 or x.graph[3] < fault):
-                fault = x.graph[3]
+        faults = [x.graph.fault for x in expansions if x.graph.fault >= 0]
         for _, e, i in where:
-            succ, enabled, take, _, steps = expansions[e].graph
+            t = expansions[e].graph
             a, b = offsets[e][i], offsets[e][i + 1]
-            part.succ.extend(succ[a:b])
-            if len(take):
-                part.take.extend(take[a:b])
-            if len(steps):
-                part.steps.extend(steps[a:b])
-            if len(enabled):
-                part.enabled.append(enabled[i])
-        cat_values = list(chain.from_iterable(m.values for m in merged))
-        part.values.extend(map(cat_values.__getitem__, order))
-        return part.succ, part.values, part.enabled, part.take, fault, part.steps
+            part.succ.extend(t.succ[a:b])
+            if len(t.take):
+                part.take.extend(t.take[a:b])
+            if len(t.steps):
+                part.steps.extend(t.steps[a:b])
+            if len(t.enabled):
+                part.enabled.append(t.enabled[i])
+        return Transitions(part.succ, part.enabled, part.take, min(faults, default=-1), part.steps)
 
 
 def explore_on_ray(model: Model, options: Options, progress, progress_every: float, address: str | None,

@@ -1,4 +1,4 @@
-"""64-bit state fingerprints and a compact set of them.
+"""64-bit state fingerprints and the one table of them.
 
 The fingerprint (one owner: `Fingerprinter`; every store and `--workers` use it)
 -----------------------------------------------------------------------------
@@ -52,10 +52,12 @@ pins the hashes of sample values), and BLAKE2b is a standard.
 
 The table
 ---------
-FingerprintSet is an open-addressing table in an array('q'): linear probing,
-at most half full, 8 bytes a slot, so 16 to 32 bytes per fingerprint instead
-of the ~100 a Python set of ints takes. The explorer inlines the probe loop
-(engine/levels.py); `find`/`add` here are for everything else.
+FingerprintTable is an open-addressing table of int64 slots (in memory of its
+own, or shared with forked workers): linear probing, at most half full, 8 bytes
+a slot, so 16 to 32 bytes per fingerprint instead of the ~100 a Python set of
+ints takes. Every seen-set is one (one process, `--workers`, a Ray partition's
+part). The search's hot loop inlines the probe (engine/levels.py); `find` and
+`add` here are for everything else.
 
 Placement is "last come, first served": a new fingerprint takes its home slot
 and the one that was there moves to the empty slot the probe ended at (still
@@ -69,6 +71,9 @@ were found earlier in the same level), so those are found at the first probe:
 from __future__ import annotations
 
 import marshal
+import mmap
+import os
+import tempfile
 from array import array
 from functools import reduce
 from hashlib import blake2b
@@ -286,17 +291,63 @@ def collision_probability(distinct: int, generated: int) -> float:
     return distinct * max(generated - distinct, 0) / 2.0 ** 64
 
 
-class FingerprintSet:
-    """A set of non-zero signed 64-bit ints (Fingerprinter's values)."""
+MIN_SLOTS = 1 << 16  # a table's smallest size
 
-    __slots__ = ("table", "mask", "count", "limit")
 
-    def __init__(self, log2_slots: int = 16):
-        size = 1 << log2_slots
-        self.table = array("q", bytes(8 * size))
-        self.mask = size - 1
+def slots_for(n: int) -> int:
+    """A table size for n fingerprints: at most half full."""
+    slots = MIN_SLOTS
+    while n > slots >> 1:
+        slots <<= 1
+    return slots
+
+
+def _anonymous_file(size: int) -> int:
+    """A file descriptor of `size` zero bytes in memory, with no name to clean up."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("tlacheck-fingerprints", os.MFD_CLOEXEC)
+    else:  # pragma: no cover - non-Linux
+        fd, path = tempfile.mkstemp(prefix="tlacheck-fingerprints-")
+        os.unlink(path)
+    try:
+        os.ftruncate(fd, size)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+class FingerprintTable:
+    """The one set of fingerprints, the seen-set of every search (the store seam): non-zero signed
+    64-bit ints (Fingerprinter's values, or exact storage's ids) in an open-addressing table of
+    int64 slots (`table`, a memoryview), linear probing, at most half full, last come first served
+    (the module docstring). Private to this process, or `shared`: in memory that forked workers
+    map too (`fd` is kept only until they have it: forked with it, or sent it after a growth), and
+    then only one process writes it, while the others do not read it (levels.py).
+
+    The hot loop of the search (levels.Worker._expand) inlines `find`'s probe: one call per
+    successor would cost more than the probe itself. Growing is the owner's decision (a table never
+    grows by itself: shared memory cannot): `room`, then `grown` or, a chunk at a time, `copy_into`."""
+
+    __slots__ = ("fd", "mm", "table", "mask", "count")
+
+    def __init__(self, slots: int | None = None, shared: bool = False, fd: int | None = None):
+        slots = slots or MIN_SLOTS
+        self.fd = _anonymous_file(8 * slots) if fd is None and shared else fd
+        self.mm = mmap.mmap(-1 if self.fd is None else self.fd, 8 * slots)
+        self.table = memoryview(self.mm).cast("q")
+        self.mask = slots - 1
         self.count = 0
-        self.limit = size >> 1
+
+    @classmethod
+    def attach(cls, slots: int, fd: int) -> "FingerprintTable":
+        """The shared table whose descriptor `fd` another process sent (the descriptor is closed)."""
+        try:
+            table = cls(slots, fd=fd)
+        finally:
+            os.close(fd)
+        table.fd = None
+        return table
 
     def __len__(self) -> int:
         return self.count
@@ -313,46 +364,75 @@ class FingerprintSet:
             x = table[j]
         return ~j
 
+    def __contains__(self, fp: int) -> bool:
+        return self.find(fp) >= 0
+
     def put(self, fp: int, slot: int) -> None:
         """Store `fp`, absent, whose probe ended at the empty `slot` (last come, first served:
-        `fp` takes its home slot, whose fingerprint moves to `slot`). Does not count it."""
+        `fp` takes its home slot, whose fingerprint moves to `slot`)."""
         table = self.table
         home = fp & self.mask
         table[slot] = table[home]
         table[home] = fp
+        self.count += 1
 
     def add(self, fp: int) -> bool:
-        """Insert `fp`; False if it was already there."""
+        """Store `fp`; False if it was there already. The owner sees to the room (`room`)."""
         j = self.find(fp)
         if j >= 0:
             return False
         self.put(fp, ~j)
-        self.count += 1
-        if self.count > self.limit:
-            self.grow()
         return True
 
-    def __contains__(self, fp: int) -> bool:
-        return self.find(fp) >= 0
-
-    def grow(self) -> None:
-        """Double the table (the explorer calls this when `count` passes `limit`)."""
-        old = self.table
-        size = len(old) * 2
-        mask = size - 1
-        table = array("q", bytes(8 * size))
-        for fp in old:
-            if fp:
-                j = fp & mask
+    def insert(self, fps) -> None:
+        """Store fingerprints known to be absent and distinct (last come, first served, as `put`:
+        the next level's lookups find the newest at the first probe)."""
+        table, mask = self.table, self.mask
+        for fp in fps:
+            h = fp & mask
+            x = table[h]
+            if x:  # the home slot's fingerprint moves to the end of the run
+                j = (h + 1) & mask
                 while table[j]:
                     j = (j + 1) & mask
-                table[j] = fp
-        self.table = table
-        self.mask = mask
-        self.limit = size >> 1
+                table[j] = x
+            table[h] = fp
+        self.count += len(fps)
 
-    def nbytes(self) -> int:
-        return self.table.itemsize * len(self.table)
+    def room(self, more: int) -> bool:
+        """Whether `more` fingerprints fit with the table at most half full."""
+        return self.count + more <= (self.mask + 1) >> 1
+
+    def fingerprints(self) -> array:
+        """The fingerprints stored, in slot order."""
+        return array("q", filter(None, self.table))
+
+    def copy_into(self, other: "FingerprintTable", chunk: int):
+        """Copy the fingerprints into `other`, `chunk` at a time, yielding between chunks (the
+        coordinator does other work meanwhile: levels.py)."""
+        old = self.fingerprints()
+        for i in range(0, len(old), chunk):
+            other.insert(old[i:i + chunk])
+            yield
+
+    def grown(self, needed: int) -> "FingerprintTable":
+        """A table with room for `needed` fingerprints in all, 4x at a time (less rehashing), holding
+        these, shared if this one still is; this one is closed. (For a table no other process maps:
+        one that workers read grows through `copy_into`.)"""
+        grown = FingerprintTable(slots_for(2 * needed), shared=self.fd is not None)
+        grown.insert(self.fingerprints())
+        self.close()
+        return grown
+
+    def close_fd(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def close(self) -> None:
+        self.table.release()
+        self.mm.close()
+        self.close_fd()
 
 
 class NumberTable:

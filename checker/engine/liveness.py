@@ -63,7 +63,8 @@ from itertools import compress, repeat
 from functools import reduce
 from operator import itemgetter, or_
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from enum import Enum
+from typing import Callable, NamedTuple
 
 from tlacheck.engine import tableau
 from tlacheck.core.result import Step, Trace
@@ -158,12 +159,120 @@ class Graph:
         end = self.edge_start[s + 1] if s + 1 < len(self.edge_start) else len(self.succ)
         return range(self.edge_start[s], end)
 
+    def add(self, part: "Transitions", counts, actions: int, values, number: Callable[[int, int], int]) -> None:
+        """Append a worker's part of a level, its parents in index order: their transitions
+        (`part`, the successors' keys made numbers by `number`, -1 for a successor not stored),
+        where each parent's start (from `counts`, its successor count per action, `actions` a row),
+        and the atoms of the new states it adds (`values`), whose numbers follow the stored ones."""
+        start = len(self.succ)
+        for p in range(0, len(counts), actions):
+            self.edge_start.append(start)
+            start += sum(counts[p:p + actions])
+        self.succ.extend(map(number, part.succ, repeat(-1)))
+        self.steps.extend(part.steps)
+        self.values.extend(values)
+        self.enabled.extend(part.enabled)
+        self.take.extend(part.take)
+        if part.fault >= 0 and (self.fairness_fault < 0 or part.fault < self.fairness_fault):
+            self.fairness_fault = part.fault
+
+
+class Transitions(NamedTuple):
+    """A worker's part of the transitions of a level (Recorder): per transition, its successor's key
+    and its step atoms; per parent, the fairness conditions enabled there; per transition, those it
+    takes; the first parent whose fairness conditions failed to evaluate (-1: none)."""
+
+    succ: array
+    enabled: object
+    take: object
+    fault: int
+    steps: object
+
+
+class Recorder:
+    """What a worker records of the behaviour graph while it expands and admits a level (Graph:
+    every state is kept out of it). The expansion calls `successors` with each action's
+    successors of a parent, then `expanded` once per parent (the fairness conditions enabled there
+    and those its transitions take); the admission sequence calls `stored` for each state it stores
+    (admission.py: the atoms' values). `transitions()` and `values()` hand the part over, with the
+    worker's messages, and start the next."""
+
+    def __init__(self, plan: "Plan"):
+        self.plan = plan
+        self.fair = plan.fairness if plan.fairness.count else None
+        self.by_args = self.fair.by_args if self.fair is not None else frozenset()
+        # [the arguments of the last successors of an action in by_args]: the successor functions
+        # of those actions leave them here (levels.Worker._successor_functions)
+        self.args: list = [None]
+        self.bits = plan.bits
+        self.step_bits = plan.step_bits if plan.step_atoms else None
+        self.graph = Graph(plan, succ=array("q"))
+        self.pending: list = []  # the parent's transitions so far, by action: (action, arguments, keys)
+
+    def successors(self, state: tuple, ai: int, succs: list, keys: list) -> None:
+        graph = self.graph
+        graph.succ.extend(keys)
+        if self.step_bits is not None:
+            graph.steps.extend(map(self.step_bits, repeat(state, len(succs)), succs))
+        if self.fair is not None:
+            self.pending.append((ai, self.args[0] if ai in self.by_args else None, keys))
+
+    def expanded(self, state: tuple, key: int, number: int, successors: int) -> None:
+        """Parent `state` (key `key`, number `number`) is expanded, with `successors` transitions:
+        record the fairness conditions it enables and those its transitions take. A condition's
+        arguments that fail to evaluate are reported after the search, if nothing is found before
+        (Graph.fairness_fault)."""
+        if self.fair is None:
+            return
+        graph = self.graph
+        take = graph.take
+        mark = len(take)
+        try:
+            graph.enabled.append(self.fair.masks(state, key, self.pending, take))
+        except EvaluationFailed:
+            del take[mark:]
+            take.extend(repeat(0, successors))
+            graph.enabled.append(0)
+            if graph.fairness_fault < 0:
+                graph.fairness_fault = number
+        self.pending = []
+
+    def stored(self, state: tuple) -> None:
+        self.graph.values.append(self.bits(state))
+
+    def transitions(self) -> Transitions:
+        """The transitions recorded since the last call."""
+        g = self.graph
+        self.graph = Graph(self.plan, succ=array("q"))
+        self.graph.values = g.values  # (states stored are handed over apart: values())
+        return Transitions(g.succ, g.enabled, g.take, g.fairness_fault, g.steps)
+
+    def values(self):
+        """The atoms of the states stored since the last call."""
+        values = self.graph.values
+        self.graph.values = _bits_array(2 * len(self.plan.atoms))
+        return values
+
+
+class Form(Enum):
+    """The forms of a property's leaf (its parts, instantiated: `leaves`): each common form is
+    decided by a search of its own (Checker), any other formula by a tableau; the safety forms
+    are checked during the search (`safety_checks`)."""
+
+    INITIALLY = "initially"  # a state predicate: true of the initial states
+    ALWAYS = "always"
+    EVENTUALLY = "eventually"
+    ALWAYS_EVENTUALLY = "always_eventually"
+    EVENTUALLY_ALWAYS = "eventually_always"
+    LEADS_TO = "leads_to"
+    TABLEAU = "tableau"  # p: (the automaton of its negation, the predicate of each literal)
+
 
 @dataclass(frozen=True)
 class _Leaf:
     """One supported property form, instantiated (quantifiers expanded)."""
 
-    kind: str  # always, eventually, always_eventually, eventually_always, leads_to
+    kind: Form
     p: object  # predicate: callable(state) -> bool
     q: object = None
     label: str = ""
@@ -209,7 +318,7 @@ def _state_formula(model, f: ir.Formula, env: dict):
     return None
 
 
-SAFETY = ("initially", "always")  # the leaf kinds the explorer checks during the search
+SAFETY = (Form.INITIALLY, Form.ALWAYS)  # the leaf forms the explorer checks during the search
 
 
 def instantiate(model, names) -> dict[str, list[_Leaf]]:
@@ -238,7 +347,7 @@ def safety_checks(model, names, instantiated: dict | None = None) -> tuple[list[
     for name, found in instantiated.items():
         for leaf in found:
             if leaf.kind in SAFETY:
-                (initially if leaf.kind == "initially" else always).append((name, leaf.p))
+                (initially if leaf.kind == Form.INITIALLY else always).append((name, leaf.p))
     return initially, always
 
 
@@ -297,7 +406,7 @@ def _tableau_leaf(model, f: ir.Formula, env: dict, label: str) -> _Leaf:
         negated = nnf(f, env, True)
     except EVAL_FAILURES as exc:  # the domain of an `all(... for x in S)`
         raise EvaluationFailed(exc, -1, f"evaluating property {label}", f.span) from None
-    return _Leaf("tableau", (tableau.automaton(negated), preds), label=label)
+    return _Leaf(Form.TABLEAU, (tableau.automaton(negated), preds), label=label)
 
 
 class _NotCommon(Exception):
@@ -317,7 +426,7 @@ def _guarded(model, f: ir.TBinary, g, env: dict, out: list, label: str) -> None:
     _expand(model, f.right, env, out, label)
     for i in range(start, len(out)):
         leaf = out[i]
-        if leaf.kind != "eventually":
+        if leaf.kind != Form.EVENTUALLY:
             raise _unsupported(f)
         inner = leaf.init
         out[i] = replace(leaf, init=g if inner is None else (lambda s, a=inner: g(s) and a(s)))
@@ -348,7 +457,7 @@ def _expand_forms(model, f: ir.Formula, env: dict, out: list, label: str) -> Non
         return
     state = _state_formula(model, f, env)
     if state is not None:  # a plain state predicate: true of the initial states
-        out.append(_Leaf("initially", state, label=label))
+        out.append(_Leaf(Form.INITIALLY, state, label=label))
         return
     if isinstance(f, ir.TBinary) and f.op == "implies":
         g = _state_formula(model, f.left, env)
@@ -360,18 +469,18 @@ def _expand_forms(model, f: ir.Formula, env: dict, out: list, label: str) -> Non
         q = _state_formula(model, f.right, env)
         if p is None or q is None:
             raise _unsupported(f)
-        out.append(_Leaf("leads_to", p, q, label))
+        out.append(_Leaf(Form.LEADS_TO, p, q, label))
         return
     if isinstance(f, ir.TUnary) and f.op in ("always", "eventually"):
         inner = f.operand
         p = _state_formula(model, inner, env)
         if p is not None:
-            out.append(_Leaf(f.op, p, label=label))
+            out.append(_Leaf(Form(f.op), p, label=label))
             return
         if isinstance(inner, ir.TUnary) and inner.op in ("always", "eventually") and inner.op != f.op:
             p = _state_formula(model, inner.operand, env)
             if p is not None:
-                out.append(_Leaf(f"{f.op}_{inner.op}", p, label=label))
+                out.append(_Leaf(Form(f"{f.op}_{inner.op}"), p, label=label))
                 return
         if f.op == "always" and isinstance(inner, ir.TBinary) and inner.op == "implies":
             p = _state_formula(model, inner.left, env)
@@ -379,7 +488,7 @@ def _expand_forms(model, f: ir.Formula, env: dict, out: list, label: str) -> Non
             if p is not None and isinstance(right, ir.TUnary) and right.op == "eventually":
                 q = _state_formula(model, right.operand, env)
                 if q is not None:
-                    out.append(_Leaf("leads_to", p, q, label))
+                    out.append(_Leaf(Form.LEADS_TO, p, q, label))
                     return
         if f.op == "always" and isinstance(inner, ir.TBinary) and inner.op == "and":
             _expand(model, ir.TUnary(f.span, "always", inner.left), env, out, label)
@@ -583,7 +692,7 @@ class Plan:
                 out.append((strong, self._atom(enabled), len(self.step_atoms) - 1, label))
             self.obligations[name] = out
         # property -> [(kind, atom p, atom q or -1, atom of the initial condition or -1)]; for a
-        # "tableau" leaf, p is its index in `tableaux`: (automaton, the atom of each literal)
+        # tableau leaf, p is its index in `tableaux`: (automaton, the atom of each literal)
         self.leaves: dict[str, list[tuple]] = {}
         self.tableaux: list[tuple] = []
         for prop in model.spec.properties:
@@ -593,10 +702,10 @@ class Plan:
             for leaf in instantiated[prop.name]:
                 if leaf.kind in SAFETY:
                     continue
-                if leaf.kind == "tableau":  # (automaton, its literals' predicates): the atoms of each
+                if leaf.kind == Form.TABLEAU:  # (automaton, its literals' predicates): the atoms of each
                     auto, preds = leaf.p
                     self.tableaux.append((auto, tuple(self._atom(x) for x in preds)))
-                    out.append(("tableau", len(self.tableaux) - 1, -1, -1))
+                    out.append((Form.TABLEAU, len(self.tableaux) - 1, -1, -1))
                     continue
                 p = self._atom(leaf.p)
                 q = -1 if leaf.q is None else self._atom(leaf.q)
@@ -1038,27 +1147,27 @@ class Checker:
             raise AssertionError("the predicate did not fail again")  # pragma: no cover
         return bool(bits & 1)
 
-    def _check_leaf(self, name: str, kind: str, p: int, q: int, g: int) -> LivenessViolation | None:
+    def _check_leaf(self, name: str, kind: Form, p: int, q: int, g: int) -> LivenessViolation | None:
         n = self.n
-        if kind == "eventually":  # (from the initial states that satisfy the condition g, if any)
+        if kind == Form.EVENTUALLY:  # (from the initial states that satisfy the condition g, if any)
             allowed = bytearray(not self._holds(p, s) for s in range(n))
             seeds = [(s, 0) for s in self.initial if allowed[s] and (g < 0 or self._holds(g, s))]
             return self._search(name, allowed, seeds, None,
                                 "a fair behaviour in which the predicate never holds")
-        if kind == "always_eventually":
+        if kind == Form.ALWAYS_EVENTUALLY:
             allowed = bytearray(not self._holds(p, s) for s in range(n))
             return self._search(name, allowed, None, None,
                                 "a fair behaviour in which the predicate eventually never holds again")
-        if kind == "eventually_always":
+        if kind == Form.EVENTUALLY_ALWAYS:
             must = (lambda s: not self._holds(p, s))
             return self._search(name, bytearray([1]) * n, None, must,
                                 "a fair behaviour in which the predicate is false infinitely often")
-        if kind == "leads_to":
+        if kind == Form.LEADS_TO:
             allowed = bytearray(not self._holds(q, s) for s in range(n))
             seeds = [(s, self.depth[s]) for s in compress(range(n), allowed) if self._holds(p, s)]
             return self._search(name, allowed, seeds, None,
                                 "the left side holds, then the right side never does", from_tree=True)
-        if kind == "tableau":
+        if kind == Form.TABLEAU:
             return self._tableau(name, *self.plan.tableaux[p])
         raise AssertionError(kind)  # pragma: no cover
 

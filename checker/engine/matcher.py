@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from tlacheck.compile.instrument import Instrumented
 from tlacheck.compile.model import Model
 from tlacheck.core.errors import EvalError
-from tlacheck.core.result import Step, Trace
+from tlacheck.core.result import Check, Step, Trace
 from tlacheck.core.runtime import EVAL_FAILURES, Fault
 from tlacheck.engine.limits import limit_reached
 from tlacheck.engine.liveness import EvaluationFailed
@@ -422,20 +422,20 @@ class Matcher:
                 for name, p in self.initially:
                     current = f"property {name}"
                     if not p(state):
-                        return ("property", name, node.depth)
+                        return (Check.PROPERTY, name, node.depth)
             for name, p in self.invariants:
                 current = f"invariant {name}"
                 if not p(state):
-                    return ("invariant", name, node.depth)
+                    return (Check.INVARIANT, name, node.depth)
             for name, p in self.always:
                 current = f"property {name}"
                 if not p(state):
-                    return ("property", name, node.depth)
+                    return (Check.PROPERTY, name, node.depth)
             if parent is not None:
                 for name, p in self.steps:
                     current = f"property {name}"
                     if not p(parent.state, state):
-                        return ("step", name, node.depth)
+                        return (Check.STEP, name, node.depth)
         except EVAL_FAILURES as fault:
             raise MatchFault(self._error(fault, f"evaluating {current}", None), node.event, node) from None
         return None

@@ -1,13 +1,14 @@
 """What every search does besides exploring: the checks, the violations, the Result, the traces.
 
 `Search` is the base of the one search driver (levels.py's `Coordinator`, the only loop over
-states): it checks a state or a step as explore.py's docstring says (invariants, the safety part
-of the temporal properties, step properties, state constraints, reachable checks), keeps the
-violations in collect mode (`tlacheck verify`), turns an evaluation error into the Result with
-its trace, rebuilds traces from the store's keys (traces.py), and, once the search is complete,
-decides the reachable checks and the temporal properties on the state graph (liveness.py).
-The driver re-evaluates here every event its workers report, so a violation and an error are
-reported by the same code however the states were explored.
+states): it holds what the search checks (`checks`: admission.Checks, in the order explore.py's
+docstring gives: state constraints, invariants, the safety part of the temporal properties, step
+properties; and the reachable checks), reports what a check found (a `Failure` of the admission
+sequence: a violation, kept in collect mode, `tlacheck verify`; an evaluation error, as the
+Result with its trace), rebuilds traces from the store's keys (traces.py), and, once the search is
+complete, decides the reachable checks and the temporal properties on the state graph
+(liveness.py). The driver re-evaluates every event its workers report through the same Checks,
+so a violation and an error are reported by the same code however the states were explored.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import time
 from typing import Callable
 
 from tlacheck.compile.model import Model
-from tlacheck.core.result import ActionCoverage, Result, Step, SymmetryStats, Trace, Verdict, Violation
+from tlacheck.core.result import ActionCoverage, Check, Result, Step, SymmetryStats, Trace, Verdict, Violation
 from tlacheck.core.runtime import EVAL_FAILURES, Fault
+from tlacheck.engine.admission import Checks, Failure
 from tlacheck.engine.limits import MemoryWatch, limit_reached
 from tlacheck.engine.liveness import Checker as LivenessChecker
 from tlacheck.engine.liveness import (EvaluationFailed, Graph, Plan, Stopped, instantiate, refinement_obligations,
@@ -32,13 +34,6 @@ from tlacheck.engine.watchdog import StepInterrupted, Watchdog
 
 class _Stop(Exception):
     pass
-
-
-_VERDICTS = {
-    "deadlock": Verdict.DEADLOCK, "invariant": Verdict.INVARIANT_VIOLATED, "property": Verdict.INVARIANT_VIOLATED,
-    "step": Verdict.INVARIANT_VIOLATED,
-    "liveness": Verdict.LIVENESS_VIOLATED, "unreachable": Verdict.UNREACHABLE,
-}
 
 
 def temporal_checks(model: Model, options: Options) -> tuple[tuple, tuple, Plan | None]:
@@ -85,6 +80,8 @@ class Search:
         # The selected step properties: checked on every step computed, after the invariants of
         # its new state (as TLC checks action properties).
         self.steps = step_properties(model, options)
+        # What the search checks, in order (admission.py): made by run(), with the properties
+        self.checks = Checks(model, self.invariants, steps=self.steps, collect=options.collect)
         self.witnesses: dict[str, int] = {}
         self.watch = MemoryWatch(options)
         # Freed on a MemoryError in the spec's code, so that the error can still be reported.
@@ -117,6 +114,8 @@ class Search:
             self.initially, self.always, plan = temporal_checks(self.model, self.options)
         except EvaluationFailed as failed:
             raise self._fault(failed.error, -1, failed.note, failed.span) from None
+        self.checks = Checks(self.model, self.invariants, self.always, self.initially, self.steps,
+                             self.options.collect)
         if plan is not None:
             self.graph = Graph(plan)
 
@@ -157,8 +156,8 @@ class Search:
                 try:
                     hit = pred(state)
                 except EVAL_FAILURES as fault:
-                    raise self._fault(fault, i, f"evaluating reachable check {name}",
-                                      self.model.span_of("reachable", name)) from None
+                    raise self._fault(fault, i, f"evaluating {Check.REACHABLE.noun} {name}",
+                                      self.model.span_of(Check.REACHABLE.value, name)) from None
                 if hit:
                     self.witnesses[name] = i
 
@@ -183,7 +182,7 @@ class Search:
             trace = Trace(())
             err.trace_omitted = "out of memory"
         err.trace = trace
-        return _Stop(self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), error=err))
+        return _Stop(self._result(Verdict.ERROR, Violation(Check.ERROR, err.code, trace, err.message), error=err))
 
     def _trace_through(self, at: int, unstored: tuple) -> Trace:
         """The trace to stored state `at` (-1: none), then the step to `unstored`, a successor of
@@ -192,47 +191,25 @@ class Search:
         last = find_step(self.model, trace.steps[-1].state, unstored) if trace.steps else Step(None, (), unstored)
         return Trace(trace.steps + (last,))
 
-    def _check_invariants(self, i: int, state: tuple | None = None, invariants: tuple | None = None,
-                          unstored: bool = False) -> None:
-        """Check the invariants (default: all selected ones), then the safety properties (`always
-        P`), on stored state `i`; with `unstored`, on `state`, a successor of stored state `i` (or
-        an initial state, when `i` is -1) that is not stored (it fails a state constraint)."""
-        if state is None:
-            state = self.states[i]
-        for name, inv in self.invariants if invariants is None else invariants:
-            self._check(i, state, unstored, "invariant", name, inv)
-        for name, pred in self.always:
-            self._check(i, state, unstored, "property", name, pred)
+    def _failed(self, failure: Failure, at: int, state: tuple, step: Step | None = None) -> None:
+        """Report `failure` (admission.py), met in `state`: stored state number `at`, or a successor
+        of it (-1: an initial state) that is not stored: one failing a constraint, a step property's
+        (`step`, the step from `at` to `state`). An evaluation error ends the run; so does a check
+        found false (in collect mode, the violation is kept and the check dropped)."""
+        through = failure.unstored or failure.kind in (Check.CONSTRAINT, Check.STEP)
+        if failure.error is not None:
+            raise self._fault(failure.error, at, failure.note, self.model.span_of(failure.kind.value, failure.name),
+                              state if through else None) from None
+        if failure.kind == Check.STEP:
+            self._step_violated(at, step, failure.name)
+        else:
+            self._violated(at, state, failure.unstored, failure.kind, failure.name, failure.initial)
 
-    def _check_initial(self, i: int, state: tuple, unstored: bool = False) -> None:
-        """Check an initial state: the invariants and safety properties, then the properties that
-        are state predicates (true of the initial states)."""
-        self._check_invariants(i, state, unstored=unstored)
-        for name, pred in self.initially:
-            self._check(i, state, unstored, "initial property", name, pred)
-
-    _DETAILS = {"invariant": "the invariant is false in the last state",
-                "property": "a reachable state does not satisfy it",
-                "initial property": "an initial state does not satisfy the property"}
-
-    def _check(self, i: int, state: tuple, unstored: bool, kind: str, name: str, pred) -> None:
-        """One check of _check_invariants: a violation ends the run (in collect mode, it is kept and
-        the check is dropped); so does an evaluation error."""
-        what = "invariant" if kind == "invariant" else "property"
-        try:
-            ok = pred(state)
-        except EVAL_FAILURES as fault:
-            raise self._fault(fault, i, f"evaluating {what} {name}", self.model.span_of(what, name),
-                              state if unstored else None) from None
-        if not ok:
-            self._violated(i, state, unstored, kind, name)
-
-    def _violated(self, i: int, state: tuple, unstored: bool, kind: str, name: str) -> None:
+    def _violated(self, i: int, state: tuple, unstored: bool, kind: Check, name: str, initial: bool = False) -> None:
         """Check `name` (of _check's `kind`) is false in `state`: end the run, or keep the
         violation in collect mode."""
-        what = "invariant" if kind == "invariant" else "property"
         trace = self._trace_through(i, state) if unstored else self.trace_to(i)
-        violation = Violation(what, name, trace, self._DETAILS[kind])
+        violation = Violation(kind, name, trace, kind.violated(initial))
         if not self.options.collect:
             raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
         self._keep(violation)
@@ -240,58 +217,24 @@ class Search:
     def _keep(self, violation: Violation) -> None:
         """Collect mode: keep the violation and check its property no more (each is reported
         with its first counterexample); a deadlock is kept once."""
-        if violation.kind == "deadlock":
-            if not any(v.kind == "deadlock" for v in self.violations):
+        if violation.kind == Check.DEADLOCK:
+            if not any(v.kind == Check.DEADLOCK for v in self.violations):
                 self.violations.append(violation)
             return
         self.violations.append(violation)
-        name = violation.name
-        if violation.kind == "step":
-            self.steps = tuple((n, f) for n, f in self.steps if n != name)
-            return
-        self.invariants = tuple((n, f) for n, f in self.invariants if n != name)
-        self.always = tuple((n, f) for n, f in self.always if n != name)
-        self.initially = tuple((n, f) for n, f in self.initially if n != name)
-
-    def _check_steps(self, parent: int, ai: int, args: tuple, succ: tuple, state: tuple | None = None) -> None:
-        """Check the step properties on the step from stored state `parent` (`state`, when the
-        store does not keep states) to `succ` (by action `ai` with `args`): a violation ends the
-        run with the trace to `parent` and this step (in collect mode it is kept and the property
-        dropped); so does an evaluation error."""
-        if state is None:
-            state = self.states[parent]
-        for name, pred in self.steps:
-            try:
-                ok = pred(state, succ)
-            except EVAL_FAILURES as fault:
-                raise self._fault(fault, parent, f"evaluating step property {name}", self.model.span_of("step", name),
-                                  succ) from None
-            if not ok:
-                self._step_violated(parent, Step(ai, args, succ), name)
+        self.checks.drop(violation.name)
 
     def _step_violated(self, parent: int, step: Step, name: str) -> None:
         """Step property `name` is false on `step`, from stored state `parent`: end the run, or
         keep the violation in collect mode."""
         trace = Trace(self.trace_to(parent).steps + (step,))
-        violation = Violation("step", name, trace, "the last step does not satisfy it")
+        violation = Violation(Check.STEP, name, trace, Check.STEP.violated())
         if not self.options.collect:
             raise _Stop(self._result(Verdict.INVARIANT_VIOLATED, violation))
         self._keep(violation)
 
     def _deadlock(self, parent: int) -> Violation:
-        return Violation("deadlock", None, self.trace_to(parent), "a state with no successor")
-
-    def _in_model(self, state: tuple, at: int) -> bool:
-        """Whether `state` satisfies the state constraints. `at`: its parent (-1: it is an initial
-        state); an evaluation error shows the trace to `state` through it."""
-        for name, con in self.model.constraints:
-            try:
-                if not con(state):
-                    return False
-            except EVAL_FAILURES as fault:
-                raise self._fault(fault, at, f"evaluating constraint {name}", self.model.span_of("constraint", name),
-                                  state) from None
-        return True
+        return Violation(Check.DEADLOCK, None, self.trace_to(parent), Check.DEADLOCK.violated())
 
     def _finish(self) -> Result:
         """The search is complete: reachable checks, then temporal properties."""
@@ -299,14 +242,14 @@ class Search:
         found = list(self.violations)
         for name, _ in self.reachables:
             if name not in self.witnesses:
-                found.append(Violation("unreachable", name, Trace(()), "no reachable state satisfies it"))
+                found.append(Violation(Check.UNREACHABLE, name, Trace(()), Check.UNREACHABLE.violated()))
         if self.graph is not None and (self.options.collect or not found):
             checker = None
             try:
                 checker = LivenessChecker(self.model, self.graph, self.parents, self.depths, self._state,
                                           stop=self._liveness_stop())
                 for v in checker.check(self.properties, stop_at_first=not self.options.collect):
-                    found.append(Violation("liveness", v.name, v.trace, v.detail))
+                    found.append(Violation(Check.LIVENESS, v.name, v.trace, v.detail))
             except EvaluationFailed as failed:  # a spec expression of a property or a fairness condition
                 checker = None  # its tables are not needed for the trace
                 raise self._fault(failed.error, failed.state, failed.note, failed.span) from None
@@ -317,7 +260,7 @@ class Search:
                 result.witnesses = witnesses
                 result.violations = found
                 return result
-        verdict = _VERDICTS[found[0].kind] if found else Verdict.OK
+        verdict = found[0].kind.verdict if found else Verdict.OK
         result = self._result(verdict, found[0] if found else None)
         result.witnesses = witnesses
         result.violations = found

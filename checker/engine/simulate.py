@@ -52,8 +52,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from tlacheck.compile.model import Model
-from tlacheck.core.result import ActionCoverage, Result, SimulationStats, Step, Trace, Verdict, Violation
+from tlacheck.core.result import ActionCoverage, Check, Result, SimulationStats, Step, Trace, Verdict, Violation
 from tlacheck.core.runtime import EVAL_FAILURES
+from tlacheck.engine.admission import Admission, Checks, Failure
 from tlacheck.engine.limits import limit_reached
 from tlacheck.engine.liveness import EvaluationFailed, safety_checks
 from tlacheck.engine.options import Options, select, selected_properties, step_properties
@@ -105,15 +106,6 @@ class _Found(Exception):
     """A violation or an evaluation error: the run ends with this Result."""
 
 
-_DETAILS = {"invariant": "the invariant is false in the last state",
-            "property": "a reachable state does not satisfy it",
-            "initial property": "an initial state does not satisfy the property",
-            "step": "the last step does not satisfy it",
-            "deadlock": "a state with no successor"}
-_VERDICTS = {"invariant": Verdict.INVARIANT_VIOLATED, "property": Verdict.INVARIANT_VIOLATED,
-             "step": Verdict.INVARIANT_VIOLATED, "deadlock": Verdict.DEADLOCK}
-
-
 def simulate(model: Model, options: SimOptions, progress: Callable[[SimProgress], None] | None = None,
              progress_every: float = 5.0) -> Result:
     """Random behaviours of `model` (the module docstring says which, and what is checked).
@@ -133,9 +125,10 @@ class _Simulator:
         self.rng = random.Random(options.seed)
         self.invariants = select(model.invariants, options.invariants)
         self.steps = step_properties(model, Options(properties=options.properties))
-        # (kind, name, predicate) checked on every new state; on initial states, then `initially`
-        self.state_checks: tuple = tuple(("invariant", n, f) for n, f in self.invariants)
-        self.initially: tuple = ()
+        # What is checked, and the admission sequence of a successor (admission.py), which stores
+        # nothing here: made by run(), with the safety part of the properties
+        self.checks = Checks(model, self.invariants, steps=self.steps, collect=options.collect)
+        self.admission = Admission(model, self.checks, keep=False)
         self.visited: set = set()  # distinct states on the behaviours
         self.expanded: set = set()  # states whose successors were all computed (shrinking's graph)
         self.coverage = [ActionCoverage() for _ in model.actions]
@@ -231,12 +224,7 @@ class _Simulator:
                     total += 1
                     self.generated += 1
                     step = Step(ai, args, succ)
-                    in_model = self._in_model(path, step)
-                    if succ not in self.visited:
-                        self._check(path, step, self.state_checks)
-                    if self.steps and succ != state:
-                        self._check_steps(path, step)
-                    if in_model:
+                    if self._admitted(path, step, succ not in self.visited):
                         choices.append(step)
             except EVAL_FAILURES as fault:
                 info = model.action_info[ai]
@@ -248,30 +236,38 @@ class _Simulator:
             found = found or total > 0
         self.expanded.add(state)
         if not found and self.check_deadlock:
-            self._report(Violation("deadlock", None, Trace(tuple(path)), _DETAILS["deadlock"]))
+            self._report(Violation(Check.DEADLOCK, None, Trace(tuple(path)), Check.DEADLOCK.violated()))
             self.check_deadlock = False  # collect mode: one deadlock is reported
         return choices
 
-    def _in_model(self, path: list, step: Step) -> bool:
-        """Whether `step`'s state (a successor of the path's end, or an initial state when
-        `path` is empty) satisfies the state constraints."""
-        for name, con in self.model.constraints:
-            try:
-                if not con(step.state):
-                    return False
-            except EVAL_FAILURES as fault:
-                raise self._fail(fault, path + [step], f"evaluating constraint {name}",
-                                 self.model.span_of("constraint", name)) from None
-        return True
+    def _admitted(self, path: list, step: Step, new: bool) -> bool:
+        """Admit the successor of `step` (admission.py: the constraints, then, when it is `new` to
+        the run, the checks of a state; then the step properties when it changes the state):
+        whether it is in the model. A failure ends the run; in collect mode a check found false is
+        reported once and the run goes on."""
+        admission, state = self.admission, path[-1].state
+        try:
+            in_model = admission.admit(0, step.action, step.state, 0) if new else self.checks.in_model(step.state)
+            self._collected(path, step)
+            if self.steps and step.state != state:
+                admission.step(state, step.state, 0)
+                self._collected(path, step)
+        except Failure as failure:
+            self._failed(failure, path + [step])
+        return in_model
 
-    def _check(self, path: list, step: Step, checks: tuple) -> None:
-        failed = self._first_failure(path, step, checks)
-        while failed is not None:  # collect mode: the next check that fails here, until none does
-            kind, name = failed
-            what = "invariant" if kind == "invariant" else "property"
-            self._report(Violation(what, name, Trace(tuple(path) + (step,)), _DETAILS[kind]))
-            checks = tuple(c for c in checks if c[1] != name)
-            failed = self._first_failure(path, step, checks)
+    def _collected(self, path: list, step: Step) -> None:
+        """Collect mode: report what the checks of `step`'s state (or step) found false."""
+        for _, failure in self.checks.take_collected():
+            self._failed(failure, path + [step])
+
+    def _failed(self, failure: Failure, steps: list) -> None:
+        """Report `failure`, met in the last state (or step) of `steps`: an evaluation error ends
+        the run; a check found false ends it too, or in collect mode is kept once."""
+        if failure.error is not None:
+            raise self._fail(failure.error, steps, failure.note,
+                             self.model.span_of(failure.kind.value, failure.name)) from None
+        self._report(Violation(failure.kind, failure.name, Trace(tuple(steps)), failure.kind.violated(failure.initial)))
 
     def _report(self, violation: Violation) -> None:
         """End the run with `violation`; in collect mode, keep it (its cycles cut) and drop its check."""
@@ -279,43 +275,25 @@ class _Simulator:
             raise _Found(self._violation(violation))
         trace = _cut_cycles(violation) if self.options.shrink else violation.trace
         self.violations.append(Violation(violation.kind, violation.name, trace, violation.message))
-        name = violation.name
-        self.state_checks = tuple(c for c in self.state_checks if c[1] != name)
-        self.initially = tuple(c for c in self.initially if c[1] != name)
-        self.steps = tuple(c for c in self.steps if c[0] != name)
+        self.checks.drop(violation.name)
 
-    def _first_failure(self, path: list, step: Step, checks: tuple) -> tuple[str, str] | None:
-        """The first of `checks` that `step`'s state fails, as (kind, name); an evaluation error
-        ends the run with the trace `path` then `step`."""
-        for kind, name, pred in checks:
-            try:
-                ok = pred(step.state)
-            except EVAL_FAILURES as fault:
-                what = "invariant" if kind == "invariant" else "property"
-                raise self._fail(fault, path + [step], f"evaluating {what} {name}",
-                                 self.model.span_of(what, name)) from None
-            if not ok:
-                return kind, name
-        return None
+    def _failing(self, state: tuple, before: tuple | None = None) -> Failure | None:
+        """The first state check (with `before`: step property) that `state` (the step from `before`
+        to it) fails; an evaluation error is raised (shrinking then gives up)."""
+        failure = self.checks.failing(state, self.checks.state, before)
+        if failure is not None and failure.error is not None:
+            raise failure.error
+        return failure
 
-    def _failed_step(self, path: list, step: Step) -> str | None:
-        """The first step property that the step from the path's end to `step` fails."""
-        before = path[-1].state
-        for name, pred in self.steps:
-            try:
-                ok = pred(before, step.state)
-            except EVAL_FAILURES as fault:
-                raise self._fail(fault, path + [step], f"evaluating step property {name}",
-                                 self.model.span_of("step", name)) from None
-            if not ok:
-                return name
-        return None
-
-    def _check_steps(self, path: list, step: Step) -> None:
-        name = self._failed_step(path, step)
-        while name is not None:
-            self._report(Violation("step", name, Trace(tuple(path) + (step,)), _DETAILS["step"]))
-            name = self._failed_step(path, step)
+    def _clean(self, before: tuple, step: Step) -> bool:
+        """Whether `step`'s state is in the model and fails no check, nor the step from `before` a
+        step property, as a state a simulation goes on from (shrinking); an evaluation error is raised."""
+        try:
+            in_model = self.checks.in_model(step.state)
+        except Failure as failure:
+            raise failure.error from None
+        return (in_model and self._failing(step.state) is None
+                and not (self.steps and step.state != before and self._failing(step.state, before) is not None))
 
     def _safety_checks(self) -> None:
         """The safety part of the selected temporal properties: `always P` joins the checks of
@@ -325,9 +303,9 @@ class _Simulator:
             initially, always = safety_checks(self.model, names)
         except EvaluationFailed as failed:
             raise self._fail(failed.error, [], failed.note, failed.span) from None
-        self.state_checks += tuple(("property", n, f) for n, f in always)
         initially += select(self.model.refinement_initial, self.options.properties)
-        self.initially = tuple(("initial property", n, f) for n, f in initially)
+        self.checks = Checks(self.model, self.invariants, always, initially, self.steps, self.options.collect)
+        self.admission = Admission(self.model, self.checks, keep=False)
 
     def _initial_states(self) -> list:
         """Every initial state checked; the distinct ones in the model, in the order init() gives."""
@@ -340,8 +318,11 @@ class _Simulator:
                     continue
                 seen.add(state)
                 step = Step(None, (), state)
-                in_model = self._in_model([], step)
-                self._check([], step, self.state_checks + self.initially)
+                try:
+                    in_model = self.admission.admit_initial(0, state, 0)
+                    self._collected([], step)
+                except Failure as failure:
+                    self._failed(failure, [step])
                 if in_model:
                     out.append(state)
         except EVAL_FAILURES as fault:
@@ -361,12 +342,12 @@ class _Simulator:
             err.message = f"{err.message} (while {note})"
         trace = _without_cycles(Trace(tuple(steps)))
         err.trace = trace
-        result = self._result(Verdict.ERROR, Violation("error", err.code, trace, err.message), "error")
+        result = self._result(Verdict.ERROR, Violation(Check.ERROR, err.code, trace, err.message), "error")
         result.error = err
         return _Found(result)
 
     def _violation(self, violation: Violation) -> Result:
-        return self._result(_VERDICTS[violation.kind], violation, "violation")
+        return self._result(violation.kind.verdict, violation, "violation")
 
     def _end(self, ended: str) -> Result:
         found = self.violations
@@ -374,7 +355,7 @@ class _Simulator:
             result = self._result(Verdict.INCOMPLETE, None, ended)
             result.stop_reason = ended
         else:
-            result = self._result(_VERDICTS[found[0].kind] if found else Verdict.OK, found[0] if found else None, ended)
+            result = self._result(found[0].kind.verdict if found else Verdict.OK, found[0] if found else None, ended)
         result.violations = list(found)
         return result
 
@@ -398,7 +379,7 @@ class _Simulator:
             return result
         trace = _cut_cycles(v)
         method = "cycles"
-        if v.kind != "error":
+        if v.kind != Check.ERROR:
             shorter = self._search(v)
             if shorter is not None and len(shorter.steps) < len(trace.steps):
                 trace, method = shorter, "search"
@@ -434,12 +415,7 @@ class _Simulator:
         states, or on an evaluation error (or a stop)."""
         instances = {(s.action, s.args) for s in trace.steps[1:]}
 
-        def admit(state: tuple, step: Step) -> bool:
-            return (self._first_failure([], step, self.state_checks) is None and self._in_model([], step)
-                    and not (self.steps and step.state != state
-                             and self._failed_step([Step(None, (), state)], step) is not None))
-
-        return self._bfs(v, [trace.steps[0].state], admit, instances, _INSTANCE_STATES)
+        return self._bfs(v, [trace.steps[0].state], self._clean, instances, _INSTANCE_STATES)
 
     def _bfs(self, v: Violation, starts: list, admit, instances: set | None = None,
              limit: int | None = None) -> Trace | None:
@@ -449,7 +425,7 @@ class _Simulator:
         an evaluation error (or a stop) interrupts the search."""
         model = self.model
         stop = self.options.stop
-        target = {"invariant": "invariant", "property": "property"}.get(v.kind)
+        target = v.kind if v.kind in (Check.INVARIANT, Check.PROPERTY) else None
         parents: dict = {}
         queue: deque = deque()
         try:
@@ -474,7 +450,7 @@ class _Simulator:
                         if succ not in parents and admit(state, step):
                             parents[succ] = (state, ai, args)
                             queue.append(succ)
-                if not any_successor and v.kind == "deadlock":
+                if not any_successor and v.kind == Check.DEADLOCK:
                     return Trace(tuple(_path(parents, state)))
         except (_Found, *EVAL_FAILURES):
             return None
@@ -518,7 +494,7 @@ class _Simulator:
         constraint or another check before, an evaluation error happens, or the violation is not
         met. Each instance taken costs budget[0] one."""
         model = self.model
-        target = {"invariant": "invariant", "property": "property"}.get(v.kind)
+        target = v.kind if v.kind in (Check.INVARIANT, Check.PROPERTY) else None
         out: list[Step] = []
         try:
             for step in steps:
@@ -529,13 +505,11 @@ class _Simulator:
                 nxt = Step(step.action, step.args, step.state if step.state in succs else succs[0])
                 if self._hits(state, nxt, v, target):
                     return out + [nxt]
-                if self._first_failure([], nxt, self.state_checks) is not None or not self._in_model([], nxt):
-                    return None
-                if self.steps and nxt.state != state and self._failed_step([Step(None, (), state)], nxt) is not None:
+                if not self._clean(state, nxt):
                     return None
                 out.append(nxt)
                 state = nxt.state
-            if v.kind == "deadlock" and not any(True for act in model.actions for _ in act(state)):
+            if v.kind == Check.DEADLOCK and not any(True for act in model.actions for _ in act(state)):
                 return out
         except (_Found, *EVAL_FAILURES):
             return None
@@ -544,14 +518,17 @@ class _Simulator:
     def _initial_in(self, states: set) -> list:
         return [s for s in dict.fromkeys(self.model.init()) if s in states]
 
-    def _hits(self, before: tuple, step: Step, v: Violation, target: str | None) -> bool:
+    def _hits(self, before: tuple, step: Step, v: Violation, target: Check | None) -> bool:
         """Whether `step` from `before` fails `v`'s check as the first check that fails there."""
-        if v.kind == "deadlock":
+        if v.kind == Check.DEADLOCK:
             return False
-        failed = self._first_failure([], step, self.state_checks)
+        failed = self._failing(step.state)
         if target is not None:
-            return failed is not None and failed[0] == target and failed[1] == v.name
-        return failed is None and step.state != before and self._failed_step([Step(None, (), before)], step) == v.name
+            return failed is not None and failed.kind == target and failed.name == v.name
+        if failed is not None or step.state == before:
+            return False
+        failed = self._failing(step.state, before)
+        return failed is not None and failed.name == v.name
 
 
 def _path(parents: dict, state: tuple) -> list[Step]:
@@ -570,7 +547,7 @@ def _path(parents: dict, state: tuple) -> list[Step]:
 
 def _cut_cycles(v: Violation) -> Trace:
     """`v`'s trace without cycles; for a step property, the last step (the violation) is kept."""
-    if v.kind == "step":
+    if v.kind == Check.STEP:
         return Trace(_without_cycles(Trace(v.trace.steps[:-1])).steps + v.trace.steps[-1:])
     return _without_cycles(v.trace)
 

@@ -3,8 +3,8 @@
 Every store numbers its states in the order they are stored (0, 1, ...: breadth-first order)
 and keeps, per state, its parent's number (-1: an initial state) and its key, the value that
 decides whether a successor is new and by which traces are rebuilt (traces.py). The search
-(levels.py) tells new states by a non-zero 64-bit int per state, in an open-addressing table
-(`seen` for the initial states, then the search's own, shared with the workers):
+(levels.py) tells new states by a non-zero 64-bit int per state, in its seen-set
+(fingerprints.FingerprintTable, shared with the workers):
 
 - `FingerprintStore`: that int is the state's 64-bit fingerprint (fingerprints.py), and it is
   the key: an array of parents and one of fingerprints, 8-16 bytes a state besides the table.
@@ -26,16 +26,13 @@ from array import array
 from itertools import count
 from typing import Callable
 
-from tlacheck.engine.fingerprints import FingerprintSet
-
 
 class ExactStore:
     key_of = None  # the key of a state is the state
 
-    __slots__ = ("seen", "parents", "fps", "states", "ids", "_next")
+    __slots__ = ("parents", "fps", "states", "ids", "_next")
 
     def __init__(self) -> None:
-        self.seen = FingerprintSet()  # the initial states' ids (levels.py)
         self.parents = array("i")
         self.fps = array("q")  # each stored state's id
         self.states: list[tuple] = []  # each stored state, by number
@@ -68,10 +65,9 @@ class ExactStore:
 
 
 class FingerprintStore:
-    __slots__ = ("seen", "parents", "fps", "key_of")
+    __slots__ = ("parents", "fps", "key_of")
 
     def __init__(self, key_of: Callable[[tuple], int]) -> None:
-        self.seen = FingerprintSet()  # None when another table replaces it (levels.py)
         self.parents = array("i")
         self.fps = array("q")  # the key of each stored state, by number
         self.key_of = key_of

@@ -20,6 +20,7 @@ from lark.lexer import PatternStr
 
 from tlacheck.core.cache import cache_folder
 from tlacheck.core.errors import Diagnostic, SpecError, suggest
+from tlacheck.core.result import Expectation
 from tlacheck.core.source import Source, Span
 from tlacheck.lang import syntax as S
 
@@ -686,19 +687,19 @@ class _Builder(Transformer):
                             self.ts(check) if check is not None else None)
 
     def holds(self, meta, c):
-        return "holds"
+        return Expectation.HOLDS
 
     def violates(self, meta, c):
-        return "violates"
+        return Expectation.VIOLATES
 
     def proves(self, meta, c):
-        return "proves"
+        return Expectation.PROVES
 
     def refutes(self, meta, c):
-        return "refutes"
+        return Expectation.REFUTES
 
     def deadlocks(self, meta, c):
-        return "deadlocks"
+        return Expectation.DEADLOCKS
 
     def action_params(self, meta, c):
         return tuple(c)

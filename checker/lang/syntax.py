@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tlacheck.core.result import Expectation
 from tlacheck.core.source import Span
 
 
@@ -571,7 +572,7 @@ class ExtendAction(Decl):
 class ExpectDecl(Decl):
     """`expect VARIANT OUTCOME [CHECK]`; `name` is the variant (`base` for the base spec)."""
 
-    outcome: str
+    outcome: Expectation
     check: str | None
     check_span: Span | None
 

@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from tlacheck.compile.model import Model, build_model
 from tlacheck.core.errors import TlacheckError, UsageError
 from tlacheck.core.files import read_source
-from tlacheck.core.result import Result, Trace, Verdict, Violation
+from tlacheck.core.result import Check, Expectation, Result, Trace, Verdict, Violation
 from tlacheck.core.source import Source, Span
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
@@ -46,8 +46,8 @@ from tlacheck.output.report import format_result, result_json, verdict_text
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
-STATUS = {"invariant": "violation", "property": "violation", "step": "violation", "deadlock": "deadlock", "liveness": "liveness",
-          "error": "error", "unreachable": "violation"}
+STATUS = {Check.INVARIANT: "violation", Check.PROPERTY: "violation", Check.STEP: "violation",
+          Check.DEADLOCK: "deadlock", Check.LIVENESS: "liveness", Check.ERROR: "error", Check.UNREACHABLE: "violation"}
 
 
 def safe_part(text: str | None, default: str = "_") -> str:
@@ -67,7 +67,7 @@ def spec_stem(path: str) -> str:
 
 
 def property_name(violation: Violation) -> str:
-    return violation.name or violation.kind
+    return violation.name or violation.kind.value
 
 
 def public_path(path: str, cwd: str | None = None) -> str:
@@ -145,25 +145,25 @@ def headline(model: Model, violation: Violation, source: Source | None = None) -
     name = violation.name
     kind = violation.kind
     detail = property_source(model, source, name)
-    if kind == "invariant":
+    if kind == Check.INVARIANT:
         return render.Headline(f"{model.name}: invariant {name} is violated after {steps}", f"violates {name}",
                                detail)
-    if kind == "deadlock":
+    if kind == Check.DEADLOCK:
         return render.Headline(f"{model.name}: deadlock after {steps}", "deadlock: no action is enabled", detail)
-    if kind == "step":
+    if kind == Check.STEP:
         return render.Headline(f"{model.name}: step property {name} is violated by the step to state {n + 1}",
                                f"violates step property {name}", detail)
-    if kind == "liveness":
+    if kind == Check.LIVENESS:
         why = f": {violation.message}" if violation.message else ""
         return render.Headline(f"{model.name}: temporal property {name} is violated", f"violates {name}{why}",
                                detail)
-    if kind == "error":
+    if kind == Check.ERROR:
         return render.Headline(f"{model.name}: evaluation error {name} after {steps}",
                                f"error {name}: {violation.message}", None)
-    if kind == "reachable":  # verify shows a reachable check's witness
+    if kind == Check.REACHABLE:  # verify shows a reachable check's witness
         return render.Headline(f"{model.name}: reachable check {name} holds: a shortest witness of {steps}",
                                f"reaches {name}", detail)
-    if kind == "trace":  # a saved trace that records no check
+    if kind == Check.TRACE:  # a saved trace that records no check
         return render.Headline(f"{model.name}: a saved trace of {steps}", "the last state", None)
     return render.Headline(f"{model.name}: {kind} {name} is violated", f"violates {name}", detail)
 
@@ -237,7 +237,7 @@ def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool
     notes: dict[int, list[tuple[int, str]]] = {}  # viewer -> (state, what blocks the step to it)
 
     def viewer(model, violation: Violation, file: str, variant: str) -> int:
-        key = (file, variant, violation.name or violation.kind)
+        key = (file, variant, violation.name or violation.kind.value)
         if key not in shown:
             shown[key] = len(docs)
             docs.append(html_doc(model, violation, sources.get(file), file, variant, defines))
@@ -250,7 +250,7 @@ def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool
     for r in rows:
         evidence = r.evidence
         if isinstance(evidence, Trace):  # a reachable check's witness
-            evidence = Violation("reachable", r.check, evidence)
+            evidence = Violation(Check.REACHABLE, r.check, evidence)
         k = viewer(r.model, evidence, r.file, r.variant) if evidence is not None and evidence.trace.steps else None
         blocked_viewer = blocked = None
         if r.base is not None and r.blocked_state is not None:
@@ -259,7 +259,8 @@ def verify_html(rows, sources: dict[str, Source], defines: dict, simulated: bool
             blocked = min(r.blocked_state, len(r.base[1].trace.steps))
             notes.setdefault(blocked_viewer, []).append((blocked, f"fix {r.variant} blocks this step: "
                                                          f"{public(r, r.replay)}"))
-        out.append(html.VerifyRow(f"{r.spec} · {r.variant}", r.check, r.expected, r.got, r.ok or r.unchecked,
+        out.append(html.VerifyRow(f"{r.spec} · {r.variant}", r.check, r.expected.value, r.got.value,
+                                  r.ok or r.unchecked,
                                   public(r, r.note), k, public(r, r.replay), blocked_viewer, blocked,
                                   r.blocked_line,
                                   witness=isinstance(r.evidence, Trace)))
@@ -279,7 +280,7 @@ def counterexample_files(model: Model, result: Result, spec_path: str, variant: 
     v = result.violation
     report = format_result(model, result, spec_path)
     text = report.split("\nSummary:\n")[0].rstrip() + "\n"  # the summary holds timings
-    deadlock_checked = v.kind == "deadlock"  # check_expected looks for deadlocks only when one is expected
+    deadlock_checked = v.kind == Check.DEADLOCK  # check_expected looks for deadlocks only when one is expected
     data = run_json(model, result, spec_path, variant, defines, deadlock_checked=deadlock_checked, reproducible=True)
     trace = itf.trace_itf(model, v.trace, source=spec_path, status=STATUS.get(v.kind, "violation"), kind=v.kind,
                           name=v.name, variant=variant)
@@ -301,14 +302,14 @@ class Expected:
     spec_path: str  # as written in the artefacts, e.g. specs/classic/diehard.spec
     folder: str  # output sub-folder, e.g. classic
     variant: str
-    outcome: str  # "violates" or "deadlocks"
+    outcome: Expectation  # VIOLATES or DEADLOCKS
     check: str | None
 
 
 def expected_violations(spec_path: str, folder: str, source: Source) -> list[Expected]:
     """The `expect VARIANT violates NAME` and `expect VARIANT deadlocks` lines of a spec."""
     return [Expected(spec_path, folder, e.name, e.outcome, e.check) for e in expectations(parse(source))
-            if e.outcome in ("violates", "deadlocks")]
+            if e.outcome in (Expectation.VIOLATES, Expectation.DEADLOCKS)]
 
 
 def check_expected(model: Model, e: Expected) -> Result:
@@ -318,7 +319,7 @@ def check_expected(model: Model, e: Expected) -> Result:
     properties = tuple(n for n in [p.name for p in model.spec.properties] + [n for n, _ in model.steps]
                        if n == e.check)  # temporal and step properties (Options.properties selects both)
     reachables = tuple(n for n, _ in model.reachables if n == e.check)
-    return explore(model, Options(check_deadlock=e.outcome == "deadlocks", invariants=invariants,
+    return explore(model, Options(check_deadlock=e.outcome == Expectation.DEADLOCKS, invariants=invariants,
                                   properties=properties, reachables=reachables))
 
 
@@ -339,11 +340,11 @@ def regenerate(specs_dir: str, read) -> tuple[dict[str, str], list[str]]:
             model = build_model(source, None, e.variant)
             result = check_expected(model, e)
             v = result.violation
-            wanted = "deadlock" if e.outcome == "deadlocks" else e.check
+            wanted = Check.DEADLOCK.value if e.outcome == Expectation.DEADLOCKS else e.check
             if v is None or result.verdict in (Verdict.OK, Verdict.INCOMPLETE, Verdict.ERROR) \
-                    or (e.outcome == "violates" and v.name != e.check):
-                found = result.verdict.value if v is None else f"{result.verdict.value} ({v.name or v.kind})"
-                problems.append(f"{spec_path}: expected `{e.variant} {e.outcome} {e.check or ''}`".rstrip() +
+                    or (e.outcome == Expectation.VIOLATES and v.name != e.check):
+                found = result.verdict.value if v is None else f"{result.verdict.value} ({v.name or v.kind.value})"
+                problems.append(f"{spec_path}: expected `{e.variant} {e.outcome.value} {e.check or ''}`".rstrip() +
                                 f", but the check found {found}")
                 continue
             if not v.trace.steps:  # e.g. a `reachable` check that fails: there is no trace to show
@@ -352,7 +353,7 @@ def regenerate(specs_dir: str, read) -> tuple[dict[str, str], list[str]]:
             prefix = f"{folder}/{name}" if folder != "." else name
             for suffix, text in counterexample_files(model, result, spec_path, e.variant, {}, source).items():
                 files[prefix + suffix] = text
-            rows.append((spec_path, e.variant, f"{e.outcome} {e.check or ''}".strip(), len(v.trace.steps) - 1,
+            rows.append((spec_path, e.variant, f"{e.outcome.value} {e.check or ''}".strip(), len(v.trace.steps) - 1,
                          prefix, (prefix + ".swimlanes.dot") in files))
     files["README.md"] = _index(rows)
     files[MANIFEST] = manifest(files)

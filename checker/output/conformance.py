@@ -32,7 +32,7 @@ from enum import Enum
 from tlacheck import __version__
 from tlacheck.compile.model import Model
 from tlacheck.core.errors import Diagnostic
-from tlacheck.core.result import Trace, Violation
+from tlacheck.core.result import Check, Trace, Violation
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.matcher import (GAP, INITIAL, LAZY, Event, Explainer, MatchFault, Matcher, MatchOptions, MatchStopped,
                                      Node)
@@ -504,20 +504,20 @@ def _var_span(model: Model, name: str):
     return next((v.span for v in model.spec.variables if v.name == name), None)
 
 
-def _check_word(kind: str, name: str | None = None, refinements: tuple = ()) -> str:
+def _check_word(kind: Check, name: str | None = None, refinements: tuple = ()) -> str:
     """What failed: "invariant", "property", "step property", or "refinement" (a `refines`)."""
     if name is not None and name in refinements:
-        return "refinement"
-    return {"invariant": "invariant", "property": "property", "step": "step property"}.get(kind, kind)
+        return Check.REFINEMENT.noun
+    return kind.noun
 
 
-def _violation_message(model: Model, kind: str, name: str) -> str | None:
+def _violation_message(model: Model, kind: Check, name: str) -> str | None:
     if any(c.name == name for c in model.refinements):
-        return "a step is not a step of the abstract spec" if kind == "step" else \
+        return "a step is not a step of the abstract spec" if kind == Check.STEP else \
             "the initial state is not one of the abstract spec's"
-    if kind == "property":
+    if kind == Check.PROPERTY:
         return "a state of the run violates it"
-    if kind == "step":
+    if kind == Check.STEP:
         return "a step of the run violates it"
     return None
 
@@ -734,7 +734,7 @@ def run_json(model: Model, run: RunReport) -> dict:
         "trace_log_lines": list(run.labels) if run.trace is not None else None,
     }
     if run.violation is not None:
-        data["violation"] = {"kind": run.violation.kind, "name": run.violation.name,
+        data["violation"] = {"kind": run.violation.kind.value, "name": run.violation.name,
                              "message": run.violation.message, "state": len(run.trace.steps)}
     if run.error is not None:
         data["error"] = run.error.to_json()
@@ -839,7 +839,7 @@ def _trace_doc(model: Model, source, run: RunReport, texts: dict, report: Report
         violation = run.violation
         head = artefacts.headline(model, violation, source)
     else:
-        violation = Violation("trace", None, run.trace)
+        violation = Violation(Check.TRACE, None, run.trace)
         if run.mismatch is not None:
             m = run.mismatch
             head = render.Headline(f"{run.name}: the prefix that matched ({run.steps:,} spec steps)",

@@ -37,7 +37,7 @@ import json
 import textwrap
 from dataclasses import dataclass, field
 
-from tlacheck.core.result import Trace, Violation
+from tlacheck.core.result import Check, Trace, Violation
 from tlacheck.core.source import Source, Span
 from tlacheck.ir import nodes as ir
 from tlacheck.output import diff, render
@@ -240,7 +240,7 @@ def _viewer(doc: TraceDoc, k: int, heading_level: int) -> str:
     parts.append(_state_panel(model, trace))
     if doc.log:
         parts.append(_log_pane(doc.log))
-    parts.append(_source_pane(doc.source, file, lines, "where the error occurred" if doc.violation.kind == "error"
+    parts.append(_source_pane(doc.source, file, lines, "where the error occurred" if doc.violation.kind == Check.ERROR
                               else "the violated check"))
     parts.append("</div></div></div>")
     steps_data = [{"label": _now(model, trace, i, file, lines[i]), "action": lines[i].action,
@@ -300,7 +300,7 @@ def _highlights(model, violation: Violation, source: Source | None, fault: Span 
         last = _last_line(action.body, guards)
         out[i].action = list(range(action.span.line, max(last, action.span.line) + 1))
         out[i].guards = sorted(set(guards))
-    if violation.kind == "error":
+    if violation.kind == Check.ERROR:
         if fault is not None and fault.file == source.name and out:
             out[-1].check = list(range(fault.line, max(fault.end_line, fault.line) + 1))
             out[-1].focus = fault.line

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from tlacheck import __version__
 from tlacheck.core import types as T
+from tlacheck.core.result import Check
 from tlacheck.core.runtime import NONE, canon, canon_key
 from tlacheck.core.values import format_int, format_value, int_from_text, int_text
 
@@ -121,7 +122,7 @@ def read_names(data: dict, var_names) -> dict[str, str]:
     return {itf: n for n, itf in itf_names(var_names).items() if itf != n}
 
 
-def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None, name: str | None = None,
+def trace_itf(model, trace, *, source: str, status: str, kind: Check | None = None, name: str | None = None,
               variant: str = "base", mbt: bool = False) -> dict:
     """A whole trace as an ITF object (see the module docstring for what goes where). `mbt`: each
     state also carries Quint's model-based-testing variables, `mbt::actionTaken` (the action's name,
@@ -142,7 +143,7 @@ def trace_itf(model, trace, *, source: str, status: str, kind: str | None = None
     if renamed:
         meta["varNames"] = renamed
     if kind is not None:
-        meta["violation"] = {"kind": kind, "name": name, "state": len(trace.steps) - 1}
+        meta["violation"] = {"kind": kind.value, "name": name, "state": len(trace.steps) - 1}
     if trace.loop_index is not None:
         meta["closing"] = None if trace.closing is None else _step_meta(model, trace.closing)
     states = []

@@ -39,7 +39,7 @@ from enum import Enum
 
 from tlacheck.compile.model import Model
 from tlacheck.core.errors import EvalError, suggest
-from tlacheck.core.result import Step, Trace
+from tlacheck.core.result import Check, Step, Trace
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.core.source import Span
 from tlacheck.engine.matcher import Call, Event, Explainer, Matcher, MatchFault
@@ -179,7 +179,7 @@ class _Replayer:
             trace = Trace(trace.steps, saved.loop_index, Step(closing.action, closing.args,
                                                              trace.steps[saved.loop_index].state))
         still = None
-        if saved.kind == "invariant" and saved.name in dict(model.invariants):
+        if saved.kind == Check.INVARIANT and saved.name in dict(model.invariants):
             inv = dict(model.invariants)[saved.name]
             try:
                 still = not inv(trace.steps[-1].state)

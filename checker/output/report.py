@@ -8,7 +8,7 @@ from importlib.resources import files
 from tlacheck import SCHEMA_VERSION, __version__
 from tlacheck.compile.model import Model
 from tlacheck.core.errors import Diagnostic
-from tlacheck.core.result import Result, Trace, Verdict
+from tlacheck.core.result import Answer, Check, Result, Trace, Verdict
 from tlacheck.output import diff
 
 
@@ -145,7 +145,7 @@ def _refinement(model: Model, result: Result):
     """The refinement (compile/refinement.py Check) that the result's violation is of, or None."""
     v = result.violation
     if result.verdict not in (Verdict.INVARIANT_VIOLATED, Verdict.LIVENESS_VIOLATED) \
-            or v.kind not in ("step", "property", "liveness"):
+            or v.kind not in (Check.STEP, Check.PROPERTY, Check.LIVENESS):
         return None
     return next((c for c in model.refinements if c.name == v.name), None)
 
@@ -154,9 +154,9 @@ def _refinement_lines(check, v) -> list[str]:
     """What the violating state or step of a refinement maps to in the abstract spec."""
     abstract = check.abstract.name
     steps = v.trace.steps
-    if v.kind == "liveness":
+    if v.kind == Check.LIVENESS:
         return []
-    if v.kind == "step":
+    if v.kind == Check.STEP:
         return [f"Mapped to {abstract}, the last step goes",
                 f"    from {check.describe(steps[-2].state)}",
                 f"    to   {check.describe(steps[-1].state)}",
@@ -168,8 +168,8 @@ def _refinement_lines(check, v) -> list[str]:
 def verdict_text(result: Result) -> str:
     """The verdict in words, for people (`invariant violated`); `--json` keeps the enum's value."""
     v = result.violation
-    if result.verdict == Verdict.INVARIANT_VIOLATED and v is not None and v.kind in ("property", "step"):
-        return {"property": "safety property violated", "step": "step property violated"}[v.kind]
+    if result.verdict == Verdict.INVARIANT_VIOLATED and v is not None and v.kind in (Check.PROPERTY, Check.STEP):
+        return {Check.PROPERTY: "safety property violated", Check.STEP: "step property violated"}[v.kind]
     return {Verdict.OK: "no error found", Verdict.INVARIANT_VIOLATED: "invariant violated",
             Verdict.DEADLOCK: "deadlock", Verdict.LIVENESS_VIOLATED: "temporal property violated",
             Verdict.ERROR: "evaluation error", Verdict.INCOMPLETE: "incomplete",
@@ -180,12 +180,12 @@ def _headline(result: Result, model: Model | None = None) -> str:
     v = result.violation
     check = _refinement(model, result) if model is not None else None
     if check is not None:
-        what = {"step": "the last step is not a step of it", "property": "an initial state is not one of its",
-                "liveness": v.message}[v.kind]
+        what = {Check.STEP: "the last step is not a step of it", Check.PROPERTY: "an initial state is not one of its",
+                Check.LIVENESS: v.message}[v.kind]
         return f"Error: refinement {v.name} of {check.abstract.name} is violated: {what}."
-    if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "property":
+    if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == Check.PROPERTY:
         return f"Error: property {v.name} is violated: {v.message}."
-    if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == "step":
+    if result.verdict == Verdict.INVARIANT_VIOLATED and v.kind == Check.STEP:
         return f"Error: step property {v.name} is violated: {v.message}."
     if result.verdict == Verdict.INVARIANT_VIOLATED:
         return f"Error: invariant {v.name} is violated."
@@ -328,7 +328,7 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
     if result.violation is not None:
         v = result.violation
         violation = {
-            "kind": v.kind,
+            "kind": v.kind.value,
             "name": v.name,
             "message": v.message,
             "trace": trace_json(model, v.trace),
@@ -340,7 +340,7 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
                 "changes": _changes_json(model, v.trace.steps[-1].state, v.trace.closing.state),
             },
         }
-        if v.kind == "error":  # why `trace` is empty although the error is in a reachable state, or null
+        if v.kind == Check.ERROR:  # why `trace` is empty although the error is in a reachable state, or null
             violation["trace_omitted"] = trace_omitted(result)
     error = None
     if result.error is not None:
@@ -406,11 +406,11 @@ def verify_json(rows, warnings: list[dict], interrupted: bool = False) -> dict:
         trace = getattr(r.evidence, "trace", r.evidence)
         out.append({
             "file": r.file, "spec": r.spec, "variant": r.variant, "check": r.check,
-            "expected": r.expected, "got": r.got, "ok": r.ok, "unchecked": r.unchecked, "states": r.states,
+            "expected": r.expected.value, "got": r.got.value, "ok": r.ok, "unchecked": r.unchecked, "states": r.states,
             "elapsed_s": round(r.seconds, 3), "trace_length": r.trace_length, "note": r.note,
             "trace": trace_json(r.model, trace) if trace is not None and trace.steps else None,
             "base_counterexample": None if r.replay is None else {
-                "check": r.base[1].name or r.base[1].kind if r.base is not None else None,
+                "check": r.base[1].name or r.base[1].kind.value if r.base is not None else None,
                 "blocked_state": r.blocked_state, "blocked_line": r.blocked_line, "message": r.replay},
         })
     return {**header("verify"),
@@ -442,7 +442,8 @@ def format_verify(rows, simulation=None, interrupted: bool = False) -> str:
     table = []
     for r in rows:
         table.append((
-            r.spec, r.variant, r.check, r.expected, ("ok " if r.ok else "" if r.unchecked else "FAIL ") + r.got,
+            r.spec, r.variant, r.check, r.expected.value,
+            ("ok " if r.ok else "" if r.unchecked else "FAIL ") + r.got.value,
             "" if r.states is None else _n(r.states), f"{r.seconds:.2f}s",
             "" if r.trace_length is None else str(r.trace_length),
         ))
@@ -480,13 +481,13 @@ def format_verify(rows, simulation=None, interrupted: bool = False) -> str:
 def format_row_failure(r) -> str:
     """Why one expectation failed, with the counterexample or witness when there is one."""
     where = f"{r.span.file}:{r.span.line}: " if r.span is not None else ""
-    out = [f"{where}expected `{r.variant}` {r.expected} {r.check}, but it {r.got}."]
+    out = [f"{where}expected `{r.variant}` {r.expected.value} {r.check}, but it {r.got.value}."]
     if r.note:
         out.append(r.note)
     evidence = r.evidence
     trace = getattr(evidence, "trace", evidence)
     if trace is not None and getattr(trace, "steps", None):
-        label = "Counterexample" if r.got == "violates" else "Witness"
+        label = "Counterexample" if r.got == Answer.VIOLATES else "Witness"
         out.append(f"{label} ({len(trace.steps) - 1} steps):")
         out.append("")
         out.append(format_trace(r.model, trace).rstrip())

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from tlacheck import SCHEMA_VERSION, __version__
 from tlacheck.core import types as T
-from tlacheck.core.result import Step, Trace
+from tlacheck.core.result import Check, Step, Trace
 from tlacheck.core.runtime import NONE
 from tlacheck.core.source import Span
 from tlacheck.core.values import int_from_text
@@ -41,7 +41,7 @@ class SavedTrace:
     format: str  # "tlacheck" or "itf"
     steps: tuple[SavedStep, ...]
     loop_index: int | None
-    kind: str | None = None  # "invariant", "deadlock", "liveness", "error" or None
+    kind: Check | None = None  # what the trace violates (None: nothing said, or a kind unknown here)
     name: str | None = None  # the violated property
     spec_file: str | None = None
     variant: str = "base"
@@ -164,7 +164,7 @@ def _load_tlacheck(run: dict, violation: dict, model) -> SavedTrace:
                                _decode_state(raw.get("state"), model, f"state {i + 1}")))
     extra, missing = _split_vars(names, model)
     loop = violation.get("loop_index") if isinstance(violation.get("loop_index"), int) else None
-    return SavedTrace("tlacheck", tuple(steps), loop, violation.get("kind"), violation.get("name"),
+    return SavedTrace("tlacheck", tuple(steps), loop, _kind(violation.get("kind")), violation.get("name"),
                       run.get("file"), run.get("variant") or "base", dict(run.get("defines") or {}), extra, missing,
                       _closing(violation.get("closing"), steps, loop), _fault(run.get("error")))
 
@@ -216,7 +216,8 @@ def _load_itf(data: dict, model) -> SavedTrace:
     violation = meta.get("violation") if isinstance(meta.get("violation"), dict) else {}
     loop = data.get("loop") if isinstance(data.get("loop"), int) else None
     extra, missing = _split_vars(names, model)
-    return SavedTrace("itf", tuple(steps), loop, violation.get("kind"), violation.get("name"), meta.get("source"),
+    return SavedTrace("itf", tuple(steps), loop, _kind(violation.get("kind")), violation.get("name"),
+                      meta.get("source"),
                       meta.get("variant") or "base", {}, extra, missing, _closing(meta.get("closing"), steps, loop))
 
 
@@ -257,3 +258,11 @@ def to_trace(saved: SavedTrace, model) -> Trace:
         closing = Step(a, decode_args(saved.closing.args, model.action_info[a], saved.format),
                        steps[saved.loop_index].state)
     return Trace(tuple(steps), saved.loop_index, closing)
+
+
+def _kind(value) -> Check | None:
+    """The kind of check a saved trace says it violates (None: none, or one this version does not know)."""
+    try:
+        return Check(value)
+    except ValueError:
+        return None

@@ -37,6 +37,7 @@ import z3
 
 from tlacheck.ir import nodes as ir
 from tlacheck.core import types as T
+from tlacheck.core.result import Answer
 from tlacheck.core.errors import Diagnostic, SpecError, UsageError, suggest
 from tlacheck.compile.model import Model
 from tlacheck.prove.proof import (
@@ -877,8 +878,9 @@ class Decision:
     result: TheoremResult
 
     @property
-    def verdict(self) -> str:
-        return {Outcome.PROVED: "holds", Outcome.REFUTED: "violates", Outcome.UNKNOWN: "unknown"}[self.result.outcome]
+    def verdict(self) -> Answer:
+        return {Outcome.PROVED: Answer.HOLDS, Outcome.REFUTED: Answer.VIOLATES, Outcome.UNKNOWN: Answer.UNKNOWN}[
+            self.result.outcome]
 
     @property
     def summary(self) -> str:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 from tlacheck.compile.model import Model, build_model
 from tlacheck.core.errors import SpecError
-from tlacheck.core.result import Result, Verdict
+from tlacheck.core.result import Check, Result, Verdict
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
@@ -116,9 +116,9 @@ def from_result(tool: str, r: Result, reachables: bool = False) -> Answer:
                       witnesses=witnesses)
     if r.verdict == Verdict.DEADLOCK:
         return Answer(tool, "deadlock", r.distinct_states, r.states_generated, r.depth, len(v.trace.steps))
-    if v.kind == "invariant":
+    if v.kind == Check.INVARIANT:
         return Answer(tool, "invariant", r.distinct_states, r.states_generated, r.depth, len(v.trace.steps), v.name)
-    safety = v.kind == "property"
+    safety = v.kind == Check.PROPERTY
     return Answer(tool, "temporal", r.distinct_states, r.states_generated, r.depth,
                   len(v.trace.steps) if safety else None, v.name)
 
