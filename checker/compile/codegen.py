@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 
 from tlacheck.core import types as T
 from tlacheck.core.runtime import NONE
+from tlacheck.core.tree import walk
 from tlacheck.ir import nodes as ir
 
 
@@ -985,7 +986,7 @@ class _Gen:
         _duplicable, or cannot fault and is used once at most (the body has no comprehension, so
         it is then evaluated once at most). Otherwise None (a call)."""
         f = self.spec.functions[e.index]
-        uses = [sum(isinstance(x, ir.LocalRef) and x.local == p for x in ir.subexpressions(f.body)) for p in f.params]
+        uses = [sum(isinstance(x, ir.LocalRef) and x.local == p for x in walk(f.body)) for p in f.params]
         if not all(_duplicable(a) or (n <= 1 and not self._may_fault(a)) for a, n in zip(e.args, uses)):
             return None
         saved = self.substitutes
@@ -1254,31 +1255,23 @@ def _keyed_locals(spec: ir.Spec) -> set[int]:
                                                                   *spec.steps, *spec.derived,
                                                                   *(r.state for r in spec.refinements))]
     for e in exprs:
-        for x in ir.subexpressions(e):
+        for x in walk(e):
             if isinstance(x, ir.Prim) and x.op == "lookup" and isinstance(x.args[1], ir.LocalRef):
                 out.add(x.args[1].local.id)
     return out
-
-
-_children = ir.children
 
 
 def _free_locals(e: ir.Expr) -> set:
     """Locals referenced in `e` but bound outside it."""
     refs: set = set()
     bound: set = set()
-
-    def walk(x):
+    for x in walk(e):
         if isinstance(x, ir.LocalRef):
             refs.add(x.local)
         elif isinstance(x, ir.Comp):
             bound.update(l for l, _ in x.generators)
         elif isinstance(x, ir.LetE):
             bound.add(x.local)
-        for c in _children(x):
-            walk(c)
-
-    walk(e)
     return refs - bound
 
 
@@ -1289,7 +1282,7 @@ def _static(e: ir.Expr, function_reads) -> bool:
 
 
 def _calls(f: ir.Function) -> set[int]:
-    return {x.index for x in ir.subexpressions(f.body) if isinstance(x, ir.CallDef)}
+    return {x.index for x in walk(f.body) if isinstance(x, ir.CallDef)}
 
 
 def _recursive_functions(functions) -> frozenset[int]:
@@ -1324,7 +1317,7 @@ def _inlined_functions(functions, function_reads, recursive: frozenset[int]) -> 
             return 1  # computed once, with the constants or when first needed: one name
         if isinstance(x, ir.Comp) or (isinstance(x, ir.Prim) and x.op in _BUILDERS):
             return None
-        inner = [nodes(c) for c in _children(x)]
+        inner = [nodes(c) for c in x.children()]
         if None in inner:
             return None
         return sum(inner) + ((size(x.index) or 1) if isinstance(x, ir.CallDef) else 1)
@@ -1362,6 +1355,11 @@ def _may_fault(e: ir.Expr, function_reads, faulting: frozenset[int]) -> bool:
     `faulting`: the functions whose call may (_faulting_functions). A range with static bounds
     and a product with a static factor do not count: the first is computed once, with the
     constants (its E408 is reported then), and the second grows by a bounded size per step."""
+    return any(_faults_itself(x, function_reads, faulting) for x in walk(e))
+
+
+def _faults_itself(e: ir.Expr, function_reads, faulting: frozenset[int]) -> bool:
+    """Whether the operation of `e` itself (not of its sub-expressions) may fault (_may_fault)."""
     if isinstance(e, ir.Prim) and e.op in _FAULTING and not (e.op in ("div", "mod") and _nonzero_int(e.args[1])):
         return True  # (`//` and `%` by a non-zero literal are inlined and cannot fail)
     if isinstance(e, ir.Prim) and e.op == "range" and not all(_static(a, function_reads) for a in e.args):
@@ -1374,9 +1372,7 @@ def _may_fault(e: ir.Expr, function_reads, faulting: frozenset[int]) -> bool:
         return True
     if isinstance(e, ir.Comp) and e.kind in ("map", "choose"):
         return True
-    if isinstance(e, ir.Build) and e.kind == "map":
-        return True
-    return any(_may_fault(c, function_reads, faulting) for c in _children(e))
+    return isinstance(e, ir.Build) and e.kind == "map"
 
 
 # Operations that may build a large collection: never computed ahead of need (see _loop_invariant).
@@ -1390,9 +1386,8 @@ def _lazy_set(e: ir.Expr) -> bool:
 
 def _cheap(e: ir.Expr) -> bool:
     """Whether `e` has no comprehension, call or operation that may build a large collection."""
-    if isinstance(e, (ir.Comp, ir.CallDef)) or (isinstance(e, ir.Prim) and (e.op in _BUILDERS or e.op == "enabled")):
-        return False
-    return all(_cheap(c) for c in _children(e))
+    return not any(isinstance(x, (ir.Comp, ir.CallDef)) or (isinstance(x, ir.Prim) and (x.op in _BUILDERS or x.op == "enabled"))
+                   for x in walk(e))
 
 
 def _expr_reads(e: ir.Expr, function_reads) -> set[int]:

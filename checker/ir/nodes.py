@@ -3,7 +3,10 @@
 Produced by typecheck.py (a second front end, e.g. a TLA+ subset, could target
 it too); consumed by codegen.py (explicit-state exploration) and, later, by the
 SMT translation. Names are resolved: state variables are slots, constants are
-indices, bound names are `Local`s with unique ids. Every node has a type and a span.
+indices, bound names are `Local`s with unique ids. Every expression has a type and a span.
+Every node class declares its children (core/tree.py), the spec down to its literals: `walk`,
+`Visitor` and `transform` serve every traversal (a `Local` is not a node: the bounds it
+carries are looked at where it is declared).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from tlacheck.core.source import Span
+from tlacheck.core.tree import Node, walk
 from tlacheck.core.types import ANY, INT, TupleT, Type
 
 
@@ -67,7 +71,7 @@ BuildKind = _Named("BuildKind", [(k, k) for k in ("set", "seq", "tuple", "record
 # ---------------------------------------------------------------- expressions
 
 @dataclass(frozen=True)
-class Expr:
+class Expr(Node):
     type: Type
     span: Span
 
@@ -98,6 +102,7 @@ class LocalRef(Expr):
 class Prim(Expr):
     """A built-in operation (`op`: an Op, see OP_ARITY)."""
 
+    CHILDREN = ("args",)
     op: Op
     args: tuple[Expr, ...]
     info: object = None  # static extra data: a field index, a tuple position
@@ -108,6 +113,7 @@ class Prim(Expr):
 
 @dataclass(frozen=True)
 class IfE(Expr):
+    CHILDREN = ("cond", "then", "orelse")
     cond: Expr
     then: Expr
     orelse: Expr
@@ -115,6 +121,7 @@ class IfE(Expr):
 
 @dataclass(frozen=True)
 class LetE(Expr):
+    CHILDREN = ("value", "body")
     local: Local
     value: Expr
     body: Expr
@@ -128,6 +135,7 @@ class Comp(Expr):
     (key and body), seq.
     """
 
+    CHILDREN = ("generators", "body", "cond", "key")
     kind: CompKind
     generators: tuple[tuple[Local, Expr], ...]
     cond: Expr | None
@@ -142,6 +150,7 @@ class Comp(Expr):
 class Build(Expr):
     """A literal collection: set, seq, tuple, record (fields in sorted order), map (k, v, k, v...)."""
 
+    CHILDREN = ("items",)
     kind: BuildKind
     items: tuple[Expr, ...]
 
@@ -151,6 +160,7 @@ class Build(Expr):
 
 @dataclass(frozen=True)
 class CallDef(Expr):
+    CHILDREN = ("args",)
     index: int
     args: tuple[Expr, ...]
     # The state the function reads: 0, the current one; n (the number of variables), the state
@@ -161,19 +171,21 @@ class CallDef(Expr):
 # ---------------------------------------------------------------- statements
 
 @dataclass(frozen=True)
-class Stmt:
+class Stmt(Node):
     span: Span
 
 
 @dataclass(frozen=True)
 class RequireS(Stmt):
+    CHILDREN = ("cond",)
     cond: Expr
 
 
 @dataclass(frozen=True)
-class PathStep:
+class PathStep(Node):
     """One step of an assignment target: `[k]` on a map or seq, `.f` on a record."""
 
+    CHILDREN = ("index",)
     kind: str  # "map", "seq", "field"
     index: Expr | int  # the key/position expression, or the field's position
     span: Span
@@ -182,6 +194,7 @@ class PathStep:
 
 @dataclass(frozen=True)
 class AssignS(Stmt):
+    CHILDREN = ("steps", "value")
     slot: int
     steps: tuple[PathStep, ...]
     value: Expr
@@ -189,23 +202,27 @@ class AssignS(Stmt):
 
 @dataclass(frozen=True)
 class LetS(Stmt):
+    CHILDREN = ("value",)
     local: Local
     value: Expr
 
 
 @dataclass(frozen=True)
 class IfS(Stmt):
+    CHILDREN = ("branches", "orelse")
     branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
     orelse: tuple[Stmt, ...]
 
 
 @dataclass(frozen=True)
 class EitherS(Stmt):
+    CHILDREN = ("branches",)
     branches: tuple[tuple[Stmt, ...], ...]
 
 
 @dataclass(frozen=True)
 class WithS(Stmt):
+    CHILDREN = ("binders", "body")
     binders: tuple[tuple[Local, Expr], ...]
     body: tuple[Stmt, ...]
 
@@ -213,7 +230,8 @@ class WithS(Stmt):
 # ---------------------------------------------------------------- declarations
 
 @dataclass(frozen=True)
-class Constant:
+class Constant(Node):
+    CHILDREN = ("value",)
     name: str
     type: Type
     value: Expr  # evaluated once, before exploration
@@ -221,7 +239,8 @@ class Constant:
 
 
 @dataclass(frozen=True)
-class Variable:
+class Variable(Node):
+    CHILDREN = ("init", "bounds")
     name: str
     type: Type
     init: Expr
@@ -231,7 +250,8 @@ class Variable:
 
 
 @dataclass(frozen=True)
-class Function:
+class Function(Node):
+    CHILDREN = ("body",)
     name: str
     params: tuple[Local, ...]
     returns: Type
@@ -240,7 +260,8 @@ class Function:
 
 
 @dataclass(frozen=True)
-class Action:
+class Action(Node):
+    CHILDREN = ("params", "body", "sends_expr")
     name: str
     params: tuple[tuple[Local, Expr], ...]
     body: tuple[Stmt, ...]
@@ -255,41 +276,47 @@ class Action:
 # ---------------------------------------------------------------- declared bounds
 
 @dataclass(frozen=True)
-class RangeBound:
+class RangeBound(Node):
     """`lo..hi`: an int in that range (E402). `lo` and `hi` are constant int expressions."""
 
+    CHILDREN = ("lo", "hi")
     lo: Expr
     hi: Expr
 
 
 @dataclass(frozen=True)
-class SeqBound:
+class SeqBound(Node):
     """`seq[T, N]`: at most `limit` elements (E410; None: any number), each within `element`."""
 
+    CHILDREN = ("limit", "element")
     limit: Expr | None
     element: "Bound | None"
 
 
 @dataclass(frozen=True)
-class SetBound:
+class SetBound(Node):
+    CHILDREN = ("element",)
     element: "Bound"
 
 
 @dataclass(frozen=True)
-class MapBound:
+class MapBound(Node):
+    CHILDREN = ("key", "value")
     key: "Bound | None"
     value: "Bound | None"
 
 
 @dataclass(frozen=True)
-class PartsBound:
+class PartsBound(Node):
     """A record (fields in sorted order) or a tuple: one bound per position (None: unchecked)."""
 
+    CHILDREN = ("parts",)
     parts: tuple["Bound | None", ...]
 
 
 @dataclass(frozen=True)
-class OptionBound:
+class OptionBound(Node):
+    CHILDREN = ("inner",)
     inner: "Bound"
 
 
@@ -343,7 +370,7 @@ def bound_value(bound: "Bound | None", span: Span) -> Expr:
 # ---------------------------------------------------------------- temporal formulas
 
 @dataclass(frozen=True)
-class Formula:
+class Formula(Node):
     span: Span
 
 
@@ -351,17 +378,20 @@ class Formula:
 class TPred(Formula):
     """A state predicate inside a temporal formula."""
 
+    CHILDREN = ("expr",)
     expr: Expr
 
 
 @dataclass(frozen=True)
 class TUnary(Formula):
+    CHILDREN = ("operand",)
     op: str  # "always", "eventually", "not"
     operand: Formula
 
 
 @dataclass(frozen=True)
 class TBinary(Formula):
+    CHILDREN = ("left", "right")
     op: str  # "and", "or", "implies", "leads_to"
     left: Formula
     right: Formula
@@ -371,6 +401,7 @@ class TBinary(Formula):
 class TQuant(Formula):
     """`all(f for x in S)` / `any(...)` over temporal formulas; S must be constant."""
 
+    CHILDREN = ("domain", "body")
     kind: str  # "all" or "any"
     local: Local
     domain: Expr
@@ -378,7 +409,8 @@ class TQuant(Formula):
 
 
 @dataclass(frozen=True)
-class Property:
+class Property(Node):
+    CHILDREN = ("formula",)
     name: str
     formula: Formula
     span: Span
@@ -416,15 +448,17 @@ class Property:
 
 
 @dataclass(frozen=True)
-class FairTarget:
+class FairTarget(Node):
+    CHILDREN = ("args",)
     action: int
     args: tuple[Expr | None, ...] | None  # None: any instance; an arg None: any value
 
 
 @dataclass(frozen=True)
-class Fairness:
+class Fairness(Node):
     """`fair weak|strong A(..) or B(..) for x in S`: one condition per binding of the generators."""
 
+    CHILDREN = ("targets", "generators")
     strong: bool
     targets: tuple[FairTarget, ...]
     generators: tuple[tuple[Local, Expr], ...]
@@ -432,9 +466,10 @@ class Fairness:
 
 
 @dataclass(frozen=True)
-class Theorem:
+class Theorem(Node):
     """`theorem NAME: forall x, y: body`: body holds for every value of the (finite-typed) binders."""
 
+    CHILDREN = ("body",)
     name: str
     params: tuple[Local, ...]
     body: Expr
@@ -442,10 +477,11 @@ class Theorem:
 
 
 @dataclass(frozen=True)
-class Predicate:
+class Predicate(Node):
     """A named expression of the state: a boolean for an invariant, a state constraint, a
     reachable check or a step property; any type for a derived value."""
 
+    CHILDREN = ("expr",)
     name: str
     expr: Expr
     span: Span
@@ -465,11 +501,12 @@ class Process:
 
 
 @dataclass(frozen=True)
-class Refinement:
+class Refinement(Node):
     """`refines NAME "FILE"`: the abstract spec in `path`, and the concrete expressions its
     variables map to (`state`, a tuple in the abstract's variable order) and its constants
     (`constants`, a tuple of expressions of constants only)."""
 
+    CHILDREN = ("state", "constants_expr")
     name: str
     span: Span
     path: str
@@ -510,7 +547,8 @@ class Conform:
 
 
 @dataclass(frozen=True)
-class Spec:
+class Spec(Node):
+    CHILDREN = ("constants", "variables", "functions", "actions", "invariants", "constraints", "properties", "reachables", "fairness", "steps", "theorems", "derived", "initially", "refinements")
     name: str
     file: str
     sorts: tuple  # SortT, in declaration order
@@ -547,37 +585,6 @@ class Spec:
 
 # ---------------------------------------------------------------- analyses shared by later stages
 
-def children(e: Expr) -> tuple:
-    """The direct sub-expressions of `e`."""
-    if isinstance(e, Prim):
-        return e.args
-    if isinstance(e, IfE):
-        return (e.cond, e.then, e.orelse)
-    if isinstance(e, LetE):
-        return (e.value, e.body)
-    if isinstance(e, CallDef):
-        return e.args
-    if isinstance(e, Build):
-        return e.items
-    if isinstance(e, Comp):
-        parts = [d for _, d in e.generators] + [e.body]
-        if e.cond is not None:
-            parts.append(e.cond)
-        if e.key is not None:
-            parts.append(e.key)
-        return tuple(parts)
-    return ()
-
-
-def subexpressions(e: Expr):
-    """`e` and every expression inside it, pre-order."""
-    todo = [e]
-    while todo:
-        x = todo.pop()
-        yield x
-        todo.extend(reversed(children(x)))
-
-
 def blocks(st: Stmt) -> tuple:
     """The statement blocks directly inside `st` (an `if`'s branches and else, `either`'s
     branches, a `with`'s body)."""
@@ -593,25 +600,18 @@ def blocks(st: Stmt) -> tuple:
 def stmt_exprs(st: Stmt) -> tuple:
     """The expressions directly in `st`, not in its blocks: a guard, an assigned value and the
     keys and positions of its target, a `let`'s value, an `if`'s conditions, a `with`'s sets."""
-    if isinstance(st, RequireS):
-        return (st.cond,)
-    if isinstance(st, AssignS):
-        return tuple(s.index for s in st.steps if s.kind != "field") + (st.value,)
-    if isinstance(st, LetS):
-        return (st.value,)
-    if isinstance(st, IfS):
-        return tuple(c for c, _ in st.branches)
-    if isinstance(st, WithS):
-        return tuple(d for _, d in st.binders)
-    return ()
+    out: list[Expr] = []
+    for c in st.children():
+        if isinstance(c, PathStep):
+            out += c.children()
+        elif isinstance(c, Expr):
+            out.append(c)
+    return tuple(out)
 
 
 def statements(body):
     """Every statement in the block `body`, nested ones too, pre-order."""
-    for st in body:
-        yield st
-        for b in blocks(st):
-            yield from statements(b)
+    return (x for x in walk(tuple(body)) if isinstance(x, Stmt))
 
 
 # What an expression reads is answered here and only here. Typecheck asks it (constants, the
@@ -628,7 +628,7 @@ def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[s
     slots: set[int] = set()
     consts: set[int] = set()
 
-    def walk(x):
+    for x in walk(e):
         if isinstance(x, VarRef):
             slots.add(x.slot)
         elif isinstance(x, ConstRef):
@@ -638,10 +638,6 @@ def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[s
             consts.update(function_reads[x.index][1])
         elif isinstance(x, Prim) and x.op == "enabled":
             slots.update(x.info[1])
-        for c in children(x):
-            walk(c)
-
-    walk(e)
     return slots, consts
 
 
@@ -679,7 +675,7 @@ def guard_reads(action: Action, function_reads: list[tuple[frozenset, frozenset]
         found: set[int] = set()
         for slot in reads(e, function_reads)[0]:
             found |= env.get(("var", slot), {slot})
-        for x in subexpressions(e):
+        for x in walk(e):
             if isinstance(x, LocalRef):
                 found |= env.get(("local", x.local.id), set())
         return found

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tlacheck.core import types as T
 from tlacheck.core.source import Span
+from tlacheck.core.tree import Node, walk
 from tlacheck.ir import nodes as ir
 
 
@@ -53,16 +54,15 @@ def breaks(spec: ir.Spec) -> list[tuple[str, Span, str, str]]:
         return []
     found: list[tuple[Span, str, str]] = []
     seen: set[Span] = set()
-    for e in _roots(spec):
-        for x in ir.subexpressions(e):
-            problem = _problem(x, sorts)
-            if problem is not None and x.span not in seen:
-                seen.add(x.span)
-                found.append((problem[0], x.span, *problem[1:]))
+    for x in walk(_roots(spec)):
+        problem = _problem(x, sorts)
+        if problem is not None and x.span not in seen:
+            seen.add(x.span)
+            found.append((problem[0], x.span, *problem[1:]))
     return found
 
 
-def _problem(x: ir.Expr, sorts: frozenset[str]) -> tuple[str, str, str] | None:
+def _problem(x: Node, sorts: frozenset[str]) -> tuple[str, str, str] | None:
     if isinstance(x, ir.Lit) and isinstance(x.type, T.SortT) and x.type.name in sorts:
         name = x.type.members[x.value]
         return ("error", f"`{name}` names a member of the symmetric set {x.type.name}: this breaks the symmetry",
@@ -80,38 +80,11 @@ def _problem(x: ir.Expr, sorts: frozenset[str]) -> tuple[str, str, str] | None:
     return None
 
 
-def _roots(spec: ir.Spec):
-    """Every expression of the spec outside its constants' values."""
-    for v in spec.variables:
-        yield v.init
-    for f in spec.functions:
-        yield f.body
-    for a in spec.actions:
-        for _, domain in a.params:
-            yield domain
-        for st in ir.statements(a.body):
-            yield from ir.stmt_exprs(st)
-    for p in (*spec.invariants, *spec.constraints, *spec.reachables, *spec.steps):
-        yield p.expr
-    if spec.initially is not None:
-        yield spec.initially.expr
-    for p in spec.properties:
-        yield from _formula(p.formula)
-    for f in spec.fairness:
-        for _, domain in f.generators:
-            yield domain
-        for target in f.targets:
-            yield from (a for a in target.args or () if a is not None)
-
-
-def _formula(f: ir.Formula):
-    if isinstance(f, ir.TPred):
-        yield f.expr
-    elif isinstance(f, ir.TUnary):
-        yield from _formula(f.operand)
-    elif isinstance(f, ir.TBinary):
-        yield from _formula(f.left)
-        yield from _formula(f.right)
-    elif isinstance(f, ir.TQuant):
-        yield f.domain
-        yield from _formula(f.body)
+def _roots(spec: ir.Spec) -> tuple:
+    """The parts of the spec the search evaluates, but its constants' values (checked once
+    evaluated) and the variables' bounds: the initial values, the functions, the actions'
+    parameters and bodies, the checks, the `init:` predicate, the properties and the fairness."""
+    return (tuple(v.init for v in spec.variables), tuple(f.body for f in spec.functions),
+            tuple(d for a in spec.actions for _, d in a.params), tuple(a.body for a in spec.actions),
+            tuple(p.expr for p in (*spec.invariants, *spec.constraints, *spec.reachables, *spec.steps)),
+            spec.initially, spec.properties, spec.fairness)

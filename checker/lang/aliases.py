@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from tlacheck.core.errors import SpecError
+from tlacheck.core.tree import transform
 from tlacheck.lang import syntax as S
 
 
@@ -25,28 +26,19 @@ def resolve(tree: S.SpecFile) -> S.SpecFile:
     resolved: dict[str, S.TypeExpr] = {}
 
     def expand(t: S.TypeExpr, path: tuple[str, ...]) -> S.TypeExpr:
-        if isinstance(t, S.NamedType) and t.name in aliases:
-            if t.name in path:
-                cycle = " -> ".join(path[path.index(t.name):] + (t.name,))
-                raise SpecError.single("E125", f"type `{t.name}` is defined in terms of itself ({cycle})", t.span,
+        def replace(n: S.Node) -> S.TypeExpr | None:
+            if not isinstance(n, S.NamedType) or n.name not in aliases:
+                return None
+            if n.name in path:
+                cycle = " -> ".join(path[path.index(n.name):] + (n.name,))
+                raise SpecError.single("E125", f"type `{n.name}` is defined in terms of itself ({cycle})", n.span,
                                        "a type cannot contain itself: bound the nesting by hand, or use a map "
                                        "from ids to values")
-            if t.name not in resolved:
-                resolved[t.name] = expand(aliases[t.name].type, path + (t.name,))
-            return resolved[t.name]
-        if isinstance(t, S.SetType):
-            return dataclasses.replace(t, element=expand(t.element, path))
-        if isinstance(t, S.SeqType):
-            return dataclasses.replace(t, element=expand(t.element, path))
-        if isinstance(t, S.MapType):
-            return dataclasses.replace(t, key=expand(t.key, path), value=expand(t.value, path))
-        if isinstance(t, S.RecordType):
-            return dataclasses.replace(t, fields=tuple((n, expand(ft, path)) for n, ft in t.fields))
-        if isinstance(t, S.TupleType):
-            return dataclasses.replace(t, elements=tuple(expand(e, path) for e in t.elements))
-        if isinstance(t, S.OptionType):
-            return dataclasses.replace(t, inner=expand(t.inner, path))
-        return t
+            if n.name not in resolved:
+                resolved[n.name] = expand(aliases[n.name].type, path + (n.name,))
+            return resolved[n.name]
+
+        return transform(t, replace)
 
     def params(ps):
         return tuple((n, span, expand(t, ()) if t is not None else None) for n, span, t in ps)

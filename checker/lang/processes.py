@@ -36,6 +36,7 @@ from typing import Callable
 
 from tlacheck.core.errors import SpecError, Warnings
 from tlacheck.core.source import Span
+from tlacheck.core.tree import transform, walk
 from tlacheck.ir import nodes as ir
 from tlacheck.lang import syntax as S
 
@@ -109,7 +110,7 @@ def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...], Warni
 # ---------------------------------------------------------------- structure
 
 def _no_control(stmts, where: str) -> None:
-    for s in _walk_stmts(stmts):
+    for s in walk(stmts):
         if isinstance(s, S.Labelled):
             raise _err(f"a label (`{s.label}:`) can only be in a process, not in {where}", s.label_span,
                        "an action is one atomic step already; declare a `process` to write several steps")
@@ -121,31 +122,14 @@ def _no_control(stmts, where: str) -> None:
             raise _err(f"`goto` can only be in a process, not in {where}", s.span)
 
 
-def _children(s: S.Stmt) -> list[tuple[S.Stmt, ...]]:
-    if isinstance(s, S.If):
-        return [body for _, body in s.branches] + ([s.orelse] if s.orelse is not None else [])
-    if isinstance(s, S.Either):
-        return list(s.branches)
-    if isinstance(s, (S.With, S.Labelled, S.While, S.Scoped)):
-        return [s.body]
-    return []
-
-
-def _walk_stmts(stmts):
-    for s in stmts:
-        yield s
-        for body in _children(s):
-            yield from _walk_stmts(body)
-
-
 def _labels(stmts):
-    for s in _walk_stmts(stmts):
+    for s in walk(stmts):
         if isinstance(s, S.Labelled):
             yield s.label, s.label_span
 
 
 def _has_label(s: S.Stmt) -> bool:
-    return any(isinstance(x, S.Labelled) for x in _walk_stmts((s,)))
+    return any(isinstance(x, S.Labelled) for x in walk((s,)))
 
 
 def _at(p: S.ProcessDecl, label: str, span: Span, every: bool = False, who: S.Expr | None = None) -> S.Expr:
@@ -163,26 +147,6 @@ def _at(p: S.ProcessDecl, label: str, span: Span, every: bool = False, who: S.Ex
 
 
 # ---------------------------------------------------------------- names
-
-def _map(node, f):
-    """`node` with every sub-node n for which f(n) is not None replaced by f(n) (outermost first)."""
-    if isinstance(node, tuple):
-        return tuple(_map(x, f) for x in node)
-    if not isinstance(node, S.Node):
-        return node
-    r = f(node)
-    if r is not None:
-        return r
-    changes = {}
-    for fld in dataclasses.fields(node):
-        if fld.name == "span":
-            continue
-        value = getattr(node, fld.name)
-        new = _map(value, f)
-        if new is not value:
-            changes[fld.name] = new
-    return dataclasses.replace(node, **changes) if changes else node
-
 
 class _Qualifier:
     """`P.x`, `P[i].x` (an instance of a process over a set) and `P.pc` anywhere in the spec: the
@@ -217,7 +181,7 @@ class _Qualifier:
         return None
 
     def apply(self, node):
-        return _map(node, self.expr)
+        return transform(node, self.expr)
 
     def decl(self, d: S.Decl) -> S.Decl:
         return self.apply(d)
@@ -251,7 +215,7 @@ class _Process:
         return self.qualify.expr(e)
 
     def inside(self, node):
-        return _map(node, self._local)
+        return transform(node, self._local)
 
     def _check_shadowing(self) -> None:
         reserved = dict.fromkeys(self.locals, "a local variable")
@@ -260,7 +224,7 @@ class _Process:
         if not reserved:
             return
 
-        def visit(n):
+        for n in walk(self.p.body):
             bound = []
             if isinstance(n, S.Generator):
                 bound = [(x, n.span) for x, _ in n.parts] if n.parts else [(n.name, n.span)]
@@ -272,9 +236,6 @@ class _Process:
                 if x in reserved:
                     raise _err(f"`{x}` is {reserved[x]} of process `{self.p.name}`: it cannot be bound again here",
                                sp, "choose another name")
-            return None
-
-        _map(self.p.body, visit)
 
     # -- control
     def _goto(self, label: str, span: Span) -> S.Stmt:
@@ -301,7 +262,7 @@ class _Process:
                        "its test is part of the labelled step, and the end of its body goes back to the "
                        "label: write `L:` and the loop under it")
         rest = lambda: self._seq(stmts, i + 1, after)  # noqa: E731
-        if not any(isinstance(x, _CONTROL) for x in _walk_stmts((s,))):  # an ordinary statement
+        if not any(isinstance(x, _CONTROL) for x in walk((s,))):  # an ordinary statement
             return [self.inside(s)] + rest()
         # a compound statement with labels or `goto` inside: each branch goes on with the rest
         if isinstance(s, S.With):
@@ -372,7 +333,7 @@ class _Process:
                        "write `NAME:` and the first step's statements indented under it")
         self._check_shadowing()
         labels = [name for name, _ in _labels(p.body)]
-        for s in _walk_stmts(p.body):
+        for s in walk(p.body):
             if isinstance(s, S.Goto) and s.label not in labels:
                 raise _err(f"`goto {s.label}`: process `{p.name}` has no label `{s.label}`", s.label_span,
                            "a process can only go to its own labels: " + ", ".join(f"`{x}`" for x in labels))

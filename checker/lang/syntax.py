@@ -1,19 +1,24 @@
 """The abstract syntax tree: immutable dataclasses, each carrying its source span.
 
 Built by parser.py from Lark's parse tree; no Lark object survives into it.
-Consumed only by typecheck.py, which turns it into the IR.
+The passes of the front end (front/pipeline.py) rewrite it; typecheck.py turns it into the IR.
+Each node class declares its children (core/tree.py): `walk`, `Visitor` and `transform` serve
+every traversal.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tlacheck.core import tree
 from tlacheck.core.result import Expectation
 from tlacheck.core.source import Span
 
 
 @dataclass(frozen=True)
-class Node:
+class Node(tree.Node):
+    """Every node carries its span; CHILDREN names the fields holding its sub-nodes (core/tree.py)."""
+
     span: Span
 
 
@@ -46,12 +51,14 @@ class NamedType(TypeExpr):
 
 @dataclass(frozen=True)
 class RangeType(TypeExpr):
+    CHILDREN = ("low", "high")
     low: "Expr"
     high: "Expr"
 
 
 @dataclass(frozen=True)
 class SetType(TypeExpr):
+    CHILDREN = ("element",)
     element: TypeExpr
 
 
@@ -59,23 +66,27 @@ class SetType(TypeExpr):
 class SeqType(TypeExpr):
     """`seq[T]`, or `seq[T, N]`: at most N elements (N a constant int expression)."""
 
+    CHILDREN = ("element", "limit")
     element: TypeExpr
     limit: "Expr | None" = None
 
 
 @dataclass(frozen=True)
 class MapType(TypeExpr):
+    CHILDREN = ("key", "value")
     key: TypeExpr
     value: TypeExpr
 
 
 @dataclass(frozen=True)
 class RecordType(TypeExpr):
+    CHILDREN = ("fields",)
     fields: tuple[tuple[str, TypeExpr], ...]
 
 
 @dataclass(frozen=True)
 class TupleType(TypeExpr):
+    CHILDREN = ("elements",)
     elements: tuple[TypeExpr, ...]
 
 
@@ -83,11 +94,13 @@ class TupleType(TypeExpr):
 class ElementType(TypeExpr):
     """The type of the members of a constant set (a process's instances: processes.py)."""
 
+    CHILDREN = ("set",)
     set: "Expr"
 
 
 @dataclass(frozen=True)
 class OptionType(TypeExpr):
+    CHILDREN = ("inner",)
     inner: TypeExpr
 
 
@@ -120,6 +133,7 @@ class NoneLit(Expr):
 
 @dataclass(frozen=True)
 class IfExpr(Expr):
+    CHILDREN = ("cond", "then", "orelse")
     cond: Expr
     then: Expr
     orelse: Expr
@@ -130,6 +144,7 @@ class BinOp(Expr):
     """A binary operator. `op` is one of: implies or and == != < <= > >= in
     notin subset .. | & + - * // %."""
 
+    CHILDREN = ("left", "right")
     op: str
     left: Expr
     right: Expr
@@ -137,6 +152,7 @@ class BinOp(Expr):
 
 @dataclass(frozen=True)
 class Not(Expr):
+    CHILDREN = ("operand",)
     operand: Expr
 
 
@@ -144,6 +160,7 @@ class Not(Expr):
 class Temporal(Expr):
     """`always f`, `eventually f` (op "always"/"eventually", right None) or `p leads_to q`."""
 
+    CHILDREN = ("left", "right")
     op: str
     left: Expr
     right: Expr | None = None
@@ -151,17 +168,20 @@ class Temporal(Expr):
 
 @dataclass(frozen=True)
 class Neg(Expr):
+    CHILDREN = ("operand",)
     operand: Expr
 
 
 @dataclass(frozen=True)
 class Index(Expr):
+    CHILDREN = ("target", "index")
     target: Expr
     index: Expr
 
 
 @dataclass(frozen=True)
 class Field(Expr):
+    CHILDREN = ("target",)
     target: Expr
     name: str
 
@@ -171,6 +191,7 @@ class Primed(Expr):
     """`x'`: the value of state variable x after the step (in a step property,
     `property NAME: always P` with P reading x')."""
 
+    CHILDREN = ("target",)
     target: Expr
 
 
@@ -179,6 +200,7 @@ class Generator(Node):
     """`x in S` (`for x in S`, an action parameter, a `with` binder). `for (a, b) in S` names
     the items of tuple elements: `parts` holds a and b, and `name` is `(a, b)` (no one's name)."""
 
+    CHILDREN = ("domain",)
     name: str
     domain: Expr
     parts: tuple[tuple[str, Span], ...] = ()
@@ -189,6 +211,7 @@ class Comprehension(Node):
     """`elem for x in S for y in T if cond`, used by set/map comprehensions and
     by generator arguments (`all(p for x in S)`)."""
 
+    CHILDREN = ("element", "generators", "cond")
     element: Expr
     generators: tuple[Generator, ...]
     cond: Expr | None
@@ -196,6 +219,7 @@ class Comprehension(Node):
 
 @dataclass(frozen=True)
 class Call(Expr):
+    CHILDREN = ("args", "comprehension")
     name: str
     name_span: Span
     args: tuple[Expr, ...]
@@ -204,21 +228,25 @@ class Call(Expr):
 
 @dataclass(frozen=True)
 class TupleLit(Expr):
+    CHILDREN = ("elements",)
     elements: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class SeqLit(Expr):
+    CHILDREN = ("elements",)
     elements: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class SetLit(Expr):
+    CHILDREN = ("elements",)
     elements: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class SetComp(Expr):
+    CHILDREN = ("comprehension",)
     comprehension: Comprehension
 
 
@@ -226,22 +254,26 @@ class SetComp(Expr):
 class SeqComp(Expr):
     """`[e for x in S]`: the elements in the canonical order of S (ascending for ints)."""
 
+    CHILDREN = ("comprehension",)
     comprehension: Comprehension
 
 
 @dataclass(frozen=True)
 class MapComp(Expr):
+    CHILDREN = ("key", "comprehension")
     key: Expr
     comprehension: Comprehension  # element is the value
 
 
 @dataclass(frozen=True)
 class MapLit(Expr):
+    CHILDREN = ("entries",)
     entries: tuple[tuple[Expr, Expr], ...]
 
 
 @dataclass(frozen=True)
 class RecordLit(Expr):
+    CHILDREN = ("fields",)
     fields: tuple[tuple[str, Span, Expr], ...]
 
 
@@ -249,6 +281,7 @@ class RecordLit(Expr):
 class LetExpr(Expr):
     """`let` lines in front of an expression (in def, invariant and constraint bodies)."""
 
+    CHILDREN = ("bindings", "body")
     bindings: tuple[tuple[str, Span, Expr], ...]
     body: Expr
 
@@ -262,6 +295,7 @@ class Stmt(Node):
 
 @dataclass(frozen=True)
 class Require(Stmt):
+    CHILDREN = ("cond",)
     cond: Expr
 
 
@@ -269,6 +303,7 @@ class Require(Stmt):
 class LValue(Node):
     """`name`, `name[k]`, `name.f`, `name[k].f` ... on the left of `=`."""
 
+    CHILDREN = ("steps",)
     name: str
     name_span: Span
     steps: tuple[Expr | str, ...]  # an Expr is an index step, a str a field step
@@ -277,12 +312,14 @@ class LValue(Node):
 
 @dataclass(frozen=True)
 class Assign(Stmt):
+    CHILDREN = ("target", "value")
     target: LValue
     value: Expr
 
 
 @dataclass(frozen=True)
 class Let(Stmt):
+    CHILDREN = ("value",)
     name: str
     name_span: Span
     value: Expr
@@ -295,17 +332,20 @@ class Skip(Stmt):
 
 @dataclass(frozen=True)
 class If(Stmt):
+    CHILDREN = ("branches", "orelse")
     branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
     orelse: tuple[Stmt, ...] | None
 
 
 @dataclass(frozen=True)
 class Either(Stmt):
+    CHILDREN = ("branches",)
     branches: tuple[tuple[Stmt, ...], ...]
 
 
 @dataclass(frozen=True)
 class With(Stmt):
+    CHILDREN = ("binders", "body")
     binders: tuple[Generator, ...]
     body: tuple[Stmt, ...]
 
@@ -315,6 +355,7 @@ class BlockCall(Stmt):
     """`notify_one(c)` as a statement: the body of `block notify_one`, its parameters bound to the
     values of the arguments (typecheck.py expands it in place)."""
 
+    CHILDREN = ("args",)
     name: str
     name_span: Span
     args: tuple[Expr, ...]
@@ -324,6 +365,7 @@ class BlockCall(Stmt):
 class Labelled(Stmt):
     """`L:` and its block, in a process: an atomic step begins at L (processes.py)."""
 
+    CHILDREN = ("body",)
     label: str
     label_span: Span
     body: tuple[Stmt, ...]
@@ -333,6 +375,7 @@ class Labelled(Stmt):
 class While(Stmt):
     """`while COND:` in a process; its first statement is a label's (processes.py)."""
 
+    CHILDREN = ("cond", "body")
     cond: Expr
     body: tuple[Stmt, ...]
 
@@ -350,6 +393,7 @@ class Scoped(Stmt):
     """Statements in a scope of their own: the `let` names they bind are not seen after them (the
     parts of an action that a variant extends: variants.py)."""
 
+    CHILDREN = ("body",)
     body: tuple[Stmt, ...]
 
 
@@ -363,6 +407,7 @@ class Decl(Node):
 
 @dataclass(frozen=True)
 class ConstDecl(Decl):
+    CHILDREN = ("type", "default")
     type: TypeExpr
     default: Expr | None
     symmetric: bool = False  # `symmetric const S: set[model]`: S's members are interchangeable
@@ -375,6 +420,7 @@ class EnumDecl(Decl):
 
 @dataclass(frozen=True)
 class VarDecl(Decl):
+    CHILDREN = ("type", "init")
     type: TypeExpr
     init: Expr | None  # None: `var x: T` alone, every value of T that the `init:` predicate allows
     choice: bool  # `var x: T in S` (one initial state per element of S)
@@ -382,6 +428,7 @@ class VarDecl(Decl):
 
 @dataclass(frozen=True)
 class ActionDecl(Decl):
+    CHILDREN = ("params", "body", "sends_to")
     params: tuple[Generator, ...]
     body: tuple[Stmt, ...]
     actor: str | None = None  # `by Runner`: who takes the step (swimlanes)
@@ -391,6 +438,7 @@ class ActionDecl(Decl):
 
 @dataclass(frozen=True)
 class DefDecl(Decl):
+    CHILDREN = ("params", "returns", "body")
     params: tuple[tuple[str, Span, TypeExpr], ...]
     returns: TypeExpr
     body: Expr
@@ -400,6 +448,7 @@ class DefDecl(Decl):
 class BlockDecl(Decl):
     """`block NAME(p: T, ...): STATEMENTS`: statements that actions call (BlockCall)."""
 
+    CHILDREN = ("params", "body")
     params: tuple[tuple[str, Span, TypeExpr], ...]
     body: tuple[Stmt, ...]
 
@@ -409,6 +458,7 @@ class ProcessDecl(Decl):
     """`process NAME(self in S):` (or `process NAME:`, one instance): local variables, then
     statements with labels; `processes.desugar` turns it into an enum, variables and actions."""
 
+    CHILDREN = ("domain", "locals", "body")
     self_name: str | None  # None: a single process
     self_span: Span | None
     domain: "Expr | None"
@@ -426,6 +476,7 @@ class RefinesDecl(Decl):
     abstract spec's, in its order, filled in when it is loaded (compile/refinement.py), which
     also completes `mapping` with TLA+'s implicit substitutions (a name maps to the same name)."""
 
+    CHILDREN = ("mapping",)
     path: str
     path_span: Span
     mapping: tuple[tuple[str, Span, "Expr"], ...]
@@ -437,11 +488,13 @@ class RefinesDecl(Decl):
 class TypeDecl(Decl):
     """`type NAME = TYPE`: an alias, replaced by its type before type checking (aliases.py)."""
 
+    CHILDREN = ("type",)
     type: TypeExpr
 
 
 @dataclass(frozen=True)
 class InvariantDecl(Decl):
+    CHILDREN = ("body",)
     body: Expr
 
 
@@ -449,11 +502,13 @@ class InvariantDecl(Decl):
 class DerivedDecl(Decl):
     """`derived NAME: EXPR`: a value of each state, shown along traces (not a check)."""
 
+    CHILDREN = ("body",)
     body: Expr
 
 
 @dataclass(frozen=True)
 class ConstraintDecl(Decl):
+    CHILDREN = ("body",)
     body: Expr
 
 
@@ -461,6 +516,7 @@ class ConstraintDecl(Decl):
 class PropertyDecl(Decl):
     """`property NAME: <temporal formula>`."""
 
+    CHILDREN = ("body",)
     body: Expr
 
 
@@ -468,11 +524,13 @@ class PropertyDecl(Decl):
 class ReachableDecl(Decl):
     """`reachable NAME: <state predicate>`: some reachable state satisfies it."""
 
+    CHILDREN = ("body",)
     body: Expr
 
 
 @dataclass(frozen=True)
 class FairTarget(Node):
+    CHILDREN = ("args",)
     action: str
     args: tuple[Expr | None, ...] | None  # None: no parentheses (every argument); an arg None is `*`
 
@@ -481,6 +539,7 @@ class FairTarget(Node):
 class FairDecl(Decl):
     """`fair weak A(p) or B(p) for p in S`. `name` is a generated label (`fair#3`)."""
 
+    CHILDREN = ("targets", "generators")
     strong: bool
     targets: tuple[FairTarget, ...]
     generators: tuple[Generator, ...]
@@ -488,6 +547,7 @@ class FairDecl(Decl):
 
 @dataclass(frozen=True)
 class TheoremDecl(Decl):
+    CHILDREN = ("params", "body")
     params: tuple[tuple[str, Span, TypeExpr | None], ...]
     body: Expr
 
@@ -512,6 +572,7 @@ class InitDecl(Decl):
     """`init: PREDICATE`: the initial states are those of the variables' initial values (every value
     of its type for a variable declared without one) that satisfy it. `name` is INIT."""
 
+    CHILDREN = ("body",)
     body: Expr
 
 
@@ -533,6 +594,7 @@ class ConformLine(Node):
     arguments); `values SORT: "TEXT" = MEMBER, ...` (`names` holds SORT, `pairs` the rest);
     `ignore "TEXT", ...` (`texts`); `silent A, B` and `lazy A, B` (`names`)."""
 
+    CHILDREN = ("steps",)
     word: str
     word_span: Span
     texts: tuple[tuple[str, Span], ...] = ()
@@ -546,11 +608,13 @@ class ConformDecl(Decl):
     """`conform:` and its lines: how a real system's logs name this spec's actions, variables and
     values (`tlacheck conform`, docs/conform.md). `name` is CONFORM."""
 
+    CHILDREN = ("lines",)
     lines: tuple[ConformLine, ...]
 
 
 @dataclass(frozen=True)
 class VariantDecl(Decl):
+    CHILDREN = ("items",)
     description: str | None
     items: tuple[tuple[str, "Decl"], ...]  # ("add" | "replace", decl), ("remove", RemoveAction), ("extend", ExtendAction)
 
@@ -564,6 +628,7 @@ class RemoveAction(Decl):
 class ExtendAction(Decl):
     """`extend action NAME:` in a variant: statements run before and after the base action's body."""
 
+    CHILDREN = ("before", "after")
     before: tuple[Stmt, ...]
     after: tuple[Stmt, ...]
 
@@ -588,6 +653,7 @@ class Import(Node):
 
 @dataclass(frozen=True)
 class SpecFile(Node):
+    CHILDREN = ("declarations", "imports")
     name: str | None
     declarations: tuple[Decl, ...]
     imports: tuple[Import, ...] = ()

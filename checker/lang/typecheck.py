@@ -16,6 +16,7 @@ from tlacheck.core import types as T
 from tlacheck.core.errors import Diagnostic, SpecError, UsageError, Warnings, suggest
 from tlacheck.core.runtime import NONE
 from tlacheck.core.source import Source, Span
+from tlacheck.core.tree import walk
 from tlacheck.ir import nodes as ir
 from tlacheck.ir.symmetry import breaks as symmetry_breaks
 from tlacheck.lang import syntax as S
@@ -1735,34 +1736,18 @@ class _Checker:
     _b_max = _b_min
 
 
-def _has_temporal(e) -> bool:
+def _has_temporal(e: S.Node) -> bool:
     """Whether an AST expression contains always/eventually/leads_to."""
-    if isinstance(e, S.Temporal):
-        return True
-    if isinstance(e, S.Node):
-        import dataclasses
-
-        for f in dataclasses.fields(e):
-            if _has_temporal(getattr(e, f.name)):
-                return True
-    elif isinstance(e, tuple):
-        return any(_has_temporal(x) for x in e)
-    return False
+    return any(isinstance(x, S.Temporal) for x in walk(e))
 
 
-def _has_prime(e) -> bool:
+def _has_prime(e: S.Node) -> bool:
     """Whether an AST expression contains `x'`."""
-    if isinstance(e, S.Primed):
-        return True
-    if isinstance(e, S.Node):
-        return any(_has_prime(getattr(e, f.name)) for f in dataclasses.fields(e))
-    if isinstance(e, tuple):
-        return any(_has_prime(x) for x in e)
-    return False
+    return any(isinstance(x, S.Primed) for x in walk(e))
 
 
 def _has_local(e: ir.Expr) -> bool:
-    return isinstance(e, ir.LocalRef) or any(_has_local(c) for c in ir.children(e))
+    return any(isinstance(x, ir.LocalRef) for x in walk(e))
 
 
 def _check_finite_binder(name: str, t: T.Type, bounds, span: Span) -> None:
@@ -1787,7 +1772,7 @@ def _infer_binder_types(d: S.TheoremDecl, defs: dict) -> dict[str, tuple[T.Type,
     names = {n for n, _, t in d.params if t is None}
     found: dict[str, tuple[T.Type, tuple | None]] = {}
 
-    def walk(node):
+    for node in walk(d.body):
         if isinstance(node, S.Call) and node.name in defs:
             info = defs[node.name]
             for arg, param in zip(node.args, info.params):
@@ -1799,16 +1784,6 @@ def _infer_binder_types(d: S.TheoremDecl, defs: dict) -> dict[str, tuple[T.Type,
                     found[side.name] = (T.BOOL, None)
         if isinstance(node, S.Not) and isinstance(node.operand, S.Name) and node.operand.name in names:
             found.setdefault(node.operand.name, (T.BOOL, None))
-        if isinstance(node, S.Node):
-            import dataclasses
-
-            for f in dataclasses.fields(node):
-                walk(getattr(node, f.name))
-        elif isinstance(node, tuple):
-            for x in node:
-                walk(x)
-
-    walk(d.body)
     return found
 
 
@@ -1819,18 +1794,7 @@ def _article(t: T.Type) -> str:
 
 def _block_calls(stmts):
     """The block calls among `stmts` and inside their nested blocks."""
-    for s in stmts:
-        if isinstance(s, S.BlockCall):
-            yield s
-        elif isinstance(s, S.If):
-            for _, body in s.branches:
-                yield from _block_calls(body)
-            yield from _block_calls(s.orelse or ())
-        elif isinstance(s, S.Either):
-            for body in s.branches:
-                yield from _block_calls(body)
-        elif isinstance(s, (S.With, S.Scoped)):
-            yield from _block_calls(s.body)
+    return (s for s in walk(stmts) if isinstance(s, S.BlockCall))
 
 
 def _stem(path: str) -> str:
