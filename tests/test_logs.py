@@ -160,7 +160,7 @@ def test_process_logs_must_carry_their_order(jobs, tmp_path):
 
 
 def test_happens_before(jobs):
-    from tlacheck.engine.matcher import Event
+    from tlacheck.core.events import Event
 
     def at(order):
         return Event(None, (), order=order)

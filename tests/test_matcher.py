@@ -10,10 +10,11 @@ from __future__ import annotations
 import pytest
 
 from tlacheck.compile.model import build_model
+from tlacheck.core.events import Call, Event
 from tlacheck.core.result import Check
 from tlacheck.core.source import Source
 from tlacheck.engine import matcher as M
-from tlacheck.engine.matcher import Call, Event, Explainer, Matcher, MatchOptions
+from tlacheck.engine.matcher import Explainer, Matcher, MatchOptions
 from tlacheck.engine.options import Options
 
 

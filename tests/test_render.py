@@ -540,7 +540,7 @@ NOTIFY = str(SPECS / "notify_race.spec")
 def test_parents_is_the_bfs_tree():
     model = build_model(read_source(DINING))
     graph = stategraph.build(model)
-    tree = stategraph.parents(graph)
+    tree = render.parents(graph)
     assert [i for i, p in enumerate(tree) if p is None] == list(graph.initial)
     for i, p in enumerate(tree):
         if p is not None:

@@ -2,7 +2,8 @@
 
 `tlacheck replay` (a saved counterexample), `tlacheck conform` (logs of a real system), the
 online monitor and the pytest fixture all match through this module; they differ only in how
-they read events (output/replay.py, output/logs.py, conform/).
+they read events (conform/replayer.py, output/logs.py, conform/runs.py); the events and the
+markers of unlogged steps are core/events.py's.
 
 A recorded run is a sequence of `Event`s. An event stands for one spec step of a named action
 with some or all of its arguments, or for a step of any action (the run did not record which),
@@ -54,6 +55,7 @@ from dataclasses import dataclass, field
 from tlacheck.compile.instrument import Instrumented
 from tlacheck.compile.model import Model
 from tlacheck.core.errors import EvalError
+from tlacheck.core.events import GAP, INITIAL, LAZY, Call, Event
 from tlacheck.core.result import Check, Step, Trace
 from tlacheck.core.runtime import EVAL_FAILURES, Fault
 from tlacheck.engine.limits import limit_reached
@@ -66,42 +68,7 @@ from tlacheck.engine.search import temporal_checks
 COMPACT_EVERY = 256
 _MEMORY_EVERY = 256
 
-# Node.event of an initial state, of an unlogged step filling a gap, of an unlogged lazy step.
-INITIAL = -1
-GAP = -2
-LAZY = -3
-
 _UNCHECKED = object()  # Node.broken before the checks are made
-
-
-@dataclass(frozen=True)
-class Call:
-    """One spec step an event stands for: an action and the arguments the run recorded,
-    (parameter position, value); the others may take any value."""
-
-    action: int
-    args: tuple[tuple[int, object], ...] = ()
-
-    def fits(self, args: tuple) -> bool:
-        return all(args[p] == v for p, v in self.args)
-
-
-@dataclass(frozen=True)
-class Event:
-    """One recorded event. `calls`: the spec steps it stands for, in order (None: one step of
-    any action); `state`: (slot, value) of the variables it recorded after them; `initial`: it
-    records the initial state (no step). `origin` (where it was read) and `order` (its clock or
-    timestamp, for `run_merged`) are carried, never read, by the matcher."""
-
-    calls: tuple[Call, ...] | None
-    state: tuple[tuple[int, object], ...] = ()
-    initial: bool = False
-    origin: object = None
-    order: object = None
-    process: int = 0
-
-    def agrees(self, state: tuple) -> bool:
-        return all(state[i] == v for i, v in self.state)
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ raises `TooLarge` with the number of reachable states, counted exactly up to
 its strongly connected components, and which of them are terminal, the parts of the graph
 that every behaviour ends in and never leaves.
 
-For drawing a mid-sized graph: `parents` is the BFS tree (the state each state was first
-reached from), and `merge` collapses the states that agree on some variables into one node.
+For drawing a mid-sized graph: `merge` collapses the states that agree on some variables into
+one node (the tree of the states each was first reached from is the drawing's: output/render.py).
 """
 
 from __future__ import annotations
@@ -110,17 +110,6 @@ def shape(graph: StateGraph) -> GraphShape:
     members = nx.get_node_attributes(condensed, "members")
     terminal = sorted(tuple(sorted(members[c])) for c in condensed if condensed.out_degree(c) == 0)
     return GraphShape(condensed.number_of_nodes(), tuple(terminal))
-
-
-def parents(graph: StateGraph) -> tuple[int | None, ...]:
-    """For each state, the state it was first reached from (the source of the first transition into
-    it: transitions are kept in the order of the search); None for an initial state."""
-    out: list[int | None] = [None] * len(graph.states)
-    initial = set(graph.initial)
-    for src, dst, _, _ in graph.edges:
-        if out[dst] is None and dst not in initial and src != dst:
-            out[dst] = src
-    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ import os
 from dataclasses import dataclass
 
 from tlacheck.core.errors import Diagnostic, TlacheckError, suggest
+from tlacheck.core.events import Call, Event
 from tlacheck.core.source import Span
-from tlacheck.engine.matcher import Call, Event
 from tlacheck.ir import nodes as ir
 from tlacheck.output import itf
 from tlacheck.output.savedtrace import value_from_json

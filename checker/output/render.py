@@ -663,7 +663,7 @@ class GraphView:
 
     variables: tuple[str, ...] | None = None  # the variables node labels show (None: all)
     # "full": every shown variable; "changes": initial states in full, every other state what differs
-    # from the state it was first reached from (stategraph.parents); "none": the state's number only;
+    # from the state it was first reached from (parents); "none": the state's number only;
     # "auto": full up to AUTO_FULL_LABELS states, else changes
     labels: str = "auto"
     group_by: str | None = None  # one dashed cluster per value of this variable
@@ -682,14 +682,24 @@ MAX_GRAPH_VALUE_LINES = 2
 MAX_EDGE_NAMES = 4  # an edge standing for more actions lists this many and the count of the others
 
 
+def parents(graph) -> tuple[int | None, ...]:
+    """For each state of a state graph (engine/stategraph.py), the state it was first reached from
+    (the source of the first transition into it: transitions are kept in the order of the
+    search); None for an initial state. The tree `--labels changes` labels states along."""
+    out: list[int | None] = [None] * len(graph.states)
+    initial = set(graph.initial)
+    for src, dst, _, _ in graph.edges:
+        if out[dst] is None and dst not in initial and src != dst:
+            out[dst] = src
+    return tuple(out)
+
+
 def graph_labels(model, graph, view: GraphView = GraphView()) -> list[list[str]]:
     """The lines of each node's label (see GraphView); their total is the drawing's size that
     `tlacheck graph` limits."""
     names = view.variables if view.variables is not None else model.var_names
     slots = [model.var_names.index(n) for n in names]
     types = [model.var_types[k] for k in slots]
-    from tlacheck.engine.stategraph import parents  # networkx, which stategraph imports, only for graphs
-
     mode = view.label_mode(graph)
     tree = parents(graph) if mode == "changes" else None
     out = []

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tlacheck.conform.recorder import line
+from tlacheck.core.events import Event
 from tlacheck.core.values import to_json
-from tlacheck.engine.matcher import Event
 from tlacheck.output.logs import Mapping, event_from_line
 
 
