@@ -12,7 +12,8 @@ from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.output import savedtrace
 from tlacheck.output.itf import trace_itf
-from tlacheck.output.replay import Outcome, replay
+from tlacheck.conform.replayer import replay
+from tlacheck.output.replay import Outcome
 from tlacheck.output.report import result_json
 from tests.conftest import SPECS
 

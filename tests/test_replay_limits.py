@@ -13,7 +13,8 @@ from tlacheck.app.cli import main
 from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
 from tlacheck.compile import instrument
-from tlacheck.output.replay import Outcome, replay
+from tlacheck.conform.replayer import replay
+from tlacheck.output.replay import Outcome
 from tlacheck.output.savedtrace import load
 
 

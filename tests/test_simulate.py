@@ -15,7 +15,7 @@ from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.engine.simulate import SimOptions, simulate
 from tlacheck.output import savedtrace
-from tlacheck.output.replay import replay
+from tlacheck.conform.replayer import replay
 from tlacheck.output.report import trace_json
 from tests.conftest import SPECS
 from tests.test_steps import TOGGLE

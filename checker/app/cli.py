@@ -1491,7 +1491,7 @@ def _too_big_to_draw(args, model, graph, view, lines: int, states: int | None) -
 
 def _replay(args, sources: dict[str, Source]) -> int:
     """`tlacheck replay FILE TRACE`: exit 0 when the trace replays, 14 when it does not."""
-    from tlacheck.output.replay import replay
+    from tlacheck.conform.replayer import replay
     from tlacheck.output.report import replay_json
 
     data = _read_json(args.trace)
@@ -1589,6 +1589,7 @@ def _counterexamples(args, sources: dict[str, Source]) -> int:
 
 def _conform(args, sources: dict[str, Source]) -> int:
     """`tlacheck conform SPEC LOG...`: each run's verdict; the worst run's exit code."""
+    from tlacheck.conform import runs
     from tlacheck.output import conformance
 
     overrides = parse_defines(args.defines)
@@ -1599,12 +1600,11 @@ def _conform(args, sources: dict[str, Source]) -> int:
     for w in model.warnings:
         print(w.render(sources), file=sys.stderr)
     settings = conformance.Settings(max_gap=args.max_gap, max_lazy=args.max_lazy, merge=args.merge,
-                                    tolerance=args.tolerance,
-                                    checks=Options(invariants=invariants, properties=properties),
+                                    tolerance=args.tolerance, invariants=invariants, properties=properties,
                                     time_limit=args.time_limit, memory_limit_mb=args.memory_limit,
                                     stop=threading.Event())
     with _stop_on_signals(settings.stop):
-        report = conformance.check_runs(model, args.logs, settings, args.file, args.variant, overrides, sources)
+        report = runs.check_runs(model, args.logs, settings, args.file, args.variant, overrides, sources)
     if args.json:
         print(conformance.dumps(conformance.report_json(report)), end="")
     else:

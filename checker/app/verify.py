@@ -164,7 +164,7 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
     counterexample against the fix and record the step (and guard) that now blocks it. For a fix
     that holds on every check (`expect Fix holds`), the base counterexample replayed is the one
     that fails the base on every check (the first of them)."""
-    from tlacheck.output.replay import replay
+    from tlacheck.conform.replayer import replay
     from tlacheck.output.report import trace_json
     from tlacheck.output.savedtrace import TraceFileError, load
 

@@ -316,11 +316,12 @@ class Model:
         return _MESSAGES.get(code, "evaluation failed").format(*vals)
 
     def span_of(self, kind: str, name: str | None = None) -> Span | None:
-        """The declaration of the invariant, constraint, reachable check or property `name`, or
-        for kind "initial" the first variable's: where an error without a better place goes."""
+        """The declaration of the variable, invariant, constraint, reachable check or property
+        `name`, or for kind "initial" the first variable's: where an error without a better
+        place goes."""
         if kind == "initial":
             return self.spec.variables[0].span if self.spec.variables else None
-        table = {"invariant": self.spec.invariants, "constraint": self.spec.constraints,
+        table = {"variable": self.spec.variables, "invariant": self.spec.invariants, "constraint": self.spec.constraints,
                  "reachable": self.spec.reachables, "property": self.spec.properties, "step": self.spec.steps}[kind]
         return next((d.span for d in table if d.name == name), None)
 

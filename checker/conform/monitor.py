@@ -21,18 +21,18 @@ import os
 import threading
 
 from tlacheck.compile.model import build_model
+from tlacheck.conform import runs
+from tlacheck.conform.recorder import line as encode_line
 from tlacheck.core.files import read_source
 from tlacheck.engine.matcher import MatchFault, MatchStopped
-from tlacheck.engine.options import Options
-from tlacheck.conform.recorder import line as encode_line
 from tlacheck.output import conformance
 from tlacheck.output.logs import LogError, Mapping, event_from_line
 
 
 def _settings(max_gap: int, max_lazy: int, invariants, properties, **more) -> conformance.Settings:
-    checks = Options(invariants=tuple(invariants) if invariants is not None else None,
-                     properties=tuple(properties) if properties is not None else None)
-    return conformance.Settings(max_gap=max_gap, max_lazy=max_lazy, checks=checks, **more)
+    return conformance.Settings(max_gap=max_gap, max_lazy=max_lazy,
+                                invariants=tuple(invariants) if invariants is not None else None,
+                                properties=tuple(properties) if properties is not None else None, **more)
 
 
 def _model(spec, variant: str, defines: dict | None):
@@ -51,7 +51,7 @@ def check(spec, logs, *, variant: str = "base", defines: dict | None = None, max
     settings = _settings(max_gap, max_lazy, invariants, properties, merge=merge, tolerance=tolerance,
                          time_limit=time_limit)
     paths = [os.fspath(p) for p in ([logs] if isinstance(logs, (str, os.PathLike)) else logs)]
-    return conformance.check_runs(model, paths, settings, os.fspath(spec), variant, dict(defines or {}),
+    return runs.check_runs(model, paths, settings, os.fspath(spec), variant, dict(defines or {}),
                                   {source.name: source})
 
 
@@ -69,7 +69,7 @@ class Monitor:
         self.settings = _settings(max_gap, max_lazy, invariants, properties)
         self.name = name
         self.mapping = Mapping(self.model)
-        self.run = conformance.RunMatch(self.model, name, (name,), self.settings, self.mapping)
+        self.run = runs.RunMatch(self.model, name, (name,), self.settings, self.mapping)
         self.lines = 0
         self.started = False
         self.result: conformance.RunReport | None = None  # set at the first failure, or by finish()
@@ -133,6 +133,6 @@ class Monitor:
         """The text report of the run so far (finishing it)."""
         result = self.finish()
         report = conformance.Report(self.model, self.spec_path, self.variant, self.defines, self.settings,
-                                    [result], conformance.spec_notes(self.model, self.settings),
+                                    [result], runs.spec_notes(self.model, self.settings),
                                     {self.source.name: self.source})
         return report.text()

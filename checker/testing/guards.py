@@ -24,13 +24,14 @@ from __future__ import annotations
 import os
 
 from tlacheck.compile.model import Model, build_model
+from tlacheck.conform.replayer import guard_cause
 from tlacheck.core.errors import TlacheckError
 from tlacheck.core.files import read_source
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.matcher import Explainer
 from tlacheck.ir import nodes as ir
 from tlacheck.output.logs import LogError, Mapping
-from tlacheck.output.replay import Cause, guard_cause, quote_cause
+from tlacheck.output.replay import Cause, quote_cause
 from tlacheck.testing import events as ev
 
 
