@@ -91,6 +91,22 @@ def test_stages_import_one_way():
             assert RANKS[theirs] < RANKS[mine], f"{name} imports {target}: {theirs} is not a stage below {mine}"
 
 
+def test_issue_34_output_only_writes_what_others_computed():
+    """output/ turns results into text, JSON, DOT and HTML: no module of it imports the engine, or
+    the front end's passes, the compiler or the pipeline that run them (a module that parses,
+    builds or explores is a driver: app/, conform/)."""
+    allowed = {"compile.model"}  # the Model: what output reads to print states, actions and errors
+    found = []
+    for name, imports in modules().items():
+        if package_of(name) != "output":
+            continue
+        for target in imports:
+            if package_of(target) in ("engine", "lang", "pipeline") or (
+                    package_of(target) == "compile" and target not in allowed):
+                found.append(f"{name} imports {target}")
+    assert found == []
+
+
 def test_no_import_cycles():
     graph = {name: {t for t in imports if t != name and t != "__init__"} for name, imports in modules().items()}
     state: dict[str, int] = {}

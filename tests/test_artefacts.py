@@ -1,4 +1,5 @@
-"""artefacts.py and `tlacheck counterexamples`: the committed counterexamples/ folder matches the code.
+"""output/artefacts.py and `tlacheck counterexamples` (app/counterexamples.py): the committed
+counterexamples/ folder matches the code.
 
 What is compared: every text artefact (.txt, .json, .itf.json, .dot, README.md) byte for byte,
 since tlacheck writes them and they are deterministic. SVGs are produced by the `dot` program, and
@@ -12,6 +13,7 @@ import re
 
 import pytest
 
+from tlacheck.app import counterexamples
 from tlacheck.app.cli import main, read_source
 from tlacheck.output import artefacts
 from tlacheck.output import render
@@ -29,7 +31,7 @@ def regenerated():
     here = os.getcwd()
     os.chdir(ROOT)  # paths inside the artefacts are relative to the repository root
     try:
-        return artefacts.regenerate("specs", read_source)
+        return counterexamples.regenerate("specs", read_source)
     finally:
         os.chdir(here)
 

@@ -16,9 +16,9 @@ import re
 
 import pytest
 
+from tlacheck.app import counterexamples
 from tlacheck.app.cli import main, read_source
 from tlacheck.app.verify import verify_source
-from tlacheck.output import artefacts
 from tests.conftest import ROOT, SPECS
 
 
@@ -111,7 +111,7 @@ def produced():
     here = os.getcwd()
     os.chdir(ROOT)  # the artefacts name the spec by its path from the repository root
     try:
-        return artefacts.regenerate("specs/cases", read_source)
+        return counterexamples.regenerate("specs/cases", read_source)
     finally:
         os.chdir(here)
 

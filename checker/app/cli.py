@@ -1392,6 +1392,7 @@ def _render(args, sources: dict[str, Source]) -> int:
 def _graph(args, sources: dict[str, Source]) -> int:
     """`tlacheck graph FILE --out DIR`: the whole reachable state graph, the counterexample highlighted;
     above --max-nodes nodes (or 6 times as many label lines) a refusal with advice instead."""
+    from tlacheck.app import counterexamples
     from tlacheck.output import artefacts
     from tlacheck.output import render
     from tlacheck.engine import stategraph
@@ -1546,6 +1547,7 @@ def _counterexamples(args, sources: dict[str, Source]) -> int:
     """`tlacheck counterexamples [SPECS] [--out DIR]`: regenerate the counterexamples folder."""
     from pathlib import Path
 
+    from tlacheck.app import counterexamples
     from tlacheck.output import artefacts
     from tlacheck.output import render
 
@@ -1557,7 +1559,7 @@ def _counterexamples(args, sources: dict[str, Source]) -> int:
         sources[src.name] = src
         return src
 
-    files, problems = artefacts.regenerate(args.specs, read)
+    files, problems = counterexamples.regenerate(args.specs, read)
     out = Path(args.out)
     produced = {rel: text.encode("utf-8") for rel, text in files.items()}
     missing = False
