@@ -40,8 +40,8 @@ from benchmarks.suite import ROOT
 
 
 def _model(e: dict):
-    from tlacheck.compile.model import build_model
     from tlacheck.core.files import read_source
+    from tlacheck.pipeline.driver import build_model
 
     spec = ROOT / e["spec"] if "spec" in e else ROOT / "specs" / e["port"]
     return build_model(read_source(str(spec)), e.get("overrides") or None, e.get("variant") or "base")
@@ -56,10 +56,10 @@ def _options(e: dict, **more):
 
 
 def check(actors: tuple[int, ...], max_distinct: int) -> int:
-    from tlacheck.compile.model import build_model
     from tlacheck.core.files import read_source
     from tlacheck.engine.explore import explore
     from tlacheck.engine.options import Options
+    from tlacheck.pipeline.driver import build_model
     from tests.conftest import SPECS, spec_runs
     from tests.test_parallel import summary
 
@@ -92,9 +92,9 @@ def check(actors: tuple[int, ...], max_distinct: int) -> int:
 def generated(seeds: range, actors: tuple[int, ...]) -> int:
     from tlacheck.core.errors import SpecError
     from tlacheck.core.source import Source
-    from tlacheck.compile.model import build_model
     from tlacheck.engine.explore import explore
     from tlacheck.engine.options import Options
+    from tlacheck.pipeline.driver import build_model
     from tests.oracle.generate import generate
     from tests.test_parallel import summary
 

@@ -30,9 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tlacheck.compile.model import build_model
 from tlacheck.conform import Recorder
 from tlacheck.core.files import read_source
+from tlacheck.pipeline.driver import build_model
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "benchmarks" / "models" / "notify_race_rounds.spec"

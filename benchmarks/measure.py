@@ -25,9 +25,9 @@ import time
 from benchmarks.suite import by_name
 
 from tlacheck.app.cli import read_source
-from tlacheck.compile.model import build_model
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
+from tlacheck.pipeline.driver import build_model
 
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tlacheck.compile.model import build_model
 from tlacheck.core import runtime
 from tlacheck.core.errors import SpecError
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.lang.variants import BASE
+from tlacheck.pipeline.driver import build_model
 
 
 ROOT = Path(__file__).resolve().parent.parent

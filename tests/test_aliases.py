@@ -4,13 +4,13 @@ import re
 
 import pytest
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.lang import syntax as S
 from tlacheck.lang.parser import parse
 from tlacheck.lang.aliases import resolve
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS, model_of, run, spec_error
 from tests.test_parser import without_spans
 

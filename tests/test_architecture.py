@@ -9,8 +9,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "checker"
 
 # The stages, in pipeline order (docs/architecture.md). A module may import modules of its own
 # package and of packages of a lower rank; two packages of one rank are independent.
-RANKS = {"core": 0, "ir": 1, "lang": 2, "compile": 3, "engine": 4, "prove": 4, "output": 5, "conform": 6, "editing": 6,
-         "testing": 7, "servers": 7, "app": 8}
+RANKS = {"core": 0, "ir": 1, "lang": 2, "compile": 3, "pipeline": 4, "engine": 5, "prove": 5, "output": 6, "conform": 7,
+         "editing": 7, "testing": 8, "servers": 8, "app": 9}
 
 # Each third-party dependency is imported by exactly these modules.
 OWNERS = {"lark": {"lang.parser"}, "z3": {"prove.smt"}, "graphviz": {"output.render"},
@@ -104,6 +104,29 @@ def test_issue_34_output_only_writes_what_others_computed():
             if package_of(target) in ("engine", "lang", "pipeline") or (
                     package_of(target) == "compile" and target not in allowed):
                 found.append(f"{name} imports {target}")
+    assert found == []
+
+
+def test_issue_34_one_driver_runs_the_front_end():
+    """The front end's passes are called by pipeline/driver.py alone: no other module calls the
+    parser, the imports, the variants, the refinements' loading, the processes, the aliases or
+    the type checker (lang/ calls none of them either, but the parser inside `parse_expression`
+    for -D values)."""
+    passes = {"lang.parser": {"parse"}, "lang.modules": {"resolve"}, "lang.variants": {"apply_variant"},
+              "lang.refinement": {"load"}, "lang.processes": {"desugar"}, "lang.aliases": {"resolve"},
+              "lang.typecheck": {"check"}, "compile.model": {"compile_spec"}}
+    callers = {"pipeline.driver", "prove.smt", "compile.instrument"}  # the last two compile an IR they made
+    found = []
+    for name, tree in sources().items():
+        if name in callers or name in passes:
+            continue
+        for module, names in imports_of(tree):
+            base = module.removeprefix("tlacheck.")
+            if base in passes and set(names) & passes[base]:
+                found.append(f"{name} imports {set(names) & passes[base]} from {base}")
+            if base == "lang" and {"parser", "modules", "variants", "refinement", "processes", "aliases",
+                                   "typecheck"} & set(names):
+                found.append(f"{name} imports a pass module from lang")
     assert found == []
 
 

@@ -254,7 +254,7 @@ def test_issue_38_a_headline_quotes_an_imported_check_from_its_own_file(tmp_path
     """specs/cases/deer_flow_memory.spec imports the read-generate-write pattern: the diagrams'
     second line, meant to quote the violated invariant, showed the importing file's line of the
     same number (`extend action Write: after: ...`)."""
-    from tlacheck.compile.model import build_model
+    from tlacheck.pipeline.driver import build_model
     from tlacheck.engine.explore import explore
 
     (tmp_path / "lib").mkdir()

@@ -11,9 +11,9 @@ from benchmarks.measure import measure
 from benchmarks.suite import BENCHMARKS, MODELS_DIR, PEERS_DIR, ROOT
 
 from tlacheck.app.cli import read_source
-from tlacheck.compile.model import build_model
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
+from tlacheck.pipeline.driver import build_model
 
 
 def test_every_benchmark_names_existing_files():

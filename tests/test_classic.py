@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tlacheck.app.cli import read_source
-from tlacheck.compile.model import build_model
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS
 
 

@@ -17,11 +17,11 @@ import time
 import pytest
 
 from tlacheck.app.cli import read_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import UsageError
 from tlacheck.core.result import Verdict
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import ROOT, SPECS, model_of, spec_runs
 from tests.test_corpus import ENTRIES, SUITE_LIMIT
 from tests.test_parallel import COUNTERS, FAULTY_ACTION, summary

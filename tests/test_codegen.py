@@ -18,10 +18,10 @@ import pytest
 
 from tlacheck.app.cli import main, read_source
 from tlacheck.compile import codegen
-from tlacheck.compile.model import build_model
 from tlacheck.core import runtime
 from tlacheck.core.result import Verdict
 from tlacheck.core.errors import UsageError
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS, model_of, next_states, run
 
 

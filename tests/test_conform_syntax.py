@@ -4,10 +4,10 @@ name), its leading words stay usable as names elsewhere, variants replace it."""
 
 import pytest
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError
 from tlacheck.core.source import Source
 from tlacheck.ir import nodes as ir
+from tlacheck.pipeline.driver import build_model
 
 
 BASE = """spec Jobs

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from tlacheck.app.cli import read_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.result import Verdict
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import REFERENCE, SPECS
 
 COUNTS = Path(__file__).parent / "data" / "tlc_counts"

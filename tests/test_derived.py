@@ -8,12 +8,12 @@ import textwrap
 import pytest
 
 from tlacheck.app.cli import main
-from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
 from tlacheck.core.errors import SpecError
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.output import artefacts, html, itf, render, report
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import model_of
 
 

@@ -9,7 +9,6 @@ import json
 
 import pytest
 
-from tlacheck.compile.model import build_model
 from tlacheck.core import types as T
 from tlacheck.core.runtime import NONE
 from tlacheck.core.source import Source
@@ -18,6 +17,7 @@ from tlacheck.engine.options import Options
 from tlacheck.output import artefacts, diff, render, report
 from tlacheck.output.diff import Op, change_json, changes, wrap
 from tlacheck.output.report import format_result
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import ROOT, golden
 
 

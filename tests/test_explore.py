@@ -365,7 +365,7 @@ def test_the_coverage_adds_up_to_the_summary(spec, variant, storage):
     from tlacheck.app.cli import read_source
     from tlacheck.engine.explore import explore
     from tlacheck.engine.options import Options
-    from tlacheck.compile.model import build_model
+    from tlacheck.pipeline.driver import build_model
 
     model = build_model(read_source(str(SPECS / spec)), None, variant)
     r = explore(model, Options(storage=storage, check_properties=False))

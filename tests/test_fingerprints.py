@@ -11,13 +11,13 @@ import textwrap
 import pytest
 
 from tlacheck.app.cli import read_source
-from tlacheck.compile.model import build_model
 from tlacheck.core import types as T
 from tlacheck.core.runtime import NONE, keys_tuple
 from tlacheck.engine.explore import explore
 from tlacheck.engine.fingerprints import (Fingerprinter, FingerprintTable, collision_probability, encode,
                                          slot_hash)
 from tlacheck.engine.options import Options, Storage
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import ROOT, SPECS, model_of, spec_runs
 from tests.values_check import state_problems, well_represented
 
@@ -207,7 +207,7 @@ def test_fingerprints_do_not_depend_on_the_hash_seed():
     code = textwrap.dedent("""
         from tlacheck.app.cli import read_source
         from tlacheck.engine.fingerprints import Fingerprinter
-        from tlacheck.compile.model import build_model
+        from tlacheck.pipeline.driver import build_model
         m = build_model(read_source("specs/notify_race.spec"))
         f = Fingerprinter(m.var_types)
         s = next(m.init())

@@ -8,9 +8,9 @@ import re
 import pytest
 
 from tlacheck.app.cli import main
-from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
 from tlacheck.editing.fmt import format_source, format_text
+from tlacheck.pipeline.driver import build_model
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SPECS = sorted((ROOT / "specs").rglob("*.spec"))

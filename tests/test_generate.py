@@ -11,10 +11,10 @@ import pytest
 
 from tests.conftest import SPECS, model_of
 from tlacheck.app.cli import main
-from tlacheck.compile.model import build_model
 from tlacheck.conform import check
 from tlacheck.core.files import read_source
 from tlacheck.engine import stategraph
+from tlacheck.pipeline.driver import build_model
 from tlacheck.testing.generate import Cover, Sampling, generate
 
 SEED_SPECS = sorted(p.name for p in SPECS.glob("*.spec"))  # the specs of the seed documents

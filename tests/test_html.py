@@ -10,12 +10,12 @@ from html.parser import HTMLParser
 import pytest
 
 from tlacheck.app.cli import main, read_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.output import artefacts, html
 from tlacheck.core.result import Check
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import ROOT, SPECS, golden, model_of
 
 

@@ -16,7 +16,7 @@ from tlacheck.ir.verify import verify
 from tlacheck.lang.parser import parse
 from tlacheck.lang.typecheck import check
 from tlacheck.lang.variants import BASE, variants
-from tlacheck.compile.model import lower
+from tlacheck.pipeline.driver import lower
 from tests.conftest import ROOT, SPECS, model_of
 from tests.oracle.generate import generate
 

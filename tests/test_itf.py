@@ -9,11 +9,11 @@ import jsonschema
 import pytest
 
 from tlacheck.app.cli import main, read_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.result import Check, Step, Trace
 from tlacheck.core.runtime import NONE
 from tlacheck.engine.explore import explore
 from tlacheck.output import itf
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import ROOT, SPECS, model_of
 
 

@@ -8,9 +8,9 @@ the property must be false on it.
 import pytest
 
 from tlacheck.app.cli import read_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.result import Check, Verdict
 from tlacheck.engine.explore import explore
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS, model_of
 
 

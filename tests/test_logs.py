@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
 from tlacheck.output import logs
 from tlacheck.output.itf import trace_itf
 from tlacheck.core.result import Step, Trace
+from tlacheck.pipeline.driver import build_model
 from tests.test_conform_syntax import BASE
 
 

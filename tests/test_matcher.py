@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.events import Call, Event
 from tlacheck.core.result import Check
 from tlacheck.core.source import Source
 from tlacheck.engine import matcher as M
 from tlacheck.engine.matcher import Explainer, Matcher, MatchOptions
 from tlacheck.engine.options import Options
+from tlacheck.pipeline.driver import build_model
 
 
 NET = """

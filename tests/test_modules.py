@@ -8,9 +8,9 @@ import pytest
 
 from tlacheck.app.cli import main, read_source
 from tlacheck.app.verify import verify_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError, UsageError
 from tlacheck.engine.explore import explore
+from tlacheck.pipeline.driver import build_model
 
 
 COMMON = """\

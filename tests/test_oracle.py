@@ -10,8 +10,8 @@ import textwrap
 
 import pytest
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
+from tlacheck.pipeline.driver import build_model
 from tests.oracle import tlc
 from tests.oracle.compare import check_seed, check_spec, run_reference
 from tests.oracle.generate import GeneratedSpec, generate

@@ -12,7 +12,6 @@ import textwrap
 import pytest
 
 from tlacheck.app.cli import EXIT_INTERNAL, main, read_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.result import Verdict
 from tlacheck.engine import levels as parallel
 from tlacheck.engine import worker
@@ -20,6 +19,7 @@ from tlacheck.engine.messages import Copy, Take, halted
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
 from tlacheck.engine.levels import Coordinator
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import GROW, ROOT, SPECS, fail_ranges, model_of, spec_runs
 from tests.fuzzing import run_cli
 

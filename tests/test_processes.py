@@ -15,13 +15,13 @@ import pytest
 
 from tlacheck.app.cli import main, read_source
 from tlacheck.app.verify import verify_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
 from tlacheck.output.render import lanes, trace_dot
 from tlacheck.output.report import format_summary, format_trace
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS
 from tests.oracle import processes as oracle
 from tests.oracle import tlc

@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 
 from tlacheck.app.cli import read_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.result import Verdict
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.lang.parser import parse
 from tlacheck.lang.variants import BASE, variants
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS, model_of, spec_files
 from tests.reference_explorer import Interpreter, TooLarge, reference_counts
 

@@ -17,11 +17,11 @@ import pytest
 
 from tlacheck.app.cli import main, read_source
 from tlacheck.app.verify import verify_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.core.result import Answer, Check
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS
 from tests.oracle import tlc
 

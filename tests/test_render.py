@@ -12,7 +12,6 @@ import sys
 import pytest
 
 from tlacheck.app.cli import main, read_source
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError, UsageError
 from tlacheck.core.result import Check, Step, Trace, Violation
 from tlacheck.engine import stategraph
@@ -20,6 +19,7 @@ from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.output import artefacts
 from tlacheck.output import render
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import ROOT, SPECS, model_of
 from tests.conftest import golden as golden_file
 

@@ -5,7 +5,6 @@ import json
 import pytest
 
 from tlacheck.app.cli import main
-from tlacheck.compile.model import build_model
 from tlacheck.core.result import Check, Step, Trace
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
@@ -15,6 +14,7 @@ from tlacheck.output.itf import trace_itf
 from tlacheck.conform.replayer import replay
 from tlacheck.output.replay import Outcome
 from tlacheck.output.report import result_json
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS
 
 

@@ -10,12 +10,12 @@ import json
 import pytest
 
 from tlacheck.app.cli import main
-from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
 from tlacheck.compile import instrument
 from tlacheck.conform.replayer import replay
 from tlacheck.output.replay import Outcome
 from tlacheck.output.savedtrace import load
+from tlacheck.pipeline.driver import build_model
 
 
 GROW = "var n: int = 1\naction Grow:\n    n = n * 1000\ninvariant Small: n < 1000000000\n"

@@ -25,10 +25,10 @@ import re
 
 import pytest
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.source import Source
 from tlacheck.output import artefacts
 from tlacheck.output.render import dot_available
+from tlacheck.pipeline.driver import build_model
 from tests.fuzzing import run_cli
 from tests.test_codegen import assert_clean
 

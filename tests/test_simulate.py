@@ -8,7 +8,6 @@ from textwrap import dedent
 import pytest
 
 from tlacheck.app.cli import main
-from tlacheck.compile.model import build_model
 from tlacheck.core.result import Answer, Check, Verdict
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
@@ -17,6 +16,7 @@ from tlacheck.engine.simulate import SimOptions, simulate
 from tlacheck.output import savedtrace
 from tlacheck.conform.replayer import replay
 from tlacheck.output.report import trace_json
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS
 from tests.test_steps import TOGGLE
 

@@ -25,11 +25,11 @@ from hypothesis import strategies as st
 from tlacheck.compile import codegen
 from tlacheck.ir import nodes as ir
 from tlacheck.core import runtime
+from tlacheck.pipeline.driver import build_model
 from tlacheck.prove import smt
 from tlacheck.core import types as T
 from tlacheck.app.cli import main
 from tlacheck.core.errors import SpecError, UsageError
-from tlacheck.compile.model import build_model
 from tlacheck.lang.parser import parse
 from tlacheck.prove.proof import (
     Outcome, condition, cube_minus, cube_size, irredundant, literal, union_size, Input,

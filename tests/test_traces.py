@@ -1,7 +1,6 @@
 """Traces rebuilt from stored keys (checker/engine/traces.py): real traces whatever the key,
 including keys of canonical representatives (what a symmetry-reduced store keeps)."""
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError
 from tlacheck.core.result import Verdict
 from tlacheck.core.source import Source
@@ -9,6 +8,7 @@ from tlacheck.engine.explore import explore
 from tlacheck.engine.fingerprints import Fingerprinter
 from tlacheck.engine.options import Options, Storage
 from tlacheck.engine.traces import path_to, rebuild
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS, model_of, spec_runs
 
 # Two symmetric counters: swapping a and b maps behaviours to behaviours.

@@ -36,10 +36,10 @@ def test_issue_8_unknown_variant_is_a_usage_error_with_a_hint():
 
 # ---------------------------------------------------------------- issue 15: extend, replace block
 
-from tlacheck.compile.model import build_model  # noqa: E402
 from tlacheck.core.errors import SpecError  # noqa: E402
 from tlacheck.engine.explore import explore  # noqa: E402
 from tlacheck.engine.options import Options  # noqa: E402
+from tlacheck.pipeline.driver import build_model  # noqa: E402
 
 QUEUE = """\
 const N: int = 3

@@ -12,13 +12,13 @@ import time
 
 import pytest
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.result import Verdict
 from tlacheck.core.source import Source
 from tlacheck.engine import traces
 from tlacheck.engine import watchdog
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import ROOT
 
 

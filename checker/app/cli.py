@@ -20,7 +20,6 @@ import threading
 import traceback
 
 from tlacheck import __version__
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import ClusterError, Diagnostic, EvalError, SpecError, TlacheckError, UsageError, suggest
 from tlacheck.core.result import Check, Verdict
 from tlacheck.core.source import Source
@@ -29,6 +28,7 @@ from tlacheck.engine.explore import explore, one_process_reason, symmetry_not_ap
 from tlacheck.engine.options import Options, Progress, Storage
 from tlacheck.output.artefacts import run_json
 from tlacheck.output.report import errors_json, format_result
+from tlacheck.pipeline.driver import Pipeline, build_model
 
 
 EXIT_OK = 0
@@ -1165,12 +1165,13 @@ def _verify(args, sources: dict[str, Source]) -> int:
 
     rows = []
     stop = threading.Event()
+    pipeline = Pipeline()  # a file the specs share (an import, an abstract spec) is parsed once
     with _stop_on_signals(stop):
         for path in args.files:
             source = read_source(path)
             sources[source.name] = source
             reporting = Reporting(warn=warn, progress=progress(path), progress_every=args.progress_every, stop=stop)
-            rows += verify_source(source, dict(overrides), simulation, args.deadlock, reporting)
+            rows += verify_source(source, dict(overrides), simulation, args.deadlock, reporting, pipeline)
             if stop.is_set():
                 break
     interrupted = stop.is_set()
@@ -1201,9 +1202,10 @@ def _prove(args, sources: dict[str, Source]) -> int:
     overrides = parse_defines(args.defines)
     source = read_source(args.file)
     sources[source.name] = source
-    model = build_model(source, dict(overrides), args.variant)
+    pipeline = Pipeline()  # both variants from one parse
+    model = pipeline.build(source, dict(overrides), args.variant)
     if args.diff is not None:
-        other = build_model(source, dict(overrides), args.against)
+        other = pipeline.build(source, dict(overrides), args.against)
         result = smt.diff(model, other, args.diff, args.variant, args.against, args.timeout)
         if args.json:
             print(json.dumps(diff_json(result, __version__, args.file), indent=2))
@@ -1392,7 +1394,6 @@ def _render(args, sources: dict[str, Source]) -> int:
 def _graph(args, sources: dict[str, Source]) -> int:
     """`tlacheck graph FILE --out DIR`: the whole reachable state graph, the counterexample highlighted;
     above --max-nodes nodes (or 6 times as many label lines) a refusal with advice instead."""
-    from tlacheck.app import counterexamples
     from tlacheck.output import artefacts
     from tlacheck.output import render
     from tlacheck.engine import stategraph

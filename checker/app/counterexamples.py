@@ -1,9 +1,10 @@
 """`tlacheck counterexamples`: the `counterexamples/` folder, made from the `expect ... violates`
 and `expect ... deadlocks` lines of the specs in a folder.
 
-For each such expectation the variant is built and explored for that one check; its
-counterexample's files come from output/artefacts.py, which only computes contents. Pure:
-returns the files and the problems met; cli.py renders the diagrams and writes the folder.
+For each such expectation the variant is built (one Pipeline for the whole folder: each file is
+parsed once) and explored for that one check; its counterexample's files come from
+output/artefacts.py, which only computes contents. Pure: returns the files and the problems met;
+cli.py renders the diagrams and writes the folder.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from tlacheck.compile.model import Model, build_model
+from tlacheck.compile.model import Model
 from tlacheck.core.result import Check, Expectation, Result, Verdict
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
-from tlacheck.lang.parser import parse
-from tlacheck.lang.variants import expectations
 from tlacheck.output import artefacts
+from tlacheck.pipeline.driver import Pipeline
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,9 @@ class Expected:
     check: str | None
 
 
-def expected_violations(spec_path: str, folder: str, source: Source) -> list[Expected]:
+def expected_violations(pipeline: Pipeline, spec_path: str, folder: str, source: Source) -> list[Expected]:
     """The `expect VARIANT violates NAME` and `expect VARIANT deadlocks` lines of a spec."""
-    return [Expected(spec_path, folder, e.name, e.outcome, e.check) for e in expectations(parse(source))
+    return [Expected(spec_path, folder, e.name, e.outcome, e.check) for e in pipeline.expectations(source)
             if e.outcome in (Expectation.VIOLATES, Expectation.DEADLOCKS)]
 
 
@@ -57,13 +57,14 @@ def regenerate(specs_dir: str, read: Callable[[str], Source]) -> tuple[dict[str,
     problems: list[str] = []
     rows = []
     root = Path(specs_dir)
+    pipeline = Pipeline()
     for path in sorted(root.rglob("*.spec"), key=lambda p: p.relative_to(root).as_posix()):
         rel = path.relative_to(root)
         spec_path = (PurePosixPath(specs_dir.replace("\\", "/")) / rel.as_posix()).as_posix()
         source = read(spec_path)
         folder = rel.parent.as_posix()
-        for e in expected_violations(spec_path, folder, source):
-            model = build_model(source, None, e.variant)
+        for e in expected_violations(pipeline, spec_path, folder, source):
+            model = pipeline.build(source, None, e.variant)
             result = check_expected(model, e)
             v = result.violation
             wanted = Check.DEADLOCK.value if e.outcome == Expectation.DEADLOCKS else e.check

@@ -80,14 +80,13 @@ class SpecFile(pytest.File):
         from tlacheck.app.cli import read_source
         from tlacheck.core.errors import SpecError
         from tlacheck.core.result import Expectation
-        from tlacheck.lang.parser import parse
-        from tlacheck.lang.variants import expectations
+        from tlacheck.pipeline.driver import Pipeline
 
         self._rows = None
+        self._pipeline = Pipeline()  # the file is parsed here once, for its expectations and every variant
         try:
             self.source = read_source(str(self.path))
-            tree = parse(self.source)
-            expects = expectations(tree)
+            expects = self._pipeline.expectations(self.source)
         except SpecError as exc:
             raise self.CollectError(
                 "\n".join(d.render({self.source.name: self.source}) for d in exc.diagnostics)) from None
@@ -100,7 +99,7 @@ class SpecFile(pytest.File):
         if self._rows is None:
             from tlacheck.app.verify import verify_source
 
-            self._rows = verify_source(self.source, simulation=simulation_options(self.config))
+            self._rows = verify_source(self.source, simulation=simulation_options(self.config), pipeline=self._pipeline)
         return self._rows
 
 

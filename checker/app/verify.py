@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from tlacheck.compile.model import Model, build_model
+from tlacheck.compile.model import Model
 from tlacheck.core.errors import Diagnostic, SpecError, suggest
 from tlacheck.core.result import Answer, Check, Expectation, Result, Trace, Verdict, Violation
 from tlacheck.core.source import Source
@@ -30,8 +30,8 @@ from tlacheck.engine.explore import explore, symmetry_not_applied
 from tlacheck.engine.options import Options
 from tlacheck.engine.simulate import SimOptions, simulate
 from tlacheck.lang import syntax as S
-from tlacheck.lang.parser import parse
-from tlacheck.lang.variants import BASE, expectations, variants
+from tlacheck.lang.variants import BASE
+from tlacheck.pipeline.driver import Pipeline
 
 
 @dataclass
@@ -89,28 +89,30 @@ class Reporting:
 
 
 def verify_source(source: Source, overrides: dict | None = None, simulation: SimOptions | None = None,
-                  deadlock: bool | None = None, reporting: Reporting | None = None) -> list[Row]:
+                  deadlock: bool | None = None, reporting: Reporting | None = None,
+                  pipeline: Pipeline | None = None) -> list[Row]:
     """Decide every expectation of one spec file (by simulation, with `simulation`). `deadlock`:
     whether a deadlock fails an expectation on all checks (True: `--deadlock`, False:
     `--no-deadlock`; None: as each variant's `deadlock:` declaration says). Stopped (`reporting`),
     it returns the rows decided before the stop, in order: an expectation whose variant was not
-    explored to the end is never given a row."""
+    explored to the end is never given a row. Every variant is built by `pipeline` (a new one by
+    default): the file, and each file it imports or refines, is parsed once."""
     reporting = reporting or Reporting()
-    tree = parse(source)
-    expects = expectations(tree)
+    pipeline = pipeline or Pipeline()
+    expects = pipeline.expectations(source)
     runs: dict[str, _Run] = {}
     rows = []
     warned: set = set()
     for e in expects:
         if e.name not in runs:
-            runs[e.name] = _explore(source, overrides, e.name, simulation, reporting, warned)
+            runs[e.name] = _explore(pipeline, source, overrides, e.name, simulation, reporting, warned)
         if reporting.stopped():
             return rows
         row = _row(source, e, runs[e.name], simulation, deadlock)
         if row.check == ALL and e.outcome == Expectation.HOLDS:
             _warn(reporting, warned, _nothing_to_check_in_variant(runs[e.name].model, e.name, deadlock))
         rows.append(row)
-    _replay_base_counterexamples(source, overrides, rows, runs, simulation, deadlock, reporting, warned)
+    _replay_base_counterexamples(pipeline, source, overrides, rows, runs, simulation, deadlock, reporting, warned)
     return rows
 
 
@@ -157,8 +159,8 @@ def _failures(model: Model, result: Result, deadlock: bool | None) -> list[Viola
     return [v for v in result.violations if v.kind != Check.DEADLOCK or deadlock_fails]
 
 
-def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], runs: dict, simulation=None,
-                                 deadlock: bool | None = None, reporting: Reporting | None = None,
+def _replay_base_counterexamples(pipeline: Pipeline, source: Source, overrides, rows: list[Row], runs: dict,
+                                 simulation=None, deadlock: bool | None = None, reporting: Reporting | None = None,
                                  warned: set | None = None) -> None:
     """For each fix that makes a check hold which the base spec violates, replay the base
     counterexample against the fix and record the step (and guard) that now blocks it. For a fix
@@ -172,8 +174,8 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
     if not candidates:
         return
     if BASE not in runs:
-        runs[BASE] = _explore(source, overrides, BASE, simulation, reporting or Reporting(), set() if warned is None
-                              else warned)
+        runs[BASE] = _explore(pipeline, source, overrides, BASE, simulation, reporting or Reporting(),
+                              set() if warned is None else warned)
     base = runs[BASE]
     if base.result.verdict == Verdict.INCOMPLETE:  # stopped: no base counterexample to trust
         return
@@ -209,9 +211,9 @@ def _replay_base_counterexamples(source: Source, overrides, rows: list[Row], run
                       f"{why}")
 
 
-def _explore(source: Source, overrides, variant: str, simulation: SimOptions | None, reporting: Reporting,
-             warned: set) -> _Run:
-    model = build_model(source, overrides, variant)
+def _explore(pipeline: Pipeline, source: Source, overrides, variant: str, simulation: SimOptions | None,
+             reporting: Reporting, warned: set) -> _Run:
+    model = pipeline.build(source, overrides, variant)
     for w in model.warnings:
         _warn(reporting, warned, w, variant)
     progress = reporting.progress(variant) if reporting.progress is not None else None
@@ -332,7 +334,3 @@ def _length(evidence) -> int | None:
         return None
     trace = evidence.trace if isinstance(evidence, Violation) else evidence
     return max(0, len(trace.steps) - 1) if trace.steps else None
-
-
-def variant_names(source: Source) -> list[str]:
-    return [BASE] + [v.name for v in variants(parse(source))]

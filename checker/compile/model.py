@@ -1,30 +1,26 @@
 """A compiled model: the one interface between a spec and the explorers.
 
-`build_model` runs the pipeline up to here (parse, typecheck, generate, compile)
-and returns a `Model` with initial states, actions, invariants and constraints
-as Python callables over tuple states, plus the tables needed to print states
-and errors. A Model is immutable once built; explorers only call it.
+`compile_spec` turns a spec's IR into a `Model` with initial states, actions, invariants and
+constraints as Python callables over tuple states, plus the tables needed to print states and
+errors (the pipeline's driver, pipeline/driver.py, runs the front end before it). The driver
+attaches the refinements' checks and the recipe once; after that a Model does not change, and
+explorers only call it.
 """
 
 from __future__ import annotations
 
-import os
 import traceback
 from dataclasses import dataclass
 
-from tlacheck.compile import codegen, refinement
+from tlacheck.compile import codegen
 from tlacheck.compile.symmetry import Symmetry
-from tlacheck.core import files, runtime
+from tlacheck.core import runtime
 from tlacheck.core import types as T
 from tlacheck.core.errors import Diagnostic, EvalError, SpecError
-from tlacheck.core.source import Source, Span
+from tlacheck.core.source import Span
 from tlacheck.core.values import format_int, format_value, to_json
 from tlacheck.ir import nodes as ir
 from tlacheck.ir.symmetry import mentions
-from tlacheck.lang.modules import resolve as resolve_imports
-from tlacheck.lang.parser import parse
-from tlacheck.lang.typecheck import check
-from tlacheck.lang.variants import BASE, apply_variant
 
 
 _MESSAGES = {
@@ -165,10 +161,10 @@ class Model:
         self.deadlock_allowed = spec.deadlock_allowed
         # `conform:`: how a real system's logs name the actions, variables and values (ir.Conform; None: no section)
         self.conform = spec.conform
-        # `refines NAME "FILE"` (compile/refinement.py Check), attached by build_model: each is
+        # `refines NAME "FILE"` (compile/refinement.py Check), attached by the pipeline: each is
         # checked on the initial states (refinement_initial) and on every step (in `steps`)
         self.refinements: tuple = ()
-        self.recipe: Recipe | None = None  # what build_model built it from (None: compiled from an IR)
+        self.recipe = None  # what the pipeline built it from (pipeline/driver.py Recipe; None: compiled from an IR)
         self.refinement_initial: tuple = ()
 
     def attach_refinements(self, checks) -> None:
@@ -362,61 +358,6 @@ class Model:
             traceback.clear_frames(exc.__traceback__)
             exc.__traceback__ = None
         return where, function
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """What a model is built from, to build it again elsewhere (the actors of engine/cluster.py):
-    the spec's source, the -D overrides, the variant, and the text of every other file the build
-    read (imports, abstract specs), by the path it was read with (core/files.py)."""
-
-    name: str
-    text: str
-    overrides: tuple[tuple[str, str], ...]
-    variant: str
-    files: tuple[tuple[str, str], ...]
-
-    def build(self) -> "Model":
-        """The same model, from these texts alone (no file is read)."""
-        with files.serving(dict(self.files)):
-            return build_model(Source(self.name, self.text), dict(self.overrides), self.variant)
-
-
-def build_model(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE) -> Model:
-    """Parse, check and compile a spec (or one of its variants), and the specs it `refines`.
-    Raises SpecError, UsageError or EvalError (in constants). The model's `recipe` builds it again."""
-    with files.recording() as read:
-        model = _build(source, overrides, variant, ())
-    model.recipe = Recipe(source.name, source.text, tuple(sorted((overrides or {}).items())), variant,
-                          tuple(sorted(read.items())))
-    return model
-
-
-def _build(source: Source, overrides: dict[str, str] | None, variant: str, refining: tuple[str, ...]) -> Model:
-    """build_model, inside a chain of refinements (`refining`: the absolute paths of the specs refining this one)."""
-    spec, abstracts = _lower(source, overrides, variant)
-    model = compile_spec(spec)
-    if spec.refinements:
-        chain = refining + (os.path.abspath(source.name),)
-        for r in spec.refinements:
-            if os.path.abspath(abstracts[r.name].name) in chain:
-                raise SpecError.single("E130", f"`refines {r.name}` closes a cycle of refinements", r.span,
-                                       "a spec cannot refine itself, directly or through others")
-        model.attach_refinements(refinement.checks(
-            model, abstracts, lambda src, ov: _build(src, ov, BASE, chain)))
-    return model
-
-
-def lower(source: Source, overrides: dict[str, str] | None = None, variant: str = BASE) -> ir.Spec:
-    """The IR of a spec (or one of its variants): the pipeline of build_model up to type checking
-    (parse, imports, the variant, the `refines` mappings, typecheck). Raises SpecError."""
-    return _lower(source, overrides, variant)[0]
-
-
-def _lower(source: Source, overrides, variant: str) -> tuple[ir.Spec, dict]:
-    tree = apply_variant(resolve_imports(parse(source), source), variant)
-    tree, abstracts = refinement.load(tree, source)
-    return check(tree, source, overrides), abstracts
 
 
 def compile_spec(spec: ir.Spec) -> Model:

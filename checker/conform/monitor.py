@@ -20,13 +20,13 @@ from __future__ import annotations
 import os
 import threading
 
-from tlacheck.compile.model import build_model
 from tlacheck.conform import runs
 from tlacheck.conform.recorder import line as encode_line
 from tlacheck.core.files import read_source
 from tlacheck.engine.matcher import MatchFault, MatchStopped
 from tlacheck.output import conformance
 from tlacheck.output.logs import LogError, Mapping, event_from_line
+from tlacheck.pipeline.driver import build_model
 
 
 def _settings(max_gap: int, max_lazy: int, invariants, properties, **more) -> conformance.Settings:

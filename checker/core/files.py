@@ -2,10 +2,11 @@
 pytest plugin, `import` and `refines` read specs through it).
 
 A model built on one machine is built again, from the same texts, by the actors of a Ray
-cluster (engine/cluster.py), which may not see the same files: `recording()` collects every
-file a build reads, by the path it was read with, and `serving(files)` makes a build read them
-from that mapping instead of the disk. Paths stay relative as given: the imports and abstract
-specs of a spec are found beside it by joining paths, never through the working directory.
+cluster (engine/cluster.py), which may not see the same files: the pipeline notes every file a
+build reads, by the path it was read with (pipeline/driver.py Recipe), and `serving(files)`
+makes a build read them from that mapping instead of the disk. Paths stay relative as given: the
+imports and abstract specs of a spec are found beside it by joining paths, never through the
+working directory.
 """
 
 from __future__ import annotations
@@ -18,26 +19,12 @@ from typing import Iterator
 from tlacheck.core.errors import SpecError, UsageError
 from tlacheck.core.source import Source
 
-_local = threading.local()  # .recorded: path -> text being recorded; .served: path -> text to read
-
-
-@contextlib.contextmanager
-def recording() -> Iterator[dict[str, str]]:
-    """Collect the text of every file read meanwhile in this thread, by path (a read that fails
-    is not recorded: it is an error of the build)."""
-    outer = getattr(_local, "recorded", None)
-    _local.recorded = recorded = {}
-    try:
-        yield recorded
-    finally:
-        _local.recorded = outer
-        if outer is not None:
-            outer.update(recorded)
+_local = threading.local()  # .served: path -> text to read
 
 
 @contextlib.contextmanager
 def serving(files: dict[str, str]) -> Iterator[None]:
-    """Read files from `files` (path -> text, as `recording` collected them) meanwhile, in this
+    """Read files from `files` (path -> text, as a Recipe holds them) meanwhile, in this
     thread; a path not in it is an error, as a missing file is."""
     outer = getattr(_local, "served", None)
     _local.served = files
@@ -60,13 +47,8 @@ def read_source(path: str) -> Source:
     if served is not None:
         if path not in served:
             raise UsageError(f"no such file: {path} (not among the files the spec was built from)")
-        source = Source(path, served[path])
-    else:
-        source = _read(path)
-    recorded = getattr(_local, "recorded", None)
-    if recorded is not None:
-        recorded[path] = source.text
-    return source
+        return Source(path, served[path])
+    return _read(path)
 
 
 def _read(path: str) -> Source:

@@ -13,13 +13,14 @@ of `=`) is kept: a width of spaces between two tokens is not changed but after a
 from __future__ import annotations
 
 from tlacheck.core.source import Source
-from tlacheck.lang.parser import TAB_LEN, parse
+from tlacheck.lang.parser import TAB_LEN
+from tlacheck.pipeline.driver import Pipeline
 
 
 def format_source(source: Source) -> str:
     """The canonical text of a spec; a SpecError when it does not parse (a spec that does not
     parse is not formatted: its meaning, and so what may change, is unknown)."""
-    parse(source)
+    Pipeline().parse(source)
     return format_text(source.text)
 
 

@@ -20,14 +20,12 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import UsageError, suggest
 from tlacheck.core.files import read_source
 from tlacheck.core.source import Source
 from tlacheck.editing.fmt import format_text
 from tlacheck.lang import syntax as S
-from tlacheck.lang.parser import parse
-from tlacheck.lang.variants import BASE, variants
+from tlacheck.pipeline.driver import Pipeline
 
 
 class Kind(Enum):
@@ -134,7 +132,7 @@ def find(folder: Path, kind: Kind, name: str) -> Entry:
 def constants(folder: Path, entry: Entry) -> list[tuple[str, str]]:
     """The example's constants with a value, as (name, the value's text): what `new` may set."""
     source = read_source(str(folder / entry.path))
-    return [(d.name, _text(source.text, d.default.span)) for d in _consts(source)]
+    return [(d.name, _text(source.text, d.default.span)) for d in _consts(Pipeline(), source)]
 
 
 def spec_name(path: str) -> str:
@@ -153,18 +151,20 @@ def start(folder: Path, entry: Entry, name: str, overrides: dict[str, str]) -> s
     if not name.isidentifier():
         raise UsageError(f"`{name}` cannot name a spec", "a spec's name is a letter or _, then letters, digits or _")
     source = read_source(str(folder / entry.path))
-    if parse(source).imports:
+    pipeline = Pipeline()  # the library file parsed once
+    tree = pipeline.parse(source)
+    if tree.imports:
         raise UsageError(f"{entry.path} imports other files: it cannot be started from alone")
-    build_model(source, overrides)  # the values checked where `-D` values are, with the same messages
+    pipeline.build(source, overrides)  # the values checked where `-D` values are, with the same messages
     text = source.text
-    edits = [(d.default.span, overrides[d.name]) for d in _consts(source) if d.name in overrides]
+    edits = [(d.default.span, overrides[d.name]) for d in _consts(pipeline, source) if d.name in overrides]
     for span, value in sorted(edits, key=lambda e: (e[0].line, e[0].column), reverse=True):
         text = _replace(text, span, value)
     origin = f"# Started with `tlacheck new --{entry.kind.value} {entry.name}`:\n"
     if entry.kind is Kind.TEMPLATE:
         origin += f"# \"{entry.summary}\", stated by `{entry.check}`\n# ({entry.page}).\n"
     else:
-        origin += f"# the pattern {parse(source).name} ({entry.page}).\n"
+        origin += f"# the pattern {tree.name} ({entry.page}).\n"
     header = (f"spec {name}\n\n{origin}"
               "# Check it with `tlacheck check`, and its variants' expectations with `tlacheck verify`.\n")
     text = re.sub(r"^spec \w+\n", lambda _: header, text, count=1, flags=re.M)
@@ -174,12 +174,13 @@ def start(folder: Path, entry: Entry, name: str, overrides: dict[str, str]) -> s
 def check_started(source: Source) -> None:
     """Raises the SpecError of the first variant of a started spec (the base first) that does not
     type-check: the spec written is one that `tlacheck check` and `verify` accept."""
-    for variant in [BASE] + [v.name for v in variants(parse(source))]:
-        build_model(source, None, variant)
+    pipeline = Pipeline()  # the spec parsed once for all its variants
+    for variant in pipeline.variants(source):
+        pipeline.build(source, None, variant)
 
 
-def _consts(source: Source) -> list[S.ConstDecl]:
-    return [d for d in parse(source).declarations if isinstance(d, S.ConstDecl) and d.default is not None]
+def _consts(pipeline: Pipeline, source: Source) -> list[S.ConstDecl]:
+    return [d for d in pipeline.parse(source).declarations if isinstance(d, S.ConstDecl) and d.default is not None]
 
 
 def _offset(text: str, line: int, column: int) -> int:

@@ -65,7 +65,7 @@ from array import array
 from dataclasses import replace
 from itertools import chain, repeat
 
-from tlacheck.compile.model import Model, Recipe
+from tlacheck.compile.model import Model
 from tlacheck.core.errors import ClusterError, UsageError
 from tlacheck.core.result import Result, Verdict
 from tlacheck.engine.admission import Checks, Failure, failure_event
@@ -77,6 +77,7 @@ from tlacheck.engine.liveness import Graph, Transitions
 from tlacheck.engine.options import Options, Storage, select, step_properties
 from tlacheck.engine.search import temporal_checks
 from tlacheck.engine.worker import LIVE, Worker
+from tlacheck.pipeline.driver import Recipe
 
 _WATCH_S = 0.1  # how often the driver looks at the limits while the actors work
 _READY_S = 120.0  # how long the actors may take to start (a node pulling the package, say)

@@ -15,23 +15,26 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Callable
 
 from tlacheck.core.errors import SpecError, TlacheckError
-from tlacheck.core.files import beside, read_source
+from tlacheck.core.files import beside
 from tlacheck.core.source import Source
 from tlacheck.lang import syntax as S
+
+# Reads and parses a spec file as it is (its imports not resolved): (its source, its tree).
+Read = Callable[[str], tuple[Source, S.SpecFile]]
 
 
 def _err(message: str, span, hint: str | None = None) -> SpecError:
     return SpecError.single("E131", message, span, hint)
 
 
-def resolve(tree: S.SpecFile, source: Source) -> S.SpecFile:
-    """The spec with the declarations of every file it imports (transitively) in front of its own."""
+def resolve(tree: S.SpecFile, source: Source, read: Read) -> S.SpecFile:
+    """The spec with the declarations of every file it imports (transitively) in front of its own;
+    `read` reads and parses an imported file."""
     if not tree.imports:
         return tree
-    from tlacheck.lang.parser import parse
-
     root = os.path.abspath(source.name)
     included = {root}
     decls: list[S.Decl] = []
@@ -48,13 +51,12 @@ def resolve(tree: S.SpecFile, source: Source) -> S.SpecFile:
                 continue
             included.add(key)
             try:
-                imported = read_source(path)
+                imported, sub = read(path)
             except SpecError:
                 raise
             except TlacheckError as exc:
                 raise _err(f"cannot import {imp.path!r}: {exc}", imp.path_span,
                            "the path is relative to this spec's file") from None
-            sub = parse(imported)
             visit(sub, imported, chain + (key,))
             decls.extend(d for d in sub.declarations if not isinstance(d, (S.VariantDecl, S.ExpectDecl)))
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from tlacheck.core.errors import SpecError, Warnings
+from tlacheck.core.errors import Diagnostic, SpecError, Warnings
 from tlacheck.core.source import Span
 from tlacheck.core.tree import transform, walk
 from tlacheck.ir import nodes as ir
@@ -52,7 +52,7 @@ def _err(message: str, span: Span, hint: str | None = None) -> SpecError:
     return SpecError.single("E129", message, span, hint)
 
 
-def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...], Warnings]:
+def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...], tuple[Diagnostic, ...]]:
     """The spec with every `process` replaced by its enum, variables and actions, what each
     process became, and its warnings. Labels, `while` and `goto` outside a process are errors
     (E129)."""
@@ -62,7 +62,7 @@ def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...], Warni
             _no_control(d.body, "an action" if isinstance(d, S.ActionDecl) else "a block")
     warnings = Warnings()
     if not processes:
-        return tree, (), warnings
+        return tree, (), ()
     for p in processes:
         if p.unfair_replacement_of is not None:
             base = p.unfair_replacement_of
@@ -104,7 +104,7 @@ def desugar(tree: S.SpecFile) -> tuple[S.SpecFile, tuple[ir.Process, ...], Warni
             cond = S.BinOp(span, "and", cond, c)
         decls.append(S.ActionDecl(span, TERMINATING, processes[0].name_span, (),
                                   (S.Require(span, cond), S.Skip(span))))
-    return dataclasses.replace(tree, declarations=tuple(decls)), tuple(infos), warnings
+    return dataclasses.replace(tree, declarations=tuple(decls)), tuple(infos), tuple(warnings.items)
 
 
 # ---------------------------------------------------------------- structure

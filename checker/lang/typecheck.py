@@ -20,8 +20,6 @@ from tlacheck.core.tree import walk
 from tlacheck.ir import nodes as ir
 from tlacheck.ir.symmetry import breaks as symmetry_breaks
 from tlacheck.lang import syntax as S
-from tlacheck.lang.aliases import resolve as resolve_aliases
-from tlacheck.lang.processes import desugar as desugar_processes
 from tlacheck.lang.parser import parse_expression
 
 
@@ -88,13 +86,16 @@ class _Item:
         return self.local.id
 
 
-def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None) -> ir.Spec:
-    """Resolve and typecheck a parsed spec. `overrides` maps constant names to `-D` value texts."""
-    tree, processes, notes = desugar_processes(tree)
-    spec = _Checker(resolve_aliases(tree), source, dict(overrides or {})).run()
+def check(tree: S.SpecFile, source: Source, overrides: dict[str, str] | None = None,
+          processes: tuple[ir.Process, ...] = (), notes: tuple[Diagnostic, ...] = ()) -> ir.Spec:
+    """Resolve and typecheck a spec, the last pass of the front end (pipeline/driver.py): its tree
+    has no imports, variants, processes or type aliases left. `overrides` maps constant names to
+    `-D` value texts; `processes` and their `notes` (warnings) are what processes.desugar made of
+    the spec's processes, kept in the IR for the outputs."""
+    spec = _Checker(tree, source, dict(overrides or {})).run()
     if not processes:
         return spec
-    return dataclasses.replace(spec, processes=processes, warnings=spec.warnings + tuple(notes.items))
+    return dataclasses.replace(spec, processes=processes, warnings=spec.warnings + tuple(notes))
 
 
 def _UNCHECKED(t: T.Type, span: Span) -> ir.Expr:

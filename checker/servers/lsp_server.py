@@ -16,10 +16,10 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from tlacheck import __version__
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import Diagnostic, SpecError, TlacheckError
 from tlacheck.core.source import Source
 from tlacheck.editing.fmt import format_source
+from tlacheck.pipeline.driver import build_model
 
 ERRORS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "errors.md"
 

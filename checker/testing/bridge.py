@@ -33,12 +33,13 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from tlacheck.compile.model import Model, build_model
+from tlacheck.compile.model import Model
 from tlacheck.core.errors import TlacheckError
 from tlacheck.core.files import read_source
 from tlacheck.core.result import Trace
 from tlacheck.output.logs import LogError, Mapping
 from tlacheck.output.replay import Cause, quote_cause, recorded_differences
+from tlacheck.pipeline.driver import build_model
 from tlacheck.testing import events as ev
 from tlacheck.testing.generate import Cover, generate
 from tlacheck.testing.steering import Ended, Steering

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from tlacheck.compile.model import Model, build_model
+from tlacheck.compile.model import Model
 from tlacheck.conform.replayer import guard_cause
 from tlacheck.core.errors import TlacheckError
 from tlacheck.core.files import read_source
@@ -32,6 +32,7 @@ from tlacheck.engine.matcher import Explainer
 from tlacheck.ir import nodes as ir
 from tlacheck.output.logs import LogError, Mapping
 from tlacheck.output.replay import Cause, quote_cause
+from tlacheck.pipeline.driver import build_model
 from tlacheck.testing import events as ev
 
 

@@ -36,13 +36,14 @@ import os
 from dataclasses import dataclass
 from enum import Enum
 
-from tlacheck.compile.model import Model, build_model
+from tlacheck.compile.model import Model
 from tlacheck.core.errors import TlacheckError
 from tlacheck.core.files import read_source
 from tlacheck.core.result import Trace
 from tlacheck.output.logs import LogError, Mapping
 from tlacheck.output.replay import recorded_differences
 from tlacheck.output.savedtrace import TraceFileError, load, to_trace
+from tlacheck.pipeline.driver import build_model
 from tlacheck.testing import events as ev
 from tlacheck.testing.steering import Ended, Held, Passage, Steering, Unsettled
 

@@ -2,7 +2,7 @@
 
 `check_seed(seed, tlc=...)` builds the spec of `seed` (tests/oracle/generate.py) and runs:
 
-- tlacheck in-process (checker.compile.model.build_model, checker.engine.explore.explore) with exact storage,
+- tlacheck in-process (checker.pipeline.driver.build_model, checker.engine.explore.explore) with exact storage,
   fingerprint storage and `workers=2`, and the reference explorer (tests/reference_explorer.py),
   all on the safety part (invariants, constraints, deadlock) and the reachable checks. They
   explore in the same order, so they must agree on everything: verdict, distinct states, states
@@ -40,12 +40,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from tlacheck.compile.model import Model, build_model
+from tlacheck.compile.model import Model
 from tlacheck.core.errors import SpecError
 from tlacheck.core.result import Check, Result, Verdict
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
+from tlacheck.pipeline.driver import build_model
 from tests.oracle import tlc as tlc_runner
 from tests.oracle.generate import GeneratedSpec, generate
 from tests.oracle.tla import Unsupported, translate

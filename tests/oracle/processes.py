@@ -217,10 +217,10 @@ def translate(pluscal: str) -> str:
 def tlacheck(spec: ProcessSpec, only: str | None = None) -> dict:
     """tlacheck's verdict and counts on the spec's own text (exact storage, one process);
     `only`: "invariant" (deadlocks not checked) or "deadlock" (invariants not checked)."""
-    from tlacheck.compile.model import build_model
     from tlacheck.core.source import Source
     from tlacheck.engine.explore import explore
     from tlacheck.engine.options import Options, Storage
+    from tlacheck.pipeline.driver import build_model
     from tests.oracle.compare import from_result
 
     options = Options(storage=Storage.EXACT, check_deadlock=only != "invariant",

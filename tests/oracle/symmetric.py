@@ -27,13 +27,13 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError
 from tlacheck.core.result import Verdict
 from tlacheck.core.source import Source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.fingerprints import Fingerprinter
 from tlacheck.engine.options import Options, Storage
+from tlacheck.pipeline.driver import build_model
 from tests.oracle.generate import generate
 
 DECLARATION = "const Node: set[model]"

@@ -25,9 +25,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from tlacheck.compile.model import Model, build_model
+from tlacheck.compile.model import Model
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.core.source import Source
+from tlacheck.pipeline.driver import build_model
 from tests.oracle import tlc as tlc_runner
 from tests.oracle.compare import LIMIT, Outcome, diff, reference_answer, run_tlacheck
 from tests.oracle.tla import translate
