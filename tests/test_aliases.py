@@ -107,7 +107,7 @@ def test_issue_15_type_stays_a_name_outside_an_alias_declaration():
         action Flip:
             type = {type: if type.type == a then b else a}
         """)
-    assert [v.name for v in model.spec.variables] == ["type"]
+    assert [v.name for v in model.ir.variables] == ["type"]
 
 
 def test_issue_15_a_variant_may_add_or_replace_an_alias():

@@ -115,7 +115,7 @@ def test_issue_34_one_driver_runs_the_front_end():
     passes = {"lang.parser": {"parse"}, "lang.modules": {"resolve"}, "lang.variants": {"apply_variant"},
               "lang.refinement": {"load"}, "lang.processes": {"desugar"}, "lang.aliases": {"resolve"},
               "lang.typecheck": {"check"}, "compile.model": {"compile_spec"}}
-    callers = {"pipeline.driver", "prove.smt", "compile.instrument"}  # the last two compile an IR they made
+    callers = {"pipeline.driver", "compile.instrument"}  # the last compiles an IR it made (the replay's)
     found = []
     for name, tree in sources().items():
         if name in callers or name in passes:
@@ -127,6 +127,29 @@ def test_issue_34_one_driver_runs_the_front_end():
             if base == "lang" and {"parser", "modules", "variants", "refinement", "processes", "aliases",
                                    "typecheck"} & set(names):
                 found.append(f"{name} imports a pass module from lang")
+    assert found == []
+
+
+# The modules outside compile/ and pipeline/ that read a Model's IR (Model.ir) rather than its
+# compiled functions, records and methods, and what for: each analyses expressions themselves.
+IR_READERS = {"engine.liveness": "the tableau of the temporal formulas and the fairness conditions",
+              "prove.smt": "the translation of expressions into SMT formulas",
+              "testing.guards": "which variables decide each action's guard (ir.guard_reads)"}
+
+
+def test_issue_34_the_ir_is_reached_through_the_model_in_one_place():
+    """A Model's IR is `Model.ir` (it has no `spec` any more), read only by IR_READERS: every other
+    stage reads the compiled functions, the records (ActionInfo, PropertyInfo) and the methods."""
+    from tests.conftest import model_of
+
+    model = model_of("var x: bool = true\naction A:\n    x = not x\n")
+    assert model.ir.name == model.name and not hasattr(model, "spec")
+    found = []
+    for name, tree in sources().items():
+        if package_of(name) in ("compile", "pipeline") or name in IR_READERS:
+            continue
+        found += [f"{name}:{node.lineno}" for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                  and node.attr == "ir"]
     assert found == []
 
 

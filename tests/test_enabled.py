@@ -107,7 +107,7 @@ COFFEE = (SPECS / "classic" / "coffee_can.spec").read_text()
 
 def test_coffee_can_checks_every_property_of_its_cfg():
     model = model_of(COFFEE, name="coffee_can.spec")
-    names = {p.name for p in model.spec.properties} | {name for name, _ in model.steps}
+    names = {p.name for p in model.ir.properties} | {name for name, _ in model.steps}
     assert names == {"EventuallyTerminates", "TerminationHypothesis", "MonotonicDecrease", "LoopInvariant"}
     r = explore(model, Options())
     assert r.verdict == Verdict.OK and (r.distinct_states, r.states_generated) == (5150, 20002)

@@ -79,8 +79,8 @@ def test_issue_36_a_guard_needs_only_what_decides_it():
         d = d + 1
     """
     model = model_of(spec)
-    reads = ir.function_reads(model.spec.functions)
-    needs = {a.name: sorted(model.var_names[i] for i in ir.guard_reads(a, reads)) for a in model.spec.actions}
+    reads = ir.function_reads(model.ir.functions)
+    needs = {a.name: sorted(model.var_names[i] for i in ir.guard_reads(a, reads)) for a in model.ir.actions}
     assert needs == {"Copy": ["b"], "Branch": ["c", "d"], "Choose": ["a", "d"], "Plain": []}
 
 

@@ -67,7 +67,7 @@ invariant Small: x < 5
 
 
 def base_spec() -> ir.Spec:
-    return model_of(BASE_SPEC).spec
+    return model_of(BASE_SPEC).ir
 
 
 def with_action_body(spec: ir.Spec, body) -> ir.Spec:
@@ -183,7 +183,7 @@ def test_the_shared_walkers_visit_what_a_recursion_visits(path):
 
 
 def test_issue_15_a_non_boolean_init_predicate_is_caught():
-    spec = model_of("var x: 0..3\ninit: x > 0\naction A: skip\n").spec
+    spec = model_of("var x: 0..3\ninit: x > 0\naction A: skip\n").ir
     broken = dataclasses.replace(spec, initially=dataclasses.replace(
         spec.initially, expr=ir.VarRef(T.INT, spec.initially.span, 0)))
     assert verify(spec) == [] and any("init: predicate" in p for p in verify(broken))

@@ -32,7 +32,7 @@ def successors(model, state):
 def fairness_instances(model):
     """(strong, [(action, {position: value-fn}) ...]) for every fairness condition instance."""
     out = []
-    for fair, (bind_fn, arg_fns) in zip(model.spec.fairness, model.fairness):
+    for fair, (bind_fn, arg_fns) in zip(model.ir.fairness, model.fairness):
         for binding in bind_fn():
             targets = []
             for target, fn in zip(fair.targets, arg_fns):
@@ -275,7 +275,7 @@ def test_classic_properties_hold_as_tlc_says(port, deadlock, properties):
     from tlacheck.engine.options import Options
 
     model = build_model(read_source(str(SPECS / "classic" / port)))
-    assert sorted(p.name for p in model.spec.properties) == sorted(properties)
+    assert sorted(p.name for p in model.ir.properties) == sorted(properties)
     r = explore(model, Options(check_deadlock=deadlock))
     assert r.verdict == Verdict.OK
 
@@ -383,7 +383,7 @@ def test_issue_8_liveness_checker_asks_while_it_evaluates_predicates():
         checker.check()
     assert info.value.reason == "time_limit" and len(calls) == 5
     assert checker.decided == []
-    assert [p.name for p in model.spec.properties] == ["XZero", "YZero"]
+    assert [p.name for p in model.ir.properties] == ["XZero", "YZero"]
     assert len(Checker(model, *graph, stop=lambda: None).check()) == 0  # both hold when not stopped
 
 
@@ -436,7 +436,7 @@ def test_issue_18_properties_decided_on_fingerprints_agree_with_exact_storage(na
     from tlacheck.engine.options import Options, Storage
 
     model = build_model(read_source(str(SPECS / name)))
-    live = tuple(p.name for p in model.spec.properties if p.has_liveness)
+    live = tuple(p.name for p in model.ir.properties if p.has_liveness)
     assert live, "a spec with a liveness property"
     for invariants in (None, ()):  # with the invariants, and without them: the liveness checker runs
         on_fingerprints = explore(model, Options(invariants=invariants))
@@ -561,7 +561,7 @@ def test_issue_32_a_lassos_cycle_goes_round_once():
     assert r.verdict == Verdict.LIVENESS_VIOLATED
     trace = r.violation.trace
     replay_lasso(model, trace)
-    names = [model.spec.actions[s.action].name for s in (*trace.steps[1:], trace.closing)]
+    names = [model.ir.actions[s.action].name for s in (*trace.steps[1:], trace.closing)]
     assert (trace.loop_index, names) == (0, ["Up", "Down"])
     assert len({s.state for s in trace.steps}) == len(trace.steps)  # no state twice
 
@@ -616,8 +616,8 @@ def test_issue_32_lassos_are_never_longer_than_tlcs(case):
     r = explore(model, Options(check_deadlock=False, invariants=(), properties=(prop,)))
     assert r.verdict == Verdict.LIVENESS_VIOLATED and r.violation.name == prop
     replay_lasso(model, r.violation.trace)
-    spec = dataclasses.replace(model.spec, invariants=(), properties=tuple(
-        p for p in model.spec.properties if p.name == prop))
+    spec = dataclasses.replace(model.ir, invariants=(), properties=tuple(
+        p for p in model.ir.properties if p.name == prop))
     theirs = tlc.run(translate(spec), check_deadlock=False)
     assert theirs.verdict == "temporal", theirs.output[-2000:]
     their_states = theirs.trace_length - ("\nState %d: Stuttering" % theirs.trace_length in theirs.output)

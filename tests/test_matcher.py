@@ -68,7 +68,7 @@ def slot(model, name: str) -> int:
 
 def m(model, name: str) -> int:
     """The run-time value of model value `name` of Msgs."""
-    sort = next(s for s in model.spec.sorts if s.name == "Msgs")
+    sort = next(s for s in model.ir.sorts if s.name == "Msgs")
     return sort.members.index(name)
 
 

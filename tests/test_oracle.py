@@ -263,7 +263,7 @@ def test_the_translation_of_a_classic_port_gives_tlcs_answer(port, counts):
     from tests.conftest import SPECS
 
     model = build_model(Source(port, (SPECS / "classic" / port).read_text()))
-    r = tlc.run(translate(model.spec), check_deadlock=port == "diehard.spec")
+    r = tlc.run(translate(model.ir), check_deadlock=port == "diehard.spec")
     assert r.verdict == counts[0], r.output[-2000:]
     if counts[1] is not None:
         assert (r.distinct, r.generated, r.depth) == counts[1]
@@ -357,7 +357,7 @@ def test_a_quantified_always_is_translated_as_always_of_the_quantifier():
         property P: all(always (x != n) for n in Node)
         property Q: all(eventually (x == n) for n in Node)
         """)
-    text = translate(model.spec).module
+    text = translate(model.ir).module
     assert "Prop_P == ([](\\A " in text
     assert "Prop_Q == (\\A " in text  # only `always` of a state predicate moves out
 

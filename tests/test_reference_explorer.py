@@ -39,7 +39,7 @@ def compare(model, deadlock: bool):
     if fast.distinct_states > LIMIT:
         pytest.skip(f"{fast.distinct_states} states: too many for the reference interpreter")
     try:
-        ref = reference_counts(model.spec, check_deadlock=deadlock, limit=LIMIT)
+        ref = reference_counts(model.ir, check_deadlock=deadlock, limit=LIMIT)
     except TooLarge:  # pragma: no cover - the fast explorer found fewer states
         pytest.fail("the reference explorer finds more states than the compiled one")
     assert (fast.distinct_states, fast.states_generated, fast.depth, VERDICT[fast.verdict]) == ref
@@ -48,7 +48,7 @@ def compare(model, deadlock: bool):
 @pytest.mark.parametrize("path, variant", cases())
 def test_compiled_explorer_matches_the_reference(path, variant):
     model = build_model(read_source(path), None, variant)
-    if model.spec.theorems and not model.spec.actions:
+    if model.ir.theorems and not model.ir.actions:
         pytest.skip("predicates only")
     for deadlock in (True, False):
         compare(model, deadlock)
@@ -167,6 +167,6 @@ def test_issue_15_the_initial_states_of_an_init_predicate_are_the_references_in_
     texts = [path.read_text()] if path is not None else [t for t in SMALL if "init:" in t]
     for text in texts:
         model = model_of(text)
-        assert list(model.init()) == list(Interpreter(model.spec).initial_states())
+        assert list(model.init()) == list(Interpreter(model.ir).initial_states())
         for deadlock in (True, False):
             compare(model, deadlock)

@@ -243,7 +243,7 @@ def test_an_error_in_the_abstract_spec_is_shown_in_its_file(tmp_path, capsys):
 
 def test_the_abstract_fairness_holds_on_ewd840():
     model, result = check(EWD840, properties=("TDSpec",), invariants=())
-    assert model.refinements[0].abstract.spec.fairness  # TD's WF_vars(DetectTermination)
+    assert model.refinements[0].abstract.ir.fairness  # TD's WF_vars(DetectTermination)
     assert result.verdict.name == "OK"
 
 
@@ -347,7 +347,7 @@ def test_issue_32_an_abstract_specs_imported_constant_follows_the_override(tmp_p
     for k in (1, 3):
         model = build_model(read_source(str(path)), {"K": str(k)})
         abstract = model.refinements[0].abstract
-        assert dict(zip((c.name for c in abstract.spec.constants), abstract.constants)) == {"K": k}
+        assert dict(zip((c.name for c in abstract.ir.constants), abstract.constants)) == {"K": k}
         result = explore(model, Options(check_deadlock=False))
         assert (result.verdict.name, result.distinct_states) == ("OK", k + 1)
 

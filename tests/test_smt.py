@@ -54,7 +54,7 @@ class Oracle:
     """Functions and theorem bodies of a model, compiled by codegen, and their domains."""
 
     def __init__(self, model):
-        spec = model.spec
+        spec = model.ir
         extra = [ir.Function(f"theorem {t.name}", t.params, T.BOOL, t.body, t.span) for t in spec.theorems]
         self.bounds_at: dict[int, int] = {}
         for f in list(spec.functions) + extra:
@@ -137,7 +137,7 @@ def check_theorem(model, oracle: Oracle, theorem: ir.Theorem) -> None:
 def check_diff(old_model, new_model, name: str, old_label="old", new_label="new") -> None:
     result = smt.diff(old_model, new_model, name, old_label, new_label)
     old, new = Oracle(old_model), Oracle(new_model)
-    params = old_model.spec.functions[[f.name for f in old_model.spec.functions].index(name)].params
+    params = old_model.ir.functions[[f.name for f in old_model.ir.functions].index(name)].params
     domains = [old.values(p) for p in params]
     groups: dict[tuple, set] = {}
     for pt in old.points(params):
@@ -166,10 +166,10 @@ def _variant_models(path: Path):
 @pytest.mark.parametrize("path", ALL_SPECS, ids=lambda p: str(p.relative_to(SPECS)))
 def test_every_theorem_in_specs_agrees_with_brute_force(path):
     for model in _variant_models(path).values():
-        if not model.spec.theorems:
+        if not model.ir.theorems:
             continue
         oracle = Oracle(model)
-        for theorem in model.spec.theorems:
+        for theorem in model.ir.theorems:
             check_theorem(model, oracle, theorem)
 
 
@@ -188,8 +188,8 @@ def test_every_function_diff_in_specs_agrees_with_brute_force(path):
     for label, other in models.items():
         # A variant that changes a constant set (more model values) changes the inputs of
         # the functions that take it: `--diff` refuses those, so they are not compared.
-        signatures = {f.name: ([p.type for p in f.params], f.returns) for f in other.spec.functions}
-        for f in base.spec.functions:
+        signatures = {f.name: ([p.type for p in f.params], f.returns) for f in other.ir.functions}
+        for f in base.ir.functions:
             if signatures.get(f.name) == ([p.type for p in f.params], f.returns) and _comparable(f):
                 try:
                     check_diff(base, other, f.name, BASE, label)
@@ -249,7 +249,7 @@ def test_issue_4_fix1_changes_only_teammate_inputs():
 def test_issue_4_enum_valued_diff_names_old_and_new_values():
     models = _variant_models(FORK)
     d = smt.diff(models["base"], models["Fix2"], "completion_owner", "base", "Fix2")
-    owner = models["base"].spec.functions[[f.name for f in models["base"].spec.functions]
+    owner = models["base"].ir.functions[[f.name for f in models["base"].ir.functions]
                                           .index("completion_owner")].returns
     assert [(owner.members[f.old], owner.members[f.new]) for f in d.flips] == [("MainSession", "Spawner")]
     assert condition(d.inputs, d.flips[0].cover.cubes[0]) == "isTeammate"
@@ -297,7 +297,7 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, database=N
 @given(_bool_exprs())
 def test_random_predicates_agree_with_brute_force(body):
     model = build_model(Source("random.spec", _spec(body)))
-    check_theorem(model, Oracle(model), model.spec.theorems[0])
+    check_theorem(model, Oracle(model), model.ir.theorems[0])
 
 
 @SETTINGS
@@ -319,7 +319,7 @@ def test_random_enum_valued_diffs_agree_with_brute_force(old, new):
     source = Source("random.spec", _spec(old, new, ret="Color"))
     old_model, new_model = build_model(source), build_model(source, None, "V")
     check_diff(old_model, new_model, "f")
-    check_theorem(old_model, Oracle(old_model), old_model.spec.theorems[0])
+    check_theorem(old_model, Oracle(old_model), old_model.ir.theorems[0])
 
 
 # ---------------------------------------------------------------- cubes (proof.py)
@@ -378,7 +378,7 @@ def test_range_bounds_may_name_constants_issue_4():
         def f(x: 1..N, y: 0..N - 2?) -> bool: y == none or y != x
         theorem T: forall x, y: f(x, y)
     """)
-    th = model.spec.theorems[0]
+    th = model.ir.theorems[0]
     assert [smt.local_bounds(p, model) for p in th.params] == [(1, 4), (0, 2)]
     r = smt.prove(model, want_all=True).theorems[0]
     assert r.domain_size == 4 * 4
@@ -395,7 +395,7 @@ def test_constants_and_enum_sets_in_theorems():
         theorem Any: forall (r: RM): any(r == s for s in RM)
     """)
     oracle = Oracle(model)
-    for th in model.spec.theorems:
+    for th in model.ir.theorems:
         check_theorem(model, oracle, th)
     assert {r.name: r.outcome for r in smt.prove(model).theorems} == {
         "T": Outcome.PROVED, "Sum": Outcome.PROVED, "Any": Outcome.PROVED}
@@ -506,7 +506,7 @@ def test_action_that_can_never_be_taken_is_W211_and_the_warning_is_sound():
     from tlacheck.engine.options import Options
 
     result = explore(model, Options(check_deadlock=False))
-    names = [a.name for a in model.spec.actions]
+    names = [a.name for a in model.ir.actions]
     assert all(result.coverage[names.index(n)].enabled == 0 for n in flagged)
     assert result.coverage[names.index("ReadsState")].enabled > 0
 
@@ -530,7 +530,7 @@ def test_hard_theorem_stops_at_the_timeout():
 def test_verify_expectations_use_decide():
     decision = smt.decide(_variant_models(FORK)["Fix1"], "NoSilentStall")
     assert decision.verdict == Answer.VIOLATES and decision.summary.startswith("refuted: isRemote = true")
-    assert smt.decide(_variant_models(FORK)["Fix2"].spec, "NoSilentStall").verdict == Answer.HOLDS
+    assert smt.decide(_variant_models(FORK)["Fix2"], "NoSilentStall").verdict == Answer.HOLDS
 
 
 # ---------------------------------------------------------------- the prove command
@@ -624,7 +624,7 @@ def test_large_optional_int_ranges():
         theorem T: forall x, y: f(x, y)
         theorem U: forall x, y: x != none or y or f(x, y)
     """)
-    check_theorem(model, Oracle(model), model.spec.theorems[0])
+    check_theorem(model, Oracle(model), model.ir.theorems[0])
     r = smt.prove(model, want_all=True).theorems
     assert [condition(r[0].inputs, c) for c in r[0].cover.cubes] == ["x in 40..60 and not y"]
     assert r[1].outcome == Outcome.PROVED
@@ -691,7 +691,7 @@ def test_coalescing_agrees_with_brute_force():
                                          "theorem U: forall (a: Agent?, b: Agent): owner_or(a, b) == b or a != none\n"))
     oracle = Oracle(model)
     outcomes = []
-    for theorem in model.spec.theorems:
+    for theorem in model.ir.theorems:
         check_theorem(model, oracle, theorem)
         outcomes.append(smt.prove(model, names=[theorem.name]).theorems[0].outcome)
     assert outcomes == [Outcome.REFUTED, Outcome.PROVED]

@@ -124,7 +124,7 @@ def test_a_constant_the_renamings_give_back_may_name_members():
 
 def test_an_order_dependent_choice_is_a_warning():
     model = model_of(MUTEX + "def first() -> Node: choose(n for n in Node)\ninvariant F: first() in Node\n")
-    codes = [w.code for w in model.spec.warnings]
+    codes = [w.code for w in model.ir.warnings]
     assert "W212" in codes
 
 

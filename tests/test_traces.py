@@ -89,7 +89,7 @@ def test_fingerprint_and_exact_storage_rebuild_the_same_real_traces_on_the_bundl
             model = build_model(Source(str(path), path.read_text()), variant=variant)
         except SpecError:
             continue
-        if model.spec.properties:
+        if model.ir.properties:
             continue
         options = dict(max_states=20_000, check_properties=False)
         exact = explore(model, Options(storage=Storage.EXACT, **options))

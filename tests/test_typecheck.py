@@ -278,7 +278,7 @@ def test_issue_8_def_signature_ranges_may_name_constants():
             x = f({1, 2}, none)
         invariant I: x <= 2
         """)
-    assert [f.name for f in model.spec.functions] == ["f"]
+    assert [f.name for f in model.ir.functions] == ["f"]
     d = spec_error("""
         const B: bool = true
         def g() -> set[0..B]: {1}
@@ -298,7 +298,7 @@ def test_issue_8_bounded_sequences_are_sequences_to_the_type_checker():
             plain = q + q
         invariant I: len(q) <= N and all(len(m[k].sent) <= 1 for k in 1..2)
         """)
-    q, plain, m = model.spec.variables
+    q, plain, m = model.ir.variables
     assert q.type == plain.type == T.SeqT(T.INT)
     assert m.bounds is not None and plain.bounds is None
 
@@ -702,7 +702,7 @@ def test_issue_15_a_destructured_parameter_is_named_by_its_items_in_traces():
     from tests.conftest import run
 
     model, result = run(DESTRUCTURED.replace("LIMIT", "1"))
-    assert [p.name for p, _ in model.spec.actions[0].params] == ["(a, b)"]
+    assert [p.name for p, _ in model.ir.actions[0].params] == ["(a, b)"]
 
 
 @pytest.mark.parametrize("binder, domain, message", [
@@ -971,7 +971,7 @@ def test_issue_15_an_error_in_a_block_is_reported_once_at_the_block_even_unused(
 
 def test_issue_15_deadlock_allowed_reaches_the_ir_and_silences_w202():
     allowed = model_of("deadlock: allowed\nvar x: int in 1..2\ninvariant P: x > 0\n")
-    assert allowed.spec.deadlock_allowed and allowed.deadlock_allowed
+    assert allowed.ir.deadlock_allowed and allowed.deadlock_allowed
     assert not [w for w in allowed.warnings if w.code == "W202"]  # checking the initial states is the point
     plain = model_of("var x: int in 1..2\ninvariant P: x > 0\n")
     assert not plain.deadlock_allowed
@@ -1031,5 +1031,5 @@ def test_issue_15_the_init_predicate_may_not_name_a_member_of_a_symmetric_set():
 def test_issue_15_a_variable_without_a_value_is_a_choice_among_its_type():
     model = model_of("const K: set[model] = {k1, k2}\nenum E { a, b }\nvar x: (0..1)?\nvar e: E\nvar k: K\n"
                      "var r: {f: bool, g: 0..1}\nvar s: set[E]\nvar t: (bool, K)\ninit: true\naction A: skip\n")
-    assert all(v.choice for v in model.spec.variables)
+    assert all(v.choice for v in model.ir.variables)
     assert len(list(model.init())) == 3 * 2 * 2 * 4 * 4 * 4

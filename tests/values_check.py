@@ -56,7 +56,7 @@ def badly_represented(state: tuple, var_types) -> list[int]:
 def state_problems(model, limit: int, max_reports: int = 3) -> list[str]:
     """What is wrong with the states a breadth-first search of `model` reaches (up to `limit`
     stored states, or an evaluation error): see the module docstring. Empty: nothing."""
-    names = [v.name for v in model.spec.variables]
+    names = [v.name for v in model.ir.variables]
     types = model.var_types
     incremental = Fingerprinter(types)
     afresh = Fingerprinter(types)
@@ -88,7 +88,7 @@ def state_problems(model, limit: int, max_reports: int = 3) -> list[str]:
             for s in frontier:
                 for k, (nexts, writes) in enumerate(zip(model.next_states, model.action_writes)):
                     succs, fps = nexts(s, incremental.raw(s), incremental.memos, incremental.entries)
-                    action = model.spec.actions[k].name
+                    action = model.ir.actions[k].name
                     for succ, fp in zip(succs, fps):
                         if check(succ, f"a successor by {action}"):
                             return problems

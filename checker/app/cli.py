@@ -945,7 +945,7 @@ def _selection(args, model) -> tuple:
     storage, and `--property P` checks P alone). An unknown name is a usage error."""
     flags = (("--invariant", args.invariant, "invariant", "invariants", [n for n, _ in model.invariants]),
              ("--property", args.property, "property", "properties",
-              [p.name for p in model.spec.properties] + [n for n, _ in model.steps]),
+              [p.name for p in model.properties] + [n for n, _ in model.steps]),
              ("--reachable", args.reachable, "reachable check", "reachable checks", [n for n, _ in model.reachables]))
     if not any(given for _, given, _, _, _ in flags):
         return None, None, None
@@ -1109,7 +1109,7 @@ def _simulation_notes(model, properties, chosen) -> list[str]:
     """What `simulate` leaves unchecked of what was asked: the liveness of temporal properties,
     reachable checks (all of them are asked when no check is named)."""
     notes = []
-    for p in model.spec.properties:
+    for p in model.properties:
         if p.has_liveness and (properties is None or p.name in properties):
             notes.append(f"temporal property {p.name}: simulate checks no liveness (`eventually`, `leads_to`), "
                          "only safety (`always P`, on every state); `tlacheck check` decides it")

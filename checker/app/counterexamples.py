@@ -41,7 +41,7 @@ def check_expected(model: Model, e: Expected) -> Result:
     """Explore for the one expected violation (only that invariant, property or reachable check;
     deadlock only when expected), so another check failing first cannot hide it."""
     invariants = tuple(n for n, _ in model.invariants if n == e.check)
-    properties = tuple(n for n in [p.name for p in model.spec.properties] + [n for n, _ in model.steps]
+    properties = tuple(n for n in [p.name for p in model.properties] + [n for n, _ in model.steps]
                        if n == e.check)  # temporal and step properties (Options.properties selects both)
     reachables = tuple(n for n, _ in model.reachables if n == e.check)
     return explore(model, Options(check_deadlock=e.outcome == Expectation.DEADLOCKS, invariants=invariants,

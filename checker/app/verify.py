@@ -147,7 +147,7 @@ def unchecked_deadlock(model: Model, deadlock: bool | None) -> str | None:
         return None
     if deadlock is False:
         return "--no-deadlock"
-    if not model.spec.variables and not model.spec.actions:  # its one state has no step to take
+    if not model.var_names and not model.action_info:  # its one state has no step to take
         return "the spec has no variables and no actions"
     return "the spec says `deadlock: allowed`"
 
@@ -232,13 +232,15 @@ def _explore(pipeline: Pipeline, source: Source, overrides, variant: str, simula
 
 
 def _checks(model: Model) -> dict[str, Check]:
-    spec = model.spec
+    """The kind of each check `expect` may name, by name (a refinement is checked as a step property
+    too: its kind is REFINEMENT)."""
     out = {}
-    for kind, items in ((Check.INVARIANT, spec.invariants), (Check.PROPERTY, spec.properties), (Check.STEP, spec.steps),
-                        (Check.REACHABLE, spec.reachables), (Check.THEOREM, spec.theorems),
-                        (Check.REFINEMENT, spec.refinements)):
-        for item in items:
-            out[item.name] = kind
+    for kind, names in ((Check.INVARIANT, [n for n, _ in model.invariants]),
+                        (Check.PROPERTY, [p.name for p in model.properties]),
+                        (Check.STEP, [n for n, _ in model.steps]), (Check.REACHABLE, [n for n, _ in model.reachables]),
+                        (Check.THEOREM, model.theorems), (Check.REFINEMENT, [c.name for c in model.refinements])):
+        for name in names:
+            out[name] = kind
     return out
 
 
@@ -254,7 +256,7 @@ def nothing_to_check(model: Model, unchecked_deadlock: str | None) -> str | None
 
 
 def nothing_to_check_hint(model: Model) -> str:
-    prove = "; `tlacheck prove` decides its theorems" if model.spec.theorems else ""
+    prove = "; `tlacheck prove` decides its theorems" if model.theorems else ""
     return f"the run can only find evaluation errors: declare an invariant (`invariant NAME: EXPR`) or a property{prove}"
 
 
@@ -269,7 +271,7 @@ def _row(source: Source, e: S.ExpectDecl, run: _Run, simulation: SimOptions | No
     kind = _checks(model).get(e.check) if e.check is not None else None
     if kind == Check.THEOREM:
         return row
-    liveness = kind == Check.PROPERTY and any(p.name == e.check and p.has_liveness for p in model.spec.properties)
+    liveness = kind == Check.PROPERTY and any(p.name == e.check and p.has_liveness for p in model.properties)
     if kind == Check.REACHABLE or liveness and row.got != Answer.VIOLATES:
         what = "reachable checks" if kind == Check.REACHABLE else "liveness"
         return dataclasses.replace(row, got=Answer.UNCHECKED, evidence=None, trace_length=None,
@@ -323,7 +325,7 @@ def _theorem_row(model: Model, e: S.ExpectDecl, base: dict) -> Row:
         return Row(check=e.check, got=Answer.UNKNOWN, trace_length=None, evidence=None,
                    note="the SMT module is not available", **base)
     start = time.perf_counter()
-    outcome = smt.decide(model.spec, e.check)
+    outcome = smt.decide(model, e.check)
     base = dict(base, seconds=time.perf_counter() - start, states=None)
     return Row(check=e.check, got=outcome.verdict, trace_length=None, evidence=None,
                note=outcome.summary, **base)

@@ -33,7 +33,7 @@ class Instrumented:
     failed (`__fail`, 0 if none) and which assignment last wrote each variable (`__wrote_v`)."""
 
     def __init__(self, model: Model):
-        spec = model.spec
+        spec = model.ir
         n = len(spec.variables)
         self.n = n
         rewrite = _Instrument(n)

@@ -95,13 +95,26 @@ class Derived:
         return {"error": self.error} if self.error is not None else to_json(self.value, self.type)
 
 
+@dataclass(frozen=True)
+class PropertyInfo:
+    """A temporal property, as the stages after compilation see it (its formula is the IR's:
+    Model.ir, which the liveness checker reads)."""
+
+    name: str
+    span: Span
+    has_liveness: bool  # an `eventually` or `leads_to` part, decided on the behaviour graph
+
+
 class Model:
-    """A spec compiled for exploration."""
+    """A spec compiled for exploration. What the stages after compilation read of a spec: the
+    compiled functions, the records (ActionInfo, PropertyInfo) and the methods below; the IR
+    itself only through `ir`, by the few that analyse its expressions."""
 
     def __init__(self, spec: ir.Spec, generated: codegen.Generated, namespace: dict, constants: list):
-        self.spec = spec
+        self._ir = spec
         self.namespace = namespace
         self.name = spec.name
+        self.file = spec.file  # the spec's file, as its spans name it
         self.generated = generated
         self.code_name = _code_name(spec)  # the file name its frames carry
         self.constants = constants
@@ -136,6 +149,8 @@ class Model:
                        steps[a.name].name if a.name in steps else None, a.name in steps and steps[a.name].indexed)
             for a in spec.actions)
         self.invariants = tuple((p.name, namespace[n]) for p, n in zip(spec.invariants, entries.invariants))
+        self.properties = tuple(PropertyInfo(p.name, p.span, p.has_liveness) for p in spec.properties)
+        self.theorems = tuple(t.name for t in spec.theorems)  # `tlacheck prove` decides them
         # `derived NAME: EXPR`: (name, type, function of a state), shown along traces (derived_values)
         self.derived = tuple((p.name, p.expr.type, namespace[n]) for p, n in zip(spec.derived, entries.derived))
         self.constraints = tuple((p.name, namespace[n]) for p, n in zip(spec.constraints, entries.constraints))
@@ -166,6 +181,14 @@ class Model:
         self.refinements: tuple = ()
         self.recipe = None  # what the pipeline built it from (pipeline/driver.py Recipe; None: compiled from an IR)
         self.refinement_initial: tuple = ()
+
+    @property
+    def ir(self) -> ir.Spec:
+        """The spec's IR, for what analyses its expressions rather than calling the compiled
+        functions: the compiler's own passes (compile/), the liveness checker's tableau
+        (engine/liveness.py), the prover (prove/smt.py), the runtime guards' read analysis
+        (testing/guards.py). tests/test_architecture.py holds the list."""
+        return self._ir
 
     def attach_refinements(self, checks) -> None:
         """Check the refinements `checks` too: their initial condition on the initial states,
@@ -229,13 +252,13 @@ class Model:
         if found is None:
             return ()
         fn, local_ids = found
-        params = self.spec.actions[action].params
+        params = self._ir.actions[action].params
         position = {local.id: k for k, (local, _) in enumerate(params)}
         try:
             value = fn(state, *(args[position[i]] for i in local_ids))
         except runtime.EVAL_FAILURES:
             return ()
-        t = self.spec.actions[action].sends_expr.type
+        t = self._ir.actions[action].sends_expr.type
         if isinstance(t, T.SetT):
             return tuple(format_value(v, t.element) for v in runtime.canon(value))
         if value is runtime.NONE:
@@ -311,14 +334,30 @@ class Model:
             return _MESSAGES[code].format(*raw)
         return _MESSAGES.get(code, "evaluation failed").format(*vals)
 
+    def action_lines(self, action: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The lines of an action's declaration in its file (ActionInfo.span's), from its header
+        to the last line of its simple statements (a compound statement's span can reach the next
+        declaration), and those of its `require` statements, sorted."""
+        a = self._ir.actions[action]
+        last, guards = a.span.line, set()
+        for st in ir.statements(a.body):
+            if isinstance(st, ir.RequireS):
+                guards.update(range(st.span.line, st.span.end_line + 1))
+                last = max(last, st.span.end_line)
+            elif isinstance(st, (ir.IfS, ir.EitherS, ir.WithS)):
+                last = max(last, st.span.line)
+            else:
+                last = max(last, st.span.end_line)
+        return tuple(range(a.span.line, last + 1)), tuple(sorted(guards))
+
     def span_of(self, kind: str, name: str | None = None) -> Span | None:
         """The declaration of the variable, invariant, constraint, reachable check or property
         `name`, or for kind "initial" the first variable's: where an error without a better
         place goes."""
         if kind == "initial":
-            return self.spec.variables[0].span if self.spec.variables else None
-        table = {"variable": self.spec.variables, "invariant": self.spec.invariants, "constraint": self.spec.constraints,
-                 "reachable": self.spec.reachables, "property": self.spec.properties, "step": self.spec.steps}[kind]
+            return self._ir.variables[0].span if self._ir.variables else None
+        table = {"variable": self._ir.variables, "invariant": self._ir.invariants, "constraint": self._ir.constraints,
+                 "reachable": self._ir.reachables, "property": self._ir.properties, "step": self._ir.steps}[kind]
         return next((d.span for d in table if d.name == name), None)
 
     def limit_error(self, exc: RecursionError | MemoryError, note: str, span: Span | None = None) -> EvalError:
@@ -330,9 +369,9 @@ class Model:
         locals hold is free before the trace is rebuilt and printed."""
         where, function = self._origin(exc)
         if where is None:
-            where = span or Span(self.spec.file, 1, 1, 1, 2)
+            where = span or Span(self._ir.file, 1, 1, 1, 2)
         if isinstance(exc, RecursionError):
-            named = f" in `{self.spec.functions[function].name}`" if function is not None else ""
+            named = f" in `{self._ir.functions[function].name}`" if function is not None else ""
             return EvalError("E406", f"recursion too deep{named} (while {note})", where, _RECURSION_HINT)
         return EvalError("E411", f"out of memory (while {note})", where, _MEMORY_HINT)
 
@@ -395,7 +434,7 @@ def _check_symmetric_constants(model: Model) -> None:
     """E123 for a constant whose value a renaming of a symmetric set changes (`Leader = n1`;
     `Quorum = {{a1, a2}, {a1, a3}, {a2, a3}}` is the same under every renaming, so it may stay)."""
     errors = []
-    for c, value in zip(model.spec.constants, model.constants):
+    for c, value in zip(model.ir.constants, model.constants):
         if model.symmetry.moves(value, c.type):
             sorts = ", ".join(s.name for s in model.symmetry.sorts if mentions(c.type, frozenset([s.name])))
             errors.append(Diagnostic("E123", f"the value of `{c.name}` changes when the members of the symmetric "

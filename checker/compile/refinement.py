@@ -81,7 +81,7 @@ class Check:
 def checks(model, sources: dict[str, Source], build) -> tuple[Check, ...]:
     """The refinements of `model`, compiled; `build(source, overrides)` builds the abstract model."""
     out = []
-    spec = model.spec
+    spec = model.ir
     for r, (state_fn, const_fn) in zip(spec.refinements, model.generated.entries.refinements):
         values = model.namespace[const_fn](None) if r.constants else ()
         types = [x.type for x in r.constants_expr.expr.items]

@@ -41,7 +41,7 @@ def match_options(settings: Settings, model: Model) -> MatchOptions:
 def spec_notes(model: Model, settings: Settings) -> tuple[str, ...]:
     """What conformance does not check of this spec."""
     notes = []
-    live = [p.name for p in model.spec.properties if p.has_liveness and
+    live = [p.name for p in model.properties if p.has_liveness and
             (settings.properties is None or p.name in settings.properties)]
     if live:
         notes.append(f"the liveness part of {', '.join(live)} is not checked: a finite run cannot refute "

@@ -326,7 +326,7 @@ def instantiate(model, names) -> dict[str, list[_Leaf]]:
     behaviour graph's Plan). Raises EvaluationFailed (state -1) when a quantifier's domain fails
     to evaluate."""
     out = {}
-    for prop in model.spec.properties:
+    for prop in model.ir.properties:
         if prop.name not in names:
             continue
         try:
@@ -523,7 +523,7 @@ class Fairness:
         #                          [(bit, values-fn)] for conditions fixing those positions)}
         groups: dict[int, dict[tuple, list]] = {}
         self.spans = []  # per condition (bit): its `fair` declaration
-        for fair, (bindings_fn, arg_fns) in zip(model.spec.fairness, model.fairness):
+        for fair, (bindings_fn, arg_fns) in zip(model.ir.fairness, model.fairness):
             try:
                 bindings = list(bindings_fn())
             except EVAL_FAILURES as exc:
@@ -659,7 +659,7 @@ def refinement_obligations(check) -> list[tuple]:
             return a != b and bool(analysis(a)[1].get(b, 0) & bit)
         return taken
 
-    spec = check.abstract.spec
+    spec = check.abstract.ir
     out = []
     for c, strong in enumerate(fair.strong):
         span = fair.spans[c]
@@ -695,7 +695,7 @@ class Plan:
         # tableau leaf, p is its index in `tableaux`: (automaton, the atom of each literal)
         self.leaves: dict[str, list[tuple]] = {}
         self.tableaux: list[tuple] = []
-        for prop in model.spec.properties:
+        for prop in model.ir.properties:
             if prop.name not in instantiated:
                 continue
             out = []
@@ -1115,7 +1115,7 @@ class Checker:
 
     def _properties(self, names, stop_at_first: bool) -> list[LivenessViolation]:
         out = []
-        for prop in self.model.spec.properties:
+        for prop in self.model.ir.properties:
             if names is not None and prop.name not in names:
                 continue
             try:

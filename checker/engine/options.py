@@ -113,7 +113,7 @@ ProgressCallback = Callable[[Progress], None]
 
 def selected_properties(model: Model, options: Options) -> tuple[str, ...]:
     """The names of the temporal properties a search checks (Options.properties; None: all)."""
-    return tuple(p.name for p in model.spec.properties if options.properties is None or p.name in options.properties)
+    return tuple(p.name for p in model.properties if options.properties is None or p.name in options.properties)
 
 
 def liveness_properties(model: Model, options: Options) -> tuple[str, ...]:
@@ -123,8 +123,8 @@ def liveness_properties(model: Model, options: Options) -> tuple[str, ...]:
     chosen = set(selected_properties(model, options))
     # and the refinements whose abstract spec has fairness (its conditions are decided there too)
     fair = tuple(c.name for c in model.refinements
-                 if c.abstract.spec.fairness and (options.properties is None or c.name in options.properties))
-    return tuple(p.name for p in model.spec.properties if p.name in chosen and p.has_liveness) + fair
+                 if c.abstract.fairness and (options.properties is None or c.name in options.properties))
+    return tuple(p.name for p in model.properties if p.name in chosen and p.has_liveness) + fair
 
 
 def unreduced_cause(model: Model, options: Options) -> str | None:

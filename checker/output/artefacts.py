@@ -112,10 +112,7 @@ def property_source(model: Model, source: Source | None, name: str | None) -> st
     (a check declared in a file the spec imports, as written there)."""
     if source is None or name is None:
         return None
-    spans = {p.name: p.span for p in model.spec.invariants}
-    spans.update({p.name: p.span for p in getattr(model.spec, "properties", ())})
-    spans.update({p.name: p.span for p in model.spec.steps})
-    span = spans.get(name)
+    span = next((s for s in (model.span_of(kind, name) for kind in ("step", "property", "invariant")) if s), None)
     if span is None:
         return None
     if span.file != source.name:

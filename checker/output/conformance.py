@@ -461,7 +461,7 @@ def html_report(report: Report) -> str:
     """`conform --html`: the runs, each diagnosis, each behaviour in a viewer beside its log lines
     and the spec (output/html.py), the coverage. Deterministic, offline, as every report."""
     model = report.model
-    source = report.sources.get(model.spec.file)
+    source = report.sources.get(model.file)
     wanted = {loc for run in report.runs for loc in map(_location, run.labels) if loc is not None}
     texts = _log_lines(wanted)
     runs, docs = [], []

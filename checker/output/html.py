@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 
 from tlacheck.core.result import Check, Trace, Violation
 from tlacheck.core.source import Source, Span
-from tlacheck.ir import nodes as ir
 from tlacheck.output import diff, render
 
 
@@ -291,15 +290,13 @@ def _highlights(model, violation: Violation, source: Source | None, fault: Span 
     if source is None:
         return out
     for i, step in enumerate(trace.steps):
-        if step.action is None or step.action >= len(model.spec.actions):
+        if step.action is None or step.action >= len(model.action_info):
             continue
-        action = model.spec.actions[step.action]
-        if action.span.file != source.name:
+        if model.action_info[step.action].span.file != source.name:
             continue
-        guards: list[int] = []
-        last = _last_line(action.body, guards)
-        out[i].action = list(range(action.span.line, max(last, action.span.line) + 1))
-        out[i].guards = sorted(set(guards))
+        lines, guards = model.action_lines(step.action)
+        out[i].action = list(lines)
+        out[i].guards = list(guards)
     if violation.kind == Check.ERROR:
         if fault is not None and fault.file == source.name and out:
             out[-1].check = list(range(fault.line, max(fault.end_line, fault.line) + 1))
@@ -311,36 +308,11 @@ def _highlights(model, violation: Violation, source: Source | None, fault: Span 
     return out
 
 
-def _last_line(body: tuple, guards: list[int]) -> int:
-    """The last line of a block's simple statements (a compound statement's span can reach the
-    next declaration); collects the lines of its `require` statements into `guards`."""
-    last = 0
-    for s in body:
-        if isinstance(s, ir.RequireS):
-            guards.extend(range(s.span.line, s.span.end_line + 1))
-            last = max(last, s.span.end_line)
-        elif isinstance(s, ir.IfS):
-            last = max(last, s.span.line)
-            for _, block in s.branches:
-                last = max(last, _last_line(block, guards))
-            last = max(last, _last_line(s.orelse, guards))
-        elif isinstance(s, ir.EitherS):
-            last = max(last, s.span.line)
-            for block in s.branches:
-                last = max(last, _last_line(block, guards))
-        elif isinstance(s, ir.WithS):
-            last = max(last, s.span.line, _last_line(s.body, guards))
-        else:
-            last = max(last, s.span.end_line)
-    return last
-
-
 def _check_line(model, violation: Violation, source: Source) -> int | None:
-    spec = model.spec
-    for items in (spec.invariants, spec.properties, spec.steps, spec.reachables):
-        for item in items:
-            if item.name == violation.name and item.span.file == source.name:
-                return item.span.line
+    for kind in ("invariant", "property", "step", "reachable"):
+        span = model.span_of(kind, violation.name)
+        if span is not None and span.file == source.name:
+            return span.line
     return None
 
 

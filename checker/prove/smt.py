@@ -177,7 +177,7 @@ class _Translator:
     """IR expressions of one compiled model to Z3 terms; `env` maps Local ids to symbolic values."""
 
     def __init__(self, model: Model):
-        self.spec = model.spec
+        self.spec = model.ir
         self.constants = model.constants
         self.inlining: list[int] = []
 
@@ -684,7 +684,7 @@ def prove(model: Model, timeout_s: float = DEFAULT_TIMEOUT_S, want_all: bool = F
     """Decide the model's theorems (all, or those named), with vacuity warnings (W210, and
     W211 for action guards when `guards`). Raises SpecError (E115, E120-E122) when a theorem
     cannot be translated, UsageError for an unknown theorem name."""
-    spec = model.spec
+    spec = model.ir
     theorems = list(spec.theorems)
     if names:
         known = [t.name for t in theorems]
@@ -728,7 +728,7 @@ def guard_warnings(model: Model, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[D
     as given; a parameter whose domain cannot be translated ranges over its
     whole type. So a warning means the action can never be taken."""
     out = []
-    for action in model.spec.actions:
+    for action in model.ir.actions:
         tr = _Translator(model)
         env: dict = {}
         facts = []
@@ -787,7 +787,7 @@ def _param_sym(local: ir.Local, action: str):
 # ---------------------------------------------------------------- diffs
 
 def _function(model: Model, name: str, label: str) -> int:
-    names = [f.name for f in model.spec.functions]
+    names = [f.name for f in model.ir.functions]
     if name not in names:
         hint = suggest(name, names)
         raise UsageError(f"--diff {name}: {label} has no function named `{name}`",
@@ -800,7 +800,7 @@ def diff(old: Model, new: Model, name: str, old_label: str, new_label: str,
     """Where function `name` of `old` and of `new` give different results, on the inputs of
     `old`'s parameters: one cover per pair (old result, new result)."""
     i_old, i_new = _function(old, name, old_label), _function(new, name, new_label)
-    f_old, f_new = old.spec.functions[i_old], new.spec.functions[i_new]
+    f_old, f_new = old.ir.functions[i_old], new.ir.functions[i_new]
     sig_old = [(p.type, local_bounds(p, old)) for p in f_old.params] + [f_old.returns]
     sig_new = [(p.type, local_bounds(p, new)) for p in f_new.params] + [f_new.returns]
     if sig_old != sig_new:
@@ -893,11 +893,7 @@ class Decision:
         return f"proved for all {r.domain_size:,} inputs"
 
 
-def decide(target: Model | ir.Spec, name: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Decision:
-    """Decide the theorem `name` of a compiled model (an ir.Spec is compiled first)."""
-    if isinstance(target, ir.Spec):
-        from tlacheck.compile.model import compile_spec
-
-        target = compile_spec(target)
-    report = prove(target, timeout_s, names=[name], guards=False)
+def decide(model: Model, name: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Decision:
+    """Decide the theorem `name` of a compiled model."""
+    report = prove(model, timeout_s, names=[name], guards=False)
     return Decision(report.theorems[0])

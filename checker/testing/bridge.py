@@ -280,7 +280,7 @@ class _Runner:
 
     def _message(self, where, differences) -> str:
         model, steps = self.model, self.behaviour.trace.steps
-        name = f"{self.behaviour.name} ({model.name}, {os.fspath(model.spec.file)})"
+        name = f"{self.behaviour.name} ({model.name}, {os.fspath(model.file)})"
         out = []
         if where is None:
             out.append(f"{name}: the implementation's initial state differs from the spec's (state 1)")

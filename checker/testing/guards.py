@@ -56,8 +56,8 @@ class Guards:
         self.source = read_source(self.spec_path)
         self.model: Model = build_model(self.source, {k: str(v) for k, v in (defines or {}).items()}, variant)
         self.mapping = Mapping(self.model)
-        reads = ir.function_reads(self.model.spec.functions)
-        self.action_needs = tuple(ir.guard_reads(a, reads) for a in self.model.spec.actions)
+        reads = ir.function_reads(self.model.ir.functions)
+        self.action_needs = tuple(ir.guard_reads(a, reads) for a in self.model.ir.actions)
         self.invariant_needs = {name: frozenset(self.model.invariant_reads[name]) for name, _ in self.model.invariants}
         self.filler = next(iter(self.model.init()))
         self._explainer = Explainer(self.model)

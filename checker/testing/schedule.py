@@ -147,7 +147,7 @@ class Schedule:
             chosen = Options(check_deadlock=not model.deadlock_allowed)
         elif check in [n for n, _ in model.invariants]:
             chosen = Options(check_deadlock=False, invariants=(check,), properties=(), reachables=())
-        elif check in [p.name for p in model.spec.properties] + [n for n, _ in model.steps]:
+        elif check in [p.name for p in model.properties] + [n for n, _ in model.steps]:
             chosen = Options(check_deadlock=False, invariants=(), properties=(check,), reachables=())
         else:
             raise ScheduleError(f"the spec has no invariant or property `{check}`")

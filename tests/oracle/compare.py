@@ -135,7 +135,7 @@ def run_tlacheck(model: Model, deadlock: bool, storage: Storage = Storage.EXACT,
 
 
 def run_reference(model: Model, deadlock: bool) -> Answer:
-    return reference_answer(reference_check(model.spec, deadlock, limit=LIMIT))
+    return reference_answer(reference_check(model.ir, deadlock, limit=LIMIT))
 
 
 def reference_answer(out) -> Answer:
@@ -184,7 +184,7 @@ def check_spec(g: GeneratedSpec, tlc: bool = False, inject=None) -> Outcome:
         d = diff(exact, other)
         if d is not None:
             out.diffs.append(d)
-    if model.spec.properties:  # the behaviour graph of each store and of two workers
+    if model.ir.properties:  # the behaviour graph of each store and of two workers
         mine = run_tlacheck(model, dl, properties=None, reachables=(), tool="exact+properties")
         for storage, workers, tool in ((Storage.FINGERPRINT, 1, "fingerprint+properties"),
                                        (Storage.FINGERPRINT, 2, "workers2+properties")):
@@ -211,7 +211,7 @@ def tlc_answer(model: Model, deadlock: bool, invariants: tuple[str, ...] | None 
                properties: tuple[str, ...] | None = None, out: Outcome | None = None) -> Answer:
     """TLC's answer on the translation of `model`'s spec, restricted to the named invariants and
     properties (None: all). Raises Unsupported, or _Rejected when TLC rejects the translation."""
-    spec = model.spec
+    spec = model.ir
     if invariants is not None or properties is not None:
         keep_inv = tuple(p for p in spec.invariants if invariants is None or p.name in invariants)
         keep_prop = tuple(p for p in spec.properties if properties is None or p.name in properties)
@@ -247,7 +247,7 @@ def _level(a: Answer) -> int:
 def _compare_tlc(model: Model, g: GeneratedSpec, exact: Answer, out: Outcome) -> None:
     dl = g.check_deadlock
     mine = exact
-    if model.spec.properties or model.spec.reachables:  # TLC's module has no reachable checks
+    if model.ir.properties or model.ir.reachables:  # TLC's module has no reachable checks
         mine = run_tlacheck(model, dl, properties=None, reachables=(), tool="exact")
     try:
         theirs = tlc_answer(model, dl, out=out)
@@ -317,8 +317,8 @@ def _compare_reachables(model: Model, exact: Answer, out: Outcome) -> None:
     trace length) iff TLC, checking it alone as an invariant (tla.translate(spec, reachable=...)),
     finds that invariant violated."""
     held = dict(exact.witnesses)
-    for p in model.spec.reachables:
-        translation = translate(model.spec, reachable=p.name)
+    for p in model.ir.reachables:
+        translation = translate(model.ir, reachable=p.name)
         r = tlc_runner.run(translation, check_deadlock=False)
         if r.verdict in ("parse", "unknown", "timeout"):
             out.status, out.reason = "translator-bug", f"TLC: reachable {p.name}: {r.verdict}: " + _tlc_error(r.output)

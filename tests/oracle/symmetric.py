@@ -62,7 +62,7 @@ def check_seed(seed: int) -> Outcome:
         model = build_model(Source(f"seed-{seed}.spec", text))
     except SpecError as exc:
         return Outcome(seed, "skipped", f"not symmetric: {exc.diagnostics[0].code}")
-    if any(w.code == "W212" for w in model.spec.warnings):
+    if any(w.code == "W212" for w in model.ir.warnings):
         return Outcome(seed, "skipped", "order-dependent choice (W212)")
     if not model.symmetry:
         return Outcome(seed, "skipped", "one member")
@@ -74,7 +74,7 @@ def check_seed(seed: int) -> Outcome:
     for workers in (1, 2):
         reduced = explore(model, Options(**{**base.__dict__, "workers": workers}))
         diffs += _compare(full, reduced, f"workers={workers}")
-    if full.verdict == Verdict.OK and not model.spec.constraints:
+    if full.verdict == Verdict.OK and not model.ir.constraints:
         states = reachable(model)
         count = orbits(model, states)
         if reduced.distinct_states != count:

@@ -55,9 +55,9 @@ def label(o: Outcome) -> str | None:
             return "fingerprint collision with a state failing a constraint (workers)"
         if collision == "encoding" and tools == {"workers2"}:
             return "equal states with different fingerprints (workers: bool/int interning)"
-    if "reference" in tools and model.spec.constraints:
+    if "reference" in tools and model.ir.constraints:
         exact = run_tlacheck(model, o.check_deadlock, tool="exact")
-        legacy = reference_check(model.spec, o.check_deadlock, LIMIT, legacy_constraints=True)
+        legacy = reference_check(model.ir, o.check_deadlock, LIMIT, legacy_constraints=True)
         if diff(exact, reference_answer(legacy)) is None:
             return "constraint semantics"
     nested = nest_withs(o.text)
@@ -65,7 +65,7 @@ def label(o: Outcome) -> str | None:
         again = build_model(Source(f"oracle_{o.seed}.spec", nested))
         nested_answer = run_tlacheck(again, o.check_deadlock, tool="exact")
         first = run_tlacheck(model, o.check_deadlock, tool="exact")
-        ref = reference_answer(reference_check(model.spec, o.check_deadlock, LIMIT))
+        ref = reference_answer(reference_check(model.ir, o.check_deadlock, LIMIT))
         if diff(nested_answer, first) is not None and diff(nested_answer, ref) is None:
             return "with binders"
     return None
@@ -77,7 +77,7 @@ def _tlc_trace_cut(model: Model, o: Outcome) -> bool:
     found = [re.search(r"^TLC: .*trace_length: tlacheck (\d+) vs tlc (\d+)$", d) for d in o.diffs]
     if not found or None in found or any(int(m.group(1)) != int(m.group(2)) + 1 for m in found):
         return False
-    r = tlc_runner.run(translate(model.spec), o.check_deadlock)
+    r = tlc_runner.run(translate(model.ir), o.check_deadlock)
     states = len(re.findall(r"^State \d+: ", r.output, re.M))
     return r.verdict in ("invariant", "temporal") and r.depth is not None and states < r.depth
 
