@@ -187,3 +187,14 @@ def test_issue_34_a_pipeline_reads_a_shared_file_once_for_several_specs(project,
 def test_issue_34_an_unknown_variant_is_a_usage_error_from_the_pipeline():
     with pytest.raises(UsageError, match="no variant `Nope`"):
         Pipeline().build(Source("t.spec", "var x: bool = true\naction A:\n    x = not x\n"), None, "Nope")
+
+
+def test_issue_34_a_built_model_does_not_change(project):
+    """The pipeline seals what it builds (docs/architecture.md: a Model does not change once
+    built), the abstract specs' models too."""
+    model = build_model(read_source(str(project / "main.spec")))
+    with pytest.raises(AttributeError, match="does not change once built"):
+        model.invariants = ()
+    with pytest.raises(AttributeError, match="does not change once built"):
+        model.refinements[0].abstract.steps = ()
+    assert [n for n, _ in model.invariants] == ["Bounded", "Small"]

@@ -3,8 +3,8 @@
 `compile_spec` turns a spec's IR into a `Model` with initial states, actions, invariants and
 constraints as Python callables over tuple states, plus the tables needed to print states and
 errors (the pipeline's driver, pipeline/driver.py, runs the front end before it). The driver
-attaches the refinements' checks and the recipe once; after that a Model does not change, and
-explorers only call it.
+attaches the refinements' checks, then seals the Model with the recipe it was built from: from
+then on assigning an attribute raises, and the stages after compilation only read it.
 """
 
 from __future__ import annotations
@@ -179,8 +179,21 @@ class Model:
         # `refines NAME "FILE"` (compile/refinement.py Check), attached by the pipeline: each is
         # checked on the initial states (refinement_initial) and on every step (in `steps`)
         self.refinements: tuple = ()
-        self.recipe = None  # what the pipeline built it from (pipeline/driver.py Recipe; None: compiled from an IR)
+        self.recipe = None  # what the pipeline built it from (pipeline/driver.py Recipe, by `seal`; None: compiled from an IR)
         self.refinement_initial: tuple = ()
+
+    def __setattr__(self, name: str, value) -> None:
+        if self.__dict__.get("_sealed"):
+            raise AttributeError(f"a Model does not change once built: `{name}` cannot be set")
+        object.__setattr__(self, name, value)
+
+    def seal(self, recipe=None) -> "Model":
+        """The last step of building (the pipeline's): the recipe the Model was built from (None:
+        the model of an abstract spec, built again with the spec that refines it); from then on
+        no attribute may be set."""
+        self.recipe = recipe
+        self._sealed = True
+        return self
 
     @property
     def ir(self) -> ir.Spec:

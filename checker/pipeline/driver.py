@@ -10,6 +10,7 @@
           --model.compile_spec-------> Model               (compile/: generated Python, compiled)
           --refinement.checks--------> Model               (compile/: the abstract Models, built by
                                                             this driver again, and the checks)
+          --Model.seal---------------> Model               (its Recipe; read-only from here on)
 
 Each pass is a function of the lang/ or compile/ package whose signature says what it takes and
 gives; none calls another pass, so their order is this module's alone. `Pipeline` runs them for
@@ -113,9 +114,8 @@ class Pipeline:
             model = self._build(source, overrides, variant, ())
         finally:
             self._builds.pop()
-        model.recipe = Recipe(source.name, source.text, tuple(sorted((overrides or {}).items())), variant,
-                              tuple(sorted(used.items())))
-        return model
+        return model.seal(Recipe(source.name, source.text, tuple(sorted((overrides or {}).items())), variant,
+                                 tuple(sorted(used.items()))))
 
     def _build(self, source: Source, overrides, variant: str, refining: tuple[str, ...]) -> Model:
         """build, inside a chain of refinements (`refining`: the absolute paths of the specs refining this one)."""
@@ -129,7 +129,7 @@ class Pipeline:
                     raise SpecError.single("E130", f"`refines {r.name}` closes a cycle of refinements", r.span,
                                            "a spec cannot refine itself, directly or through others")
             model.attach_refinements(refinement_checks.checks(
-                model, lowered.abstracts, lambda src, ov: self._build(src, ov, BASE, chain)))
+                model, lowered.abstracts, lambda src, ov: self._build(src, ov, BASE, chain).seal()))
         return model
 
 
