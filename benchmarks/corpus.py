@@ -20,7 +20,8 @@ in benchmarks/peers/), or those named. Each run is a whole process, start-up inc
 
 The runs alternate (tlacheck, TLC, tlacheck, TLC, ...) so that load that comes and goes hits
 both; the table gives each tool's fastest wall time, the ratio TLC / tlacheck (above 1:
-tlacheck is faster) and peak RSS, then the geometric mean of the ratios and the worst model.
+tlacheck is faster), peak RSS, and tlacheck's bytes per distinct state (its peak RSS less that
+of the same command stopped by `--max-states 1`, the process's base, over the distinct states), then the geometric mean of the ratios and the worst model.
 Both tools' counts are compared with the pinned ones; a model whose counts differ is marked
 and left out of the means (exit code 1).
 """
@@ -66,6 +67,7 @@ class Side:
     peak_rss: int = 0
     counts: tuple | None = None  # (distinct, generated)
     failed: str | None = None
+    base_rss: int = 0  # tlacheck: the peak RSS of the same command stopped after its first state
 
     @property
     def wall(self) -> float:
@@ -170,6 +172,12 @@ def tlc_command(e: dict, jar: Path, d: Path) -> list[str]:
     return cmd + [e["module"]]
 
 
+def run_tlacheck_base(e: dict, side: Side) -> None:
+    """The process's base: the same command stopped after one state (start-up, the model built,
+    its initial states), so that peak RSS less it is what the states cost."""
+    _, _, _, side.base_rss = _run_wait4(tlacheck_command(e) + ["--max-states", "1"], str(ROOT), TIMEOUT_S)
+
+
 def run_tlc(e: dict, side: Side, jar: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="tlacheck-corpus-tlc-") as tmp:
         prepare_tlc(e, Path(tmp))
@@ -207,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, ratios, bad = [], [], False
     for e in entries(args.models.split(",") if args.models else None, args.min_distinct):
         mine, theirs = Side(), Side()
+        run_tlacheck_base(e, mine)
         for _ in range(args.runs):
             run_tlacheck(e, mine)
             run_tlc(e, theirs, jar)
@@ -218,12 +227,13 @@ def main(argv: list[str] | None = None) -> int:
             else f"counts: tlacheck {mine.counts}, TLC {theirs.counts}, pinned {expected}")
         if problem:
             bad = True
-            rows.append((e["name"], f"{e['distinct']:,}", "-", "-", "-", "-", "-", problem))
+            rows.append((e["name"], f"{e['distinct']:,}", "-", "-", "-", "-", "-", "-", problem))
         else:
             ratio = theirs.wall / mine.wall
             ratios.append((ratio, e["name"]))
             rows.append((e["name"], f"{e['distinct']:,}", f"{mine.wall:.2f}", f"{theirs.wall:.2f}", f"{ratio:.2f}",
-                         f"{mine.peak_rss / 2**20:,.0f}", f"{theirs.peak_rss / 2**20:,.0f}", ""))
+                         f"{mine.peak_rss / 2**20:,.0f}", f"{max(mine.peak_rss - mine.base_rss, 0) / e['distinct']:,.0f}",
+                         f"{theirs.peak_rss / 2**20:,.0f}", ""))
         _print_row(rows[-1], args.markdown, first=len(rows) == 1)
     if ratios:
         geo = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
@@ -233,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if bad else 0
 
 
-HEADER = ("model", "distinct", "tlacheck s", "TLC s", "TLC / tlacheck", "tlacheck MB", "TLC MB", "problem")
+HEADER = ("model", "distinct", "tlacheck s", "TLC s", "TLC / tlacheck", "tlacheck MB", "tlacheck B/state", "TLC MB",
+          "problem")
 
 
 def _print_row(row: tuple, markdown: bool, first: bool) -> None:

@@ -4,11 +4,13 @@ No timing here: `python -m benchmarks` measures speed. This only keeps the
 suite runnable (names, spec paths, expected counts, Promela files).
 """
 
+from pathlib import Path
+
 import pytest
 
 from benchmarks import __main__ as runner
 from benchmarks.measure import measure
-from benchmarks.suite import BENCHMARKS, MODELS_DIR, PEERS_DIR, ROOT
+from benchmarks.suite import BENCHMARKS, MODELS_DIR, PEERS_DIR, REFERENCE, ROOT
 
 from tlacheck.app.cli import read_source
 from tlacheck.compile.model import build_model
@@ -65,6 +67,35 @@ def test_the_corpus_runs_a_seed_model_as_its_benchmark_does():
     assert (PEERS_DIR / fork["module"]).is_file() and (PEERS_DIR / fork["cfg"]).is_file()
     # a counts file's `invariants` (what TLC's cfg lists) selects nothing: every check is made
     assert "--invariant" not in corpus.tlacheck_command(corpus.entries(["alternating_bit"], 0)[0])
+
+
+
+@pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not present")
+def test_issue_35_tlc_runs_a_scaled_configuration_over_a_copy_of_its_folder(tmp_path):
+    """A scaled configuration's cfg and MC module are put beside the copy of the model's folder,
+    with the community modules and proof stubs its modules extend; tlacheck gets the same
+    constants as -D and checks the scaled cfg's invariants only."""
+    from benchmarks import corpus
+
+    bridge, yoyo, quicksort = (corpus.entries([n], 0)[0] for n in
+                               ("single_lane_bridge_c6", "mc_yoyo_pruning_g11", "mc_quicksort"))
+    (tmp_path / "bridge").mkdir()
+    corpus.prepare_tlc(bridge, tmp_path / "bridge")
+    names = {f.name for f in (tmp_path / "bridge").iterdir()}
+    assert {"MC_c6.tla", "MC_c6.cfg", "MC.tla", "SingleLaneBridge.tla"} <= names
+    assert '"r3"' in (tmp_path / "bridge" / "MC_c6.tla").read_text()
+    cmd = corpus.tlc_command(bridge, Path("tla2tools.jar"), tmp_path / "bridge")
+    assert cmd[-3:] == ["-config", "MC_c6.cfg", "MC_c6.tla"] and "-deadlock" not in cmd
+    cmd = corpus.tlacheck_command(bridge)
+    assert "CarsRight={r1, r2, r3}" in cmd and [cmd[i + 1] for i, a in enumerate(cmd) if a == "--invariant"] == [
+        "Invariants"]
+    (tmp_path / "yoyo").mkdir()
+    corpus.prepare_tlc(yoyo, tmp_path / "yoyo")
+    assert "IsStronglyConnected" in (tmp_path / "yoyo" / "UndirectedGraphs.tla").read_text()
+    assert "CHECK_DEADLOCK" not in (tmp_path / "yoyo" / yoyo["cfg"]).read_text()
+    (tmp_path / "quicksort").mkdir()
+    corpus.prepare_tlc(quicksort, tmp_path / "quicksort")
+    assert "EmptySeq == TRUE" in (tmp_path / "quicksort" / "SequenceTheorems.tla").read_text()
 
 
 def _counts(spec, overrides=None, variant="base", invariants=None):
