@@ -16,6 +16,7 @@ from tlacheck.app.cli import read_source
 from tlacheck.compile.model import build_model
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
+from tlacheck.ir import nodes as ir
 
 
 def test_every_benchmark_names_existing_files():
@@ -142,3 +143,28 @@ def test_issue_33_the_conformance_benchmark_writes_a_log_that_conforms(tmp_path)
     assert write_log(log, 40) == 36
     assert check(SPEC, log, max_gap=1).runs[0].verdict.value == "conforms"
     assert check(SPEC, log).runs[0].verdict.value == "does_not_conform"
+
+
+def test_issue_35_projections_measure_what_a_transition_cache_could_answer():
+    """benchmarks.projections: an action's reads from the IR, at the grain of variables and of the
+    entries its parameters index, and the evaluations a cache keyed by them would see."""
+    import json
+
+    from benchmarks import corpus, projections
+
+    model = build_model(read_source(str(ROOT / "specs" / "corpus" / "nbacc_ray97.spec")))
+    step = model.spec.actions[0]
+    whole, entries = projections.read_sets(step, ir.function_reads(model.spec.functions))
+    slot = {name: i for i, name in enumerate(model.var_names)}
+    # Step(self) reads sent whole (it adds to it) and pc, rcvd, fd only at [self]
+    assert whole == {slot["sent"]} and entries == {slot["pc"]: 0, slot["rcvd"]: 0, slot["fd"]: 0}
+    r = projections.measure("nbacc_ray97", 10**6)
+    pinned = json.loads((corpus.COUNTS / "nbacc_ray97.json").read_text())
+    assert r["states"] == pinned["distinct"]
+    (row,) = r["actions"]
+    # every state is expanded once; every successor is an enabled instance (TLC's generated
+    # counts the initial states too)
+    assert row["evaluations"] == pinned["distinct"]
+    assert row["instances"] + len(set(model.init())) == pinned["generated"]
+    # reading every variable, each state is its own projection; by entries, fewer
+    assert row["variables_distinct"] == row["evaluations"] and row["entries_distinct"] < row["instances"]
