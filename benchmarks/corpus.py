@@ -12,13 +12,16 @@ in benchmarks/peers/), or those named. Each run is a whole process, start-up inc
   (with its SYMMETRY line removed where the pinned counts are those without symmetry, its
   VIEW section where they are those without the VIEW (the counts file's `cfg_used` says so), its
   CHECK_DEADLOCK line removed, which TLC 2.15 rejects, for the flag `-deadlock`, and stub
-  TLAPS / FiniteSetTheorems modules where it extends them: they hold only proofs, and the
-  stubs define the names proofs cite as TRUE); for a seed model, its translation in
-  benchmarks/peers/ with the .cfg of the same name, as it is.
+  TLAPS / FiniteSetTheorems / SequenceTheorems modules where it extends them: they hold only
+  proofs, and the stubs define the names proofs cite as TRUE; the community modules in
+  benchmarks/community/ where it extends them; for a scaled configuration of the third batch,
+  the files of tests/data/tlc_counts/scaled/NAME/, its cfg and MC module, over the copy); for
+  a seed model, its translation in benchmarks/peers/ with the .cfg of the same name, as it is.
 
 The runs alternate (tlacheck, TLC, tlacheck, TLC, ...) so that load that comes and goes hits
 both; the table gives each tool's fastest wall time, the ratio TLC / tlacheck (above 1:
-tlacheck is faster) and peak RSS, then the geometric mean of the ratios and the worst model.
+tlacheck is faster), peak RSS, and tlacheck's bytes per distinct state (its peak RSS less that
+of the same command stopped by `--max-states 1`, the process's base, over the distinct states), then the geometric mean of the ratios and the worst model.
 Both tools' counts are compared with the pinned ones; a model whose counts differ is marked
 and left out of the means (exit code 1).
 """
@@ -36,21 +39,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.peers import _run_wait4, tla2tools_jar
-from benchmarks.suite import BENCHMARKS, PEERS_DIR, ROOT
+from benchmarks.suite import BENCHMARKS, PEERS_DIR, REFERENCE, ROOT
 
 COUNTS = ROOT / "tests" / "data" / "tlc_counts"
-REFERENCE = ROOT.parent / "shared" / "reference" / "tlaplus-examples"
+# Community modules TLC 2.15 does not ship, with the operators the models use (each says which)
+COMMUNITY = ROOT / "benchmarks" / "community"
 # Proof-only modules TLC does not ship. A model's proofs may cite their pragmas and facts
 # (`BY PTL`, `FS_EmptySet`): the stubs define those names, as TRUE, and nothing else.
 STUBS = {
     "TLAPS": ("SMT", "CVC3", "Yices", "veriT", "Z3", "Spass", "LS4", "PTL", "Zenon", "Isa", "Auto", "Force",
               "Blast", "SimpleArithmetic", "SMTT", "ExpandENABLED", "ExpandCdot", "AutoUSE", "Lambdify",
-              "ENABLEDaxioms", "ENABLEDrewrites", "ENABLEDrules", "LevelComparison", "Trivial"),
+              "ENABLEDaxioms", "ENABLEDrewrites", "ENABLEDrules", "LevelComparison", "Trivial", "IsaM(x)"),
     "FiniteSetTheorems": ("FS_EmptySet", "FS_Singleton", "FS_AddElement", "FS_RemoveElement", "FS_Union",
                           "FS_Subset", "FS_Difference", "FS_Intersection", "FS_Interval", "FS_CardinalityType",
                           "FS_SUBSET", "FS_Product", "FS_Image", "FS_NatSurjection", "FS_CountingElements",
                           "FS_MajoritySize", "FS_Induction", "FS_WFInduction", "FS_StrongInduction",
                           "FS_FiniteSubsetsOfFinite", "FS_UNION", "FS_Bijection", "FS_PigeonHole"),
+    "SequenceTheorems": ("EmptySeq", "LenProperties", "ElementOfSeq", "SeqDef", "ConcatProperties",
+                         "AppendProperties", "HeadTailProperties", "SubSeqProperties"),
 }
 TIMEOUT_S = 1800.0
 
@@ -61,6 +67,7 @@ class Side:
     peak_rss: int = 0
     counts: tuple | None = None  # (distinct, generated)
     failed: str | None = None
+    base_rss: int = 0  # tlacheck: the peak RSS of the same command stopped after its first state
 
     @property
     def wall(self) -> float:
@@ -125,35 +132,56 @@ def run_tlacheck(e: dict, side: Side) -> None:
     _record(side, wall, rss, counts)
 
 
+def prepare_tlc(e: dict, d: Path) -> None:
+    """Put in the directory `d` what TLC needs to check counts entry `e`: the TLA+ model (a copy of
+    its folder in the reference, or a seed model's translation), a scaled configuration's files
+    over it, the community modules and proof stubs it needs, and its cfg as TLC 2.15 reads it."""
+    if e.get("peers"):  # a seed model's translation, its cfg as it is
+        for f in (e["module"], e["cfg"]):
+            shutil.copy(PEERS_DIR / f, d)
+        return
+    for f in (REFERENCE / e["folder"]).iterdir():
+        if f.suffix in (".tla", ".cfg"):
+            shutil.copy(f, d)
+    if e.get("scaled_files"):  # the scaled configuration: its cfg (and MC module) over the copy
+        for f in (ROOT / e["scaled_files"]).iterdir():
+            shutil.copy(f, d)
+    for f in COMMUNITY.glob("*.tla"):
+        if not (d / f.name).exists() and re.search(rf"\b{f.stem}\b", _extended(d)):
+            shutil.copy(f, d)
+    for stub, names in STUBS.items():
+        if not (d / f"{stub}.tla").exists() and re.search(rf"\b{stub}\b", _extended(d)):
+            body = "".join(f"{n} == TRUE\n" for n in names)
+            (d / f"{stub}.tla").write_text(f"---- MODULE {stub} ----\n{body}====\n")
+    cfg = (d / e["cfg"]).read_text()
+    if "with_symmetry" in e:
+        cfg = re.sub(r"(?m)^\s*SYMMETRY\b.*$", "", cfg)
+    if "without its VIEW" in e.get("cfg_used", ""):  # the pinned counts are TLC's without the VIEW
+        cfg = re.sub(r"(?m)^\s*VIEW\b[^\n]*\n(?:[ \t]+\S[^\n]*\n)?", "", cfg)
+    # TLC 2.15 rejects CHECK_DEADLOCK in a cfg: the flag -deadlock says it instead
+    cfg = re.sub(r"(?m)^\s*CHECK_DEADLOCK\b.*$", "", cfg)
+    (d / e["cfg"]).write_text(cfg)
+
+
+def tlc_command(e: dict, jar: Path, d: Path) -> list[str]:
+    """TLC on counts entry `e`, in the directory prepare_tlc filled."""
+    cmd = ["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC", "-workers", "1", "-metadir",
+           str(d / "meta"), "-config", e["cfg"]]
+    if not e["check_deadlock"]:
+        cmd.append("-deadlock")
+    return cmd + [e["module"]]
+
+
+def run_tlacheck_base(e: dict, side: Side) -> None:
+    """The process's base: the same command stopped after one state (start-up, the model built,
+    its initial states), so that peak RSS less it is what the states cost."""
+    _, _, _, side.base_rss = _run_wait4(tlacheck_command(e) + ["--max-states", "1"], str(ROOT), TIMEOUT_S)
+
+
 def run_tlc(e: dict, side: Side, jar: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="tlacheck-corpus-tlc-") as tmp:
-        d = Path(tmp)
-        if e.get("peers"):  # a seed model's translation, its cfg as it is
-            for f in (e["module"], e["cfg"]):
-                shutil.copy(PEERS_DIR / f, d)
-        else:
-            for f in (REFERENCE / e["folder"]).iterdir():
-                if f.suffix in (".tla", ".cfg"):
-                    shutil.copy(f, d)
-        module_text = (d / e["module"]).read_text()
-        for stub, names in STUBS.items():
-            if not (d / f"{stub}.tla").exists() and re.search(rf"\b{stub}\b", module_text + _extended(d)):
-                body = "".join(f"{n} == TRUE\n" for n in names)
-                (d / f"{stub}.tla").write_text(f"---- MODULE {stub} ----\n{body}====\n")
-        cfg = (d / e["cfg"]).read_text()
-        if "with_symmetry" in e:
-            cfg = re.sub(r"(?m)^\s*SYMMETRY\b.*$", "", cfg)
-        if "without its VIEW" in e.get("cfg_used", ""):  # the pinned counts are TLC's without the VIEW
-            cfg = re.sub(r"(?m)^\s*VIEW\b[^\n]*\n(?:[ \t]+\S[^\n]*\n)?", "", cfg)
-        # TLC 2.15 rejects CHECK_DEADLOCK in a cfg: the flag -deadlock says it instead
-        cfg = re.sub(r"(?m)^\s*CHECK_DEADLOCK\b.*$", "", cfg)
-        (d / e["cfg"]).write_text(cfg)
-        cmd = ["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC", "-workers", "1", "-metadir",
-               str(d / "meta"), "-config", e["cfg"]]
-        if not e["check_deadlock"]:
-            cmd.append("-deadlock")
-        cmd.append(e["module"])
-        status, out, wall, rss = _run_wait4(cmd, tmp, TIMEOUT_S)
+        prepare_tlc(e, Path(tmp))
+        status, out, wall, rss = _run_wait4(tlc_command(e, jar, Path(tmp)), tmp, TIMEOUT_S)
     m = re.search(r"([\d,]+) states generated, ([\d,]+) distinct states found", out)
     if not m or "Error:" in out:
         side.failed = f"TLC exit {status}: {out.strip().splitlines()[-1] if out.strip() else 'no output'}"
@@ -187,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, ratios, bad = [], [], False
     for e in entries(args.models.split(",") if args.models else None, args.min_distinct):
         mine, theirs = Side(), Side()
+        run_tlacheck_base(e, mine)
         for _ in range(args.runs):
             run_tlacheck(e, mine)
             run_tlc(e, theirs, jar)
@@ -198,12 +227,13 @@ def main(argv: list[str] | None = None) -> int:
             else f"counts: tlacheck {mine.counts}, TLC {theirs.counts}, pinned {expected}")
         if problem:
             bad = True
-            rows.append((e["name"], f"{e['distinct']:,}", "-", "-", "-", "-", "-", problem))
+            rows.append((e["name"], f"{e['distinct']:,}", "-", "-", "-", "-", "-", "-", problem))
         else:
             ratio = theirs.wall / mine.wall
             ratios.append((ratio, e["name"]))
             rows.append((e["name"], f"{e['distinct']:,}", f"{mine.wall:.2f}", f"{theirs.wall:.2f}", f"{ratio:.2f}",
-                         f"{mine.peak_rss / 2**20:,.0f}", f"{theirs.peak_rss / 2**20:,.0f}", ""))
+                         f"{mine.peak_rss / 2**20:,.0f}", f"{max(mine.peak_rss - mine.base_rss, 0) / e['distinct']:,.0f}",
+                         f"{theirs.peak_rss / 2**20:,.0f}", ""))
         _print_row(rows[-1], args.markdown, first=len(rows) == 1)
     if ratios:
         geo = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
@@ -213,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if bad else 0
 
 
-HEADER = ("model", "distinct", "tlacheck s", "TLC s", "TLC / tlacheck", "tlacheck MB", "TLC MB", "problem")
+HEADER = ("model", "distinct", "tlacheck s", "TLC s", "TLC / tlacheck", "tlacheck MB", "tlacheck B/state", "TLC MB",
+          "problem")
 
 
 def _print_row(row: tuple, markdown: bool, first: bool) -> None:

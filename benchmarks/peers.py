@@ -28,9 +28,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.suite import PEERS_DIR, ROOT, Benchmark
+from benchmarks.suite import PEERS_DIR, REFERENCE, Benchmark
 
-TWO_PHASE_DIR = ROOT.parent / "shared" / "reference" / "tlaplus-examples" / "transaction_commit"
+TWO_PHASE_DIR = REFERENCE / "transaction_commit"
 
 
 @dataclass

@@ -8,6 +8,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 PEERS_DIR = Path(__file__).resolve().parent / "peers"
+# The TLA+ models with TLC's recorded results (../shared/reference/tlaplus-examples): beside the
+# project's checkout, or beside the folder that holds it (a worktree in ../wt/BRANCH)
+REFERENCE = next((p / "shared" / "reference" / "tlaplus-examples" for p in ROOT.parents
+                  if (p / "shared" / "reference").is_dir()), ROOT.parent / "shared" / "reference" / "tlaplus-examples")
 
 
 @dataclass(frozen=True)

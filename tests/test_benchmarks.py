@@ -4,16 +4,19 @@ No timing here: `python -m benchmarks` measures speed. This only keeps the
 suite runnable (names, spec paths, expected counts, Promela files).
 """
 
+from pathlib import Path
+
 import pytest
 
 from benchmarks import __main__ as runner
 from benchmarks.measure import measure
-from benchmarks.suite import BENCHMARKS, MODELS_DIR, PEERS_DIR, ROOT
+from benchmarks.suite import BENCHMARKS, MODELS_DIR, PEERS_DIR, REFERENCE, ROOT
 
 from tlacheck.app.cli import read_source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.pipeline.driver import build_model
+from tlacheck.ir import nodes as ir
 
 
 def test_every_benchmark_names_existing_files():
@@ -67,6 +70,35 @@ def test_the_corpus_runs_a_seed_model_as_its_benchmark_does():
     assert "--invariant" not in corpus.tlacheck_command(corpus.entries(["alternating_bit"], 0)[0])
 
 
+
+@pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not present")
+def test_issue_35_tlc_runs_a_scaled_configuration_over_a_copy_of_its_folder(tmp_path):
+    """A scaled configuration's cfg and MC module are put beside the copy of the model's folder,
+    with the community modules and proof stubs its modules extend; tlacheck gets the same
+    constants as -D and checks the scaled cfg's invariants only."""
+    from benchmarks import corpus
+
+    bridge, yoyo, quicksort = (corpus.entries([n], 0)[0] for n in
+                               ("single_lane_bridge_c6", "mc_yoyo_pruning_g11", "mc_quicksort"))
+    (tmp_path / "bridge").mkdir()
+    corpus.prepare_tlc(bridge, tmp_path / "bridge")
+    names = {f.name for f in (tmp_path / "bridge").iterdir()}
+    assert {"MC_c6.tla", "MC_c6.cfg", "MC.tla", "SingleLaneBridge.tla"} <= names
+    assert '"r3"' in (tmp_path / "bridge" / "MC_c6.tla").read_text()
+    cmd = corpus.tlc_command(bridge, Path("tla2tools.jar"), tmp_path / "bridge")
+    assert cmd[-3:] == ["-config", "MC_c6.cfg", "MC_c6.tla"] and "-deadlock" not in cmd
+    cmd = corpus.tlacheck_command(bridge)
+    assert "CarsRight={r1, r2, r3}" in cmd and [cmd[i + 1] for i, a in enumerate(cmd) if a == "--invariant"] == [
+        "Invariants"]
+    (tmp_path / "yoyo").mkdir()
+    corpus.prepare_tlc(yoyo, tmp_path / "yoyo")
+    assert "IsStronglyConnected" in (tmp_path / "yoyo" / "UndirectedGraphs.tla").read_text()
+    assert "CHECK_DEADLOCK" not in (tmp_path / "yoyo" / yoyo["cfg"]).read_text()
+    (tmp_path / "quicksort").mkdir()
+    corpus.prepare_tlc(quicksort, tmp_path / "quicksort")
+    assert "EmptySeq == TRUE" in (tmp_path / "quicksort" / "SequenceTheorems.tla").read_text()
+
+
 def _counts(spec, overrides=None, variant="base", invariants=None):
     model = build_model(read_source(str(spec)), overrides or {}, variant)
     result = explore(model, Options(invariants=invariants, properties=(), reachables=(), symmetry=False))
@@ -111,3 +143,28 @@ def test_issue_33_the_conformance_benchmark_writes_a_log_that_conforms(tmp_path)
     assert write_log(log, 40) == 36
     assert check(SPEC, log, max_gap=1).runs[0].verdict.value == "conforms"
     assert check(SPEC, log).runs[0].verdict.value == "does_not_conform"
+
+
+def test_issue_35_projections_measure_what_a_transition_cache_could_answer():
+    """benchmarks.projections: an action's reads from the IR, at the grain of variables and of the
+    entries its parameters index, and the evaluations a cache keyed by them would see."""
+    import json
+
+    from benchmarks import corpus, projections
+
+    model = build_model(read_source(str(ROOT / "specs" / "corpus" / "nbacc_ray97.spec")))
+    step = model.ir.actions[0]
+    whole, entries = projections.read_sets(step, ir.function_reads(model.ir.functions))
+    slot = {name: i for i, name in enumerate(model.var_names)}
+    # Step(self) reads sent whole (it adds to it) and pc, rcvd, fd only at [self]
+    assert whole == {slot["sent"]} and entries == {slot["pc"]: 0, slot["rcvd"]: 0, slot["fd"]: 0}
+    r = projections.measure("nbacc_ray97", 10**6)
+    pinned = json.loads((corpus.COUNTS / "nbacc_ray97.json").read_text())
+    assert r["states"] == pinned["distinct"]
+    (row,) = r["actions"]
+    # every state is expanded once; every successor is an enabled instance (TLC's generated
+    # counts the initial states too)
+    assert row["evaluations"] == pinned["distinct"]
+    assert row["instances"] + len(set(model.init())) == pinned["generated"]
+    # reading every variable, each state is its own projection; by entries, fewer
+    assert row["variables_distinct"] == row["evaluations"] and row["entries_distinct"] < row["instances"]

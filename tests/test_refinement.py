@@ -22,11 +22,11 @@ from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.core.result import Answer, Check
 from tlacheck.pipeline.driver import build_model
-from tests.conftest import SPECS
+from tests.conftest import REFERENCE as TLAPLUS_EXAMPLES, SPECS
 from tests.oracle import tlc
 
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "tlaplus-examples" / "ewd840"
+REFERENCE = TLAPLUS_EXAMPLES / "ewd840"
 needs_tlc = pytest.mark.skipif(tlc.available() is not None or not REFERENCE.is_dir(),
                                reason=f"TLC or the reference specs are not here: {tlc.available()}")
 
