@@ -269,8 +269,65 @@ def _lark() -> Lark:
     )
 
 
+# How many syntax errors one parse reports (parse_recovering): each costs a parse of the file.
+MAX_SYNTAX_ERRORS = 20
+
+
 def parse(source: Source) -> S.SpecFile:
-    """Parse a whole spec file. Raises SpecError (E001-E004) on bad syntax."""
+    """Parse a whole spec file. Raises SpecError (E001-E007) on bad syntax, with the first error
+    of every top-level declaration that has one (parse_recovering), in the order of the file."""
+    spec, diagnostics = parse_recovering(source)
+    if diagnostics:
+        raise SpecError(diagnostics)
+    assert spec is not None
+    return spec
+
+
+def parse_recovering(source: Source) -> tuple[S.SpecFile | None, list[Diagnostic]]:
+    """Parse a spec that may have syntax errors: the syntax errors, at most MAX_SYNTAX_ERRORS, in
+    the order of the file, and the AST of the declarations without one (None when nothing is
+    left to parse, or there are more errors than that).
+
+    Recovery is by top-level declaration: after an error, the declaration it is in (from the line
+    at column 0 that starts it to the next such line; a whole `variant` or `process`) is blanked,
+    its lines kept empty so that every span stays where it was, and the file is parsed again. So
+    an error never cascades into the next declaration, and a declaration with an error is left out
+    of the AST as a whole (a name it declares is unknown to the stages after it)."""
+    lines = source.text.split("\n")
+    diagnostics: list[Diagnostic] = []
+    while True:
+        try:
+            return _parse_one(Source(source.name, "\n".join(lines))), _in_order(diagnostics)
+        except SpecError as exc:
+            diagnostics.extend(exc.diagnostics)
+            span = exc.diagnostics[0].span
+        chunk = _declaration_at(lines, span.line if span is not None else len(lines))
+        if len(diagnostics) >= MAX_SYNTAX_ERRORS or not any(lines[i].strip() for i in chunk):
+            return None, _in_order(diagnostics)
+        for i in chunk:
+            lines[i] = ""
+
+
+def _in_order(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(diagnostics, key=lambda d: (d.span.line, d.span.column) if d.span else (0, 0))
+
+
+def _declaration_at(lines: list[str], line: int) -> range:
+    """The 0-based indices of the lines of the top-level declaration around 1-based `line`: from
+    the last line at or before it that starts at column 0 with something other than a comment,
+    to the line before the next one (an error past the end is in the last declaration)."""
+    def starts(i: int) -> bool:
+        text = lines[i]
+        return bool(text) and not text[0].isspace() and not text.startswith("#")
+
+    at = min(max(line, 1), len(lines)) - 1
+    first = next((i for i in range(at, -1, -1) if starts(i)), 0)
+    end = next((i for i in range(at + 1, len(lines)) if starts(i)), len(lines))
+    return range(first, end)
+
+
+def _parse_one(source: Source) -> S.SpecFile:
+    """Parse a whole spec file, stopping at its first syntax error (a SpecError)."""
     text = source.text
     if not text.endswith("\n"):
         text += "\n"
