@@ -65,7 +65,9 @@ def test_issue_37_lsp_a_half_typed_file_then_its_fix(tmp_path):
         return await asyncio.wait_for(published.get(), 60)
 
     first, fixed = _session(tmp_path / "t.spec", "spec T\n\nvar count: int =\naction (", body)
-    assert [d.severity for d in first.diagnostics] == [types.DiagnosticSeverity.Error]
+    # one error per declaration (the parser recovers): the unfinished `var` and the `action`
+    assert [(d.severity, d.range.start.line) for d in first.diagnostics] == [
+        (types.DiagnosticSeverity.Error, 2), (types.DiagnosticSeverity.Error, 3)]
     assert list(fixed.diagnostics) == []
 
 
