@@ -592,3 +592,25 @@ def test_issue_37_a_bad_character_and_a_bad_indentation_are_both_reported():
     spec, diagnostics = parse_recovering(Source("p.spec", text))
     assert [(d.code, d.span.line) for d in diagnostics] == [("E002", 3), ("E003", 6)]
     assert [d.name for d in spec.declarations] == ["x", "I"]
+
+
+# ---------------------------------------------------------------- lexemes (issue 37)
+
+from tlacheck.lang.parser import lexemes  # noqa: E402
+
+
+def test_issue_37_lexemes_are_the_parsers_tokens_with_comments_and_continuations():
+    text = ('type T = int  # a type\nvar x: int = 1 // \\\n    2\ndef f(a: int) -> int: a\nconform:\n    event "a # b" = A\n'
+            'invariant I:\n    x > 0\n    and x < 9\n')
+    found = [(t.kind, t.text, t.line, t.column, t.continues) for t in lexemes(Source("l.spec", text))]
+    assert found[:6] == [("TYPE_KW", "type", 1, 1, False), ("NAME", "T", 1, 6, False), ("EQUAL", "=", 1, 8, False),
+                         ("INT_TYPE", "int", 1, 10, False),
+                         ("COMMENT", "# a type", 1, 15, False), ("VAR", "var", 2, 1, False)]
+    assert ("FLOORDIV", "//", 2, 16, False) in found and ("BACKSLASH", "\\", 2, 19, False) in found
+    assert ("ARROW", "->", 4, 15, False) in found
+    assert not any(t[0].startswith("__") for t in found)  # no name of Lark's own
+    assert ("INT", "2", 3, 5, True) in found  # goes on with the line before (after `\`)
+    assert ("STRING", '"a # b"', 6, 11, False) in found  # a `#` inside a string is no comment
+    assert not any(t[0] == "COMMENT" and t[2] == 6 for t in found)
+    assert [t[4] for t in found if t[2] == 9][0]  # `and` at the start of a line continues the invariant
+    assert not [t[4] for t in found if t[2] == 8][0]  # the invariant's body starts a block

@@ -404,7 +404,8 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_counterexample_commands(sub)
     fmt = sub.add_parser("fmt", help="write specs in the canonical layout (comments kept)",
                          description="Rewrite each spec (each .spec file under a folder) in the canonical layout: "
-                                     "same tokens, same lines and indentation widths, canonical whitespace "
+                                     "four spaces a block, one space around operators, trailing comments aligned; "
+                                     "the same tokens on the same lines, so the spec means the same "
                                      "(docs/cli.md, fmt). A spec that does not parse is not changed.")
     fmt.add_argument("paths", metavar="FILE|DIR", nargs="+", help=".spec files or folders of them")
     fmt.add_argument("--check", action="store_true",
@@ -1670,14 +1671,16 @@ def _fmt(args, sources: dict[str, Source]) -> int:
     files: list[str] = []
     for given in args.paths:
         path = Path(given)
-        if path.is_dir():
-            files += sorted(str(p) for p in path.rglob("*.spec"))
+        if path.is_dir():  # hidden folders (.venv, .git) and node_modules hold no spec of the user's
+            files += sorted(str(p) for p in path.rglob("*.spec")
+                            if not any(part.startswith(".") or part == "node_modules"
+                                       for part in p.relative_to(path).parts[:-1]))
         elif path.exists():
             files.append(given)
         else:
             raise UsageError(f"{given}: no such file or folder")
     changed: list[tuple[str, str]] = []
-    for name in files:
+    for name in dict.fromkeys(files):  # a file named twice (itself and in its folder) is done once
         src = read_source(name)
         sources[src.name] = src
         text = format_source(src)

@@ -23,7 +23,7 @@ from pathlib import Path
 from tlacheck.core.errors import UsageError, suggest
 from tlacheck.core.files import read_source
 from tlacheck.core.source import Source
-from tlacheck.editing.fmt import format_text
+from tlacheck.editing.fmt import format_source
 from tlacheck.lang import syntax as S
 from tlacheck.pipeline.driver import Pipeline
 
@@ -168,7 +168,7 @@ def start(folder: Path, entry: Entry, name: str, overrides: dict[str, str]) -> s
     header = (f"spec {name}\n\n{origin}"
               "# Check it with `tlacheck check`, and its variants' expectations with `tlacheck verify`.\n")
     text = re.sub(r"^spec \w+\n", lambda _: header, text, count=1, flags=re.M)
-    return format_text(text)
+    return format_source(Source(source.name, text))
 
 
 def check_started(source: Source) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -88,7 +89,7 @@ _KEYWORDS = {
 }
 
 
-TAB_LEN = 8  # the indentation width of a tab (editing/fmt.py writes tabs as these spaces)
+TAB_LEN = 8  # the indentation width of a tab (editing/fmt.py counts a tab as these spaces)
 
 
 class _SpecIndenter(Indenter):
@@ -267,6 +268,57 @@ def _lark() -> Lark:
         maybe_placeholders=True,
         cache=cache_file(),
     )
+
+
+@dataclass(frozen=True)
+class Lexeme:
+    """One token of a spec as written, for tools that work on the text (the formatter, an
+    editor's highlighting): its terminal's name (`NAME`, `INT`, `STRING`, a keyword's or a
+    punctuation's name such as `VAR` or `LPAR`, a soft keyword's such as `TYPE_KW` where it is
+    one; `COMMENT` for a comment, `BACKSLASH` for a `\\` that joins two lines), its text and
+    where it starts (1-based). `continues` is set on the first lexeme of a line that goes on with
+    the statement of the line before: inside brackets, after a `\\`, or by the line continuation
+    rule (see _BINARY); a line that starts a statement has it unset."""
+
+    kind: str
+    text: str
+    line: int
+    column: int
+    continues: bool = False
+
+
+# The names of the terminals the grammar writes as bare strings (Lark calls them __ANON_n).
+_UNNAMED = {"->": "ARROW", "int": "INT_TYPE", "..": "DOTDOT", "//": "FLOORDIV"}
+
+
+def lexemes(source: Source) -> list[Lexeme]:
+    """The tokens of a spec that parses, comments included, in the order of the text."""
+    text = source.text if source.text.endswith("\n") else source.text + "\n"
+    out: list[Lexeme] = []
+    after_break, last_line = True, 0
+    ends: dict[int, int] = {}  # line -> the 0-based column after its last token
+    for tok in _lark().lex(text):  # the parser's own token stream: soft keywords retagged, continuations joined
+        if tok.type in ("_INDENT", "_DEDENT"):
+            continue
+        if tok.type == "_NL":
+            after_break = True
+            continue
+        first = tok.line != last_line
+        kind = _UNNAMED.get(tok.value, tok.type) if tok.type.startswith("__") else tok.type
+        out.append(Lexeme(kind, str(tok.value), tok.line, tok.column, first and not after_break and bool(out)))
+        after_break, last_line = False, tok.end_line
+        ends[tok.line] = tok.end_column - 1
+    # What the parser skips, after a line's last token (a `#` before it is inside a string):
+    # a comment, or a `\` that joins the line to the next.
+    for number, line in enumerate(text.split("\n"), 1):
+        rest = line[ends.get(number, 0):]
+        stripped = rest.lstrip(" \t")
+        at = len(line) - len(stripped) + 1
+        if stripped.startswith("#"):
+            out.append(Lexeme("COMMENT", stripped.rstrip(), number, at))
+        elif stripped.startswith("\\"):
+            out.append(Lexeme("BACKSLASH", "\\", number, at))
+    return sorted(out, key=lambda x: (x.line, x.column))
 
 
 # How many syntax errors one parse reports (parse_recovering): each costs a parse of the file.
