@@ -614,3 +614,19 @@ def test_issue_37_lexemes_are_the_parsers_tokens_with_comments_and_continuations
     assert not any(t[0] == "COMMENT" and t[2] == 6 for t in found)
     assert [t[4] for t in found if t[2] == 9][0]  # `and` at the start of a line continues the invariant
     assert not [t[4] for t in found if t[2] == 8][0]  # the invariant's body starts a block
+
+
+def test_issue_37_lexemes_of_a_text_that_does_not_lex_stop_at_the_error_when_partial():
+    source = Source("l.spec", "var x: int = 1 $ 2\n# after\n")
+    with pytest.raises(Exception):
+        lexemes(source)
+    found = [(t.kind, t.text) for t in lexemes(source, partial=True)]
+    assert found == [("VAR", "var"), ("NAME", "x"), ("COLON", ":"), ("INT_TYPE", "int"), ("EQUAL", "="),
+                     ("INT", "1"), ("COMMENT", "# after")]
+
+
+def test_issue_37_keywords_hold_the_soft_ones():
+    from tlacheck.lang.parser import KEYWORDS
+
+    assert {"action", "var", "type", "block", "process", "await", "goto", "import", "conform"} <= KEYWORDS
+    assert "len" not in KEYWORDS and "x" not in KEYWORDS

@@ -87,6 +87,9 @@ _KEYWORDS = {
     "expect", "holds", "violates", "proves", "refutes", "deadlocks", "always", "eventually", "leads_to", "by",
     "derived",
 }
+# Every word the language reserves or reads as a keyword where it stands (soft keywords
+# included): what an editor completes and highlights as a keyword.
+KEYWORDS = frozenset(_KEYWORDS | set(_SOFT_KEYWORDS) | _STATEMENT_KEYWORDS)
 
 
 TAB_LEN = 8  # the indentation width of a tab (editing/fmt.py counts a tab as these spaces)
@@ -291,13 +294,16 @@ class Lexeme:
 _UNNAMED = {"->": "ARROW", "int": "INT_TYPE", "..": "DOTDOT", "//": "FLOORDIV"}
 
 
-def lexemes(source: Source) -> list[Lexeme]:
-    """The tokens of a spec that parses, comments included, in the order of the text."""
+def lexemes(source: Source, partial: bool = False) -> list[Lexeme]:
+    """The tokens of a spec that parses, comments included, in the order of the text. A text
+    that does not lex (a bad character, a bad indentation) raises Lark's or the indenter's error,
+    or with `partial` gives its tokens up to that error (and its comments): an editor's
+    highlighting of a half-typed spec."""
     text = source.text if source.text.endswith("\n") else source.text + "\n"
     out: list[Lexeme] = []
     after_break, last_line = True, 0
     ends: dict[int, int] = {}  # line -> the 0-based column after its last token
-    for tok in _lark().lex(text):  # the parser's own token stream: soft keywords retagged, continuations joined
+    for tok in _tokens_of(text, partial):
         if tok.type in ("_INDENT", "_DEDENT"):
             continue
         if tok.type == "_NL":
@@ -319,6 +325,15 @@ def lexemes(source: Source) -> list[Lexeme]:
         elif stripped.startswith("\\"):
             out.append(Lexeme("BACKSLASH", "\\", number, at))
     return sorted(out, key=lambda x: (x.line, x.column))
+
+
+def _tokens_of(text: str, partial: bool):
+    """The parser's own token stream: soft keywords retagged, continuations joined."""
+    try:
+        yield from _lark().lex(text)
+    except (UnexpectedInput, _BadDedent):
+        if not partial:
+            raise
 
 
 # How many syntax errors one parse reports (parse_recovering): each costs a parse of the file.
