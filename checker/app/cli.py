@@ -411,9 +411,12 @@ def _build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--check", action="store_true",
                      help="change nothing; list the files that are not formatted and exit 10 if there are any")
     _add_new_command(sub)
-    sub.add_parser("lsp", help="serve diagnostics and formatting to editors (Language Server Protocol, stdio)",
-                   description="A language server on stdin/stdout for editors (docs/editors.md); needs the "
-                               "extra: pip install 'tlacheck[lsp]'.")
+    sub.add_parser("lsp", help="serve editors: diagnostics, hover, definitions, completion, rename, formatting "
+                               "(Language Server Protocol, stdio)",
+                   description="A language server on stdin/stdout for editors (docs/editors.md): diagnostics as you "
+                               "type, hover, go to definition, references, completion, document symbols, rename, "
+                               "quick fixes, formatting and semantic tokens. Needs the extra: "
+                               "pip install 'tlacheck[lsp]'.")
     sub.add_parser("mcp", help="serve the tools check, verify, simulate and prove to coding agents (MCP, stdio)",
                    description="A Model Context Protocol server on stdin/stdout for coding agents "
                                "(docs/agents.md); needs the extra: pip install 'tlacheck[mcp]'.")
