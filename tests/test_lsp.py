@@ -427,6 +427,43 @@ def test_issue_37_lsp_references_of_a_variable_and_of_a_member(jobs):
     assert len(idle) == 3  # declared, and used twice
 
 
+@on_jobs
+async def highlights(s, uri, folder):
+    return await s.client.text_document_document_highlight_async(types.DocumentHighlightParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(SPEC, "Phase.idle", 0, 7)))
+
+
+@pytest.mark.xdist_group("lsp_jobs")
+def test_issue_37_lsp_document_highlights_are_the_references_in_the_file(jobs):
+    # `idle` is declared in common.spec: only its uses in jobs.spec are highlighted
+    assert sorted(_range(h.range) for h in jobs[0]["highlights"]) == sorted(
+        [_span_of(SPEC, "idle}", 0, length=4), _span_of(SPEC, "Phase.idle", 0, 6)])
+
+
+@on_jobs
+async def saved_and_closed(s, uri, folder):
+    """Save an imported file with an error: the spec that imports it shows it; close the spec:
+    its diagnostics are cleared."""
+    (folder / "lib").mkdir()
+    (folder / "lib" / "common.spec").write_text(COMMON, encoding="utf-8")
+    spec, before = await s.open(folder / "lib" / "jobs.spec", SPEC)
+    common = (folder / "lib" / "common.spec").as_uri()
+    (folder / "lib" / "common.spec").write_text(COMMON.replace("idle, busy", "idle, busy, idle"), encoding="utf-8")
+    s.client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=common)))
+    after = await s.diagnostics(spec)
+    s.client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=spec)))
+    return before, after, await s.diagnostics(spec)
+
+
+@pytest.mark.xdist_group("lsp_jobs")
+def test_issue_37_lsp_saving_an_imported_file_and_closing_a_spec(jobs):
+    before, after, closed = jobs[0]["saved_and_closed"]
+    assert list(before.diagnostics) == []
+    [d] = after.diagnostics
+    assert d.code == "E101" and _range(d.range) == _span_of(SPEC, '"common.spec"')
+    assert list(closed.diagnostics) == []
+
+
 # ---------------------------------------------------------------- completion, outline, rename
 
 HALF = SPEC.replace("    start(w)\n\naction Finish", "    start(w)\n    ro\n\naction Finish", 1)
