@@ -381,14 +381,12 @@ class _Indexer:
         names.setdefault(d.name, symbol)
         if isinstance(d, S.EnumDecl):
             for member, span in d.members:
-                names.setdefault(member, self.declare(member, "member", span, d.span, d.name,
-                                                      f"{member}: a member of enum {d.name}"))
+                names.setdefault(member, self.declare(member, "member", span, d.span, d.name))
         elif isinstance(d, S.ConstDecl) and isinstance(d.type, S.SetType) and isinstance(d.type.element, S.ModelType) \
                 and isinstance(d.default, S.SetLit):  # `const T: set[model] = {t1, t2}` declares t1 and t2
             for value in d.default.elements:
                 if isinstance(value, S.Name):
-                    names.setdefault(value.name, self.declare(value.name, "member", value.span, d.span, d.name,
-                                                              f"{value.name}: a model value of {d.name}"))
+                    names.setdefault(value.name, self.declare(value.name, "member", value.span, d.span, d.name))
         elif isinstance(d, S.ProcessDecl):
             for label in self.process_names(d, container).values():
                 if label.kind == "label":  # its step, an action, and a member of the process's enum
@@ -408,7 +406,7 @@ class _Indexer:
             inner[v.name] = self.declare(v.name, "local", v.name_span, v.span, d.name)
         for label in _labels(d.body):
             inner.setdefault(label.label, self.declare(label.label, "label", label.label_span, label.label_span,
-                                                       d.name, f"{label.label}: a step of process {d.name}"))
+                                                       d.name))
         self.process_scopes[(variant, d.name)] = inner
         return inner
 
@@ -711,8 +709,14 @@ def hover(analysis: Analysis, line: int, column: int) -> tuple[Span, str] | None
     if found is None:
         return None
     at, symbol = found
-    facts = [_KIND_WORDS.get(symbol.kind, symbol.kind) + (f" of {symbol.container}" if symbol.container and
-                                                          symbol.kind in ("member", "label", "local") else "")]
+    facts = [_KIND_WORDS.get(symbol.kind, symbol.kind)]
+    if symbol.kind == "member":
+        facts = [f"member of enum {symbol.container}" if symbol.detail.startswith("enum ")
+                 else f"model value of {symbol.container}"]
+    elif symbol.kind == "label":
+        facts = [f"label of process {symbol.container}: its step, the action `{symbol.name}`"]
+    elif symbol.kind == "local":
+        facts = [f"variable of process {symbol.container}"]
     model = _model_of(analysis, symbol)
     if symbol.kind == "constant" and model is not None:
         for c, value in zip(model.spec.constants, model.constants):
@@ -946,7 +950,7 @@ def _outlined(d: S.Decl, texts: _Texts) -> Outline | None:
         return None
     children: list[Outline] = []
     if isinstance(d, S.EnumDecl):
-        children = [Outline(m, "member", span, span, f"{m}: a member of enum {d.name}") for m, span in d.members]
+        children = [Outline(m, "member", span, span, f"a member of enum {d.name}") for m, span in d.members]
     elif isinstance(d, S.ProcessDecl):
         children = [Outline(v.name, "local", v.name_span, v.span, texts.detail(v.span)) for v in d.locals]
         children += [Outline(label.label, "label", label.label_span, label.span, f"{label.label}:")
