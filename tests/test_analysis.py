@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from tlacheck.core.errors import Diagnostic
+from tlacheck.core.files import read_source
 from tlacheck.core.source import Source
 from tlacheck.editing import analysis as A
+from tests.conftest import SPECS, spec_files
 
 SCOPES = """\
 const T: set[model] = {t1, t2}
@@ -132,3 +134,19 @@ def test_issue_37_rename_refuses_what_is_not_a_name(name):
     a = analysed(SCOPES)
     with pytest.raises(A.RenameRefused):
         A.rename(a, *at(SCOPES, "var x", 0, 4), name)
+
+
+@pytest.mark.parametrize("path", spec_files(), ids=lambda p: str(p.relative_to(SPECS)))
+def test_issue_37_every_name_the_index_holds_is_written_where_it_says(path):
+    """On every spec of the repository (the corpus aside): no error, and each place the index gives a symbol holds
+    the symbol's name (a path, quoted), in whichever file it is."""
+    source = read_source(str(path))
+    a = A.analyse(source)
+    assert [p.diagnostic.message for p in a.problems if p.diagnostic.severity != "warning"] == []
+    assert a.index.symbols
+    lines = {source.name: source.text.split("\n")}
+    for symbol in a.index.symbols:
+        for span in a.index.references(symbol):
+            text = lines.setdefault(span.file, read_source(span.file).text.split("\n"))[span.line - 1]
+            written = text[span.column - 1:span.end_column - 1]
+            assert written == (f'"{symbol.name}"' if symbol.kind == "file" else symbol.name), (symbol, span)

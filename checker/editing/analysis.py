@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from tlacheck.compile.model import Model, build_model
 from tlacheck.core import types as T
 from tlacheck.core.errors import Diagnostic, EvalError, SpecError, TlacheckError
-from tlacheck.core.files import read_source
+from tlacheck.core.files import beside, read_source
 from tlacheck.core.source import Source, Span
 from tlacheck.core.values import format_value
 from tlacheck.ir import nodes as ir
@@ -220,9 +220,8 @@ def _placed(source: Source, tree: S.SpecFile | None, diagnostics: list[Diagnosti
     here = os.path.abspath(source.name)
     gates: list[tuple[str, Span]] = []
     if tree is not None:
-        folder = os.path.dirname(source.name)
-        gates = [(os.path.abspath(os.path.join(folder, i.path)), i.path_span) for i in tree.imports]
-        gates += [(os.path.abspath(os.path.join(folder, d.path)), d.path_span)
+        gates = [(os.path.abspath(beside(source.name, i.path)), i.path_span) for i in tree.imports]
+        gates += [(os.path.abspath(beside(source.name, d.path)), d.path_span)
                   for d in tree.declarations if isinstance(d, S.RefinesDecl)]
     out = []
     for d in diagnostics:
@@ -301,7 +300,9 @@ class _Texts:
     def name_in(self, span: Span, name: str) -> Span:
         """The span of `name` written first in `span` (a generator's name, after its `for`)."""
         m = re.compile(rf"\b{re.escape(name)}\b").search(self.line(span), span.column - 1)
-        return _name_span(span, name) if m is None else Span(span.file, span.line, m.start() + 1, span.line, m.end() + 1)
+        if m is None:
+            return _name_span(span, name)
+        return Span(span.file, span.line, m.start() + 1, span.line, m.end() + 1)
 
     def name_at_end(self, span: Span, name: str) -> Span:
         """The span of `name` written last in `span` (a field's name in `r.f`)."""
@@ -363,10 +364,9 @@ class _Indexer:
     def spec(self, tree: S.SpecFile, own: S.SpecFile | None) -> None:
         """Index `tree` (the spec with its imports' declarations); `own` (the spec as parsed)
         gives the `import` lines."""
-        folder = os.path.dirname(self.source.name)
         for imp in (own.imports if own is not None else ()):
-            path = os.path.normpath(os.path.join(folder, imp.path))
-            self.declare(imp.path, "file", imp.path_span, imp.span, detail=f'import "{imp.path}"', target=path)
+            self.declare(imp.path, "file", imp.path_span, imp.span, detail=f'import "{imp.path}"',
+                         target=beside(self.source.name, imp.path))
         for d in tree.declarations:
             self.top(d, None, self.globals)
         for d in tree.declarations:
@@ -396,8 +396,8 @@ class _Indexer:
                 if how == "add":
                     self.top(item, d.name, {})  # seen in the variant only
         elif isinstance(d, S.RefinesDecl):
-            path = os.path.normpath(os.path.join(os.path.dirname(self.source.name), d.path))
-            self.declare(d.path, "file", d.path_span, d.span, detail=f'refines {d.name} "{d.path}"', target=path)
+            self.declare(d.path, "file", d.path_span, d.span, detail=f'refines {d.name} "{d.path}"',
+                         target=beside(d.path_span.file, d.path))
 
     def process_names(self, d: S.ProcessDecl, variant: str | None) -> Scope:
         """Declare a process's locals and labels."""
@@ -494,7 +494,7 @@ class _Indexer:
     def refines(self, d: S.RefinesDecl, scope: Scope) -> None:
         """The mapping's names are the abstract spec's variables and constants: declared in its
         file (read beside this one) when it parses."""
-        path = os.path.join(os.path.dirname(self.source.name), d.path)
+        path = beside(d.path_span.file, d.path)
         abstract: Scope = {}
         try:
             tree, _ = parse_recovering(read_source(path))

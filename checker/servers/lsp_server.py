@@ -323,7 +323,8 @@ def build_server() -> LanguageServer:
                 actions.append(types.CodeAction(
                     title=f"Change to `{name}`", kind=types.CodeActionKind.QuickFix, diagnostics=[shown],
                     is_preferred=True,
-                    edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(range=ls.range(span, lines), new_text=name)]})))
+                    edit=types.WorkspaceEdit(changes={
+                        uri: [types.TextEdit(range=ls.range(span, lines), new_text=name)]})))
         return actions
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
