@@ -111,3 +111,12 @@ def test_issue_37_explain_without_a_violation_prints_the_summary(capsys, tmp_pat
 def test_issue_37_explain_stops_at_its_limits(capsys):
     data = _json(capsys, ["explain", NOTIFY, "--max-states", "5"], 5)
     assert (data["verdict"], data["stop_reason"], data["explanation"]) == ("incomplete", "max_states", None)
+
+
+def test_issue_37_explain_an_evaluation_error_shows_the_steps_to_it(capsys, tmp_path):
+    path = _spec(tmp_path, "spec E\nvar x: int = 0\naction Div:\n    require x < 2\n    x = x + 1\n"
+                           "invariant I: 10 // (2 - x) >= 0\n")
+    x = _json(capsys, ["explain", path], 4)["explanation"]
+    assert (x["kind"], x["name"], x["check"]) == ("error", "E407", None)
+    assert [s["state"] for s in x["steps"]] == [1, 2, 3]
+    assert _run(capsys, ["explain", path], 4).startswith("Evaluation error E407 after 2 steps.\n  division by zero")

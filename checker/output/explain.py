@@ -39,7 +39,7 @@ from tlacheck.output.report import change_lines
 SourceOf = Callable[[str], "Source | None"]  # the text of a spec file by name (None: unreadable)
 
 _CHECK_WORDS = {"invariant": "invariant", "property": "property", "step": "step property",
-                "liveness": "temporal property", "unreachable": "reachable check", "error": "evaluation error"}
+                "liveness": "temporal property", "unreachable": "reachable check"}
 
 
 @dataclass(frozen=True)
@@ -297,7 +297,7 @@ def format_explanation(model: Model, x: Explanation) -> str:
     v = x.violation
     n = len(v.trace.steps) - 1
     kind = _CHECK_WORDS.get(v.kind, v.kind)
-    head = "Deadlock" if v.kind == "deadlock" else f"The {kind} {v.name} is violated"
+    head = {"deadlock": "Deadlock", "error": f"Evaluation error {v.name}"}.get(v.kind, f"The {kind} {v.name} is violated")
     lines = [f"{head} after {n} step{'s' if n != 1 else ''}."]
     if x.check is not None:
         lines.append(f"  {x.check.text or v.name}    ({x.check.span.file}:{x.check.span.line})")

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
-import { isSpecText, Launcher, MatcherPattern, parseProblems, reportName, tlacheckCommand } from './spec';
+import { isSpecText, Launcher, MatcherPattern, parseProblems, reportName, SCAN_LINES, tlacheckCommand } from './spec';
 
 const LANGUAGE = 'tlacheck';
 let client: LanguageClient | undefined;
@@ -22,7 +22,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   // `firstLine` (package.json) sees line 1 only: a spec that opens with comments is recognised here.
   const recognise = (doc: vscode.TextDocument) => {
-    if (doc.languageId !== LANGUAGE && doc.uri.scheme !== 'output' && isSpecText(doc.getText())) {
+    const head = doc.getText(new vscode.Range(0, 0, Math.min(doc.lineCount, SCAN_LINES), 0));
+    if (doc.languageId !== LANGUAGE && doc.uri.scheme !== 'output' && isSpecText(head)) {
       void vscode.languages.setTextDocumentLanguage(doc, LANGUAGE);
     }
   };
