@@ -46,21 +46,25 @@ def run_cli(command: str, args: list[str], seconds: float) -> dict[str, Any]:
     seconds = min(max(seconds, 1.0), MAX_SECONDS)
     child = subprocess.Popen([sys.executable, "-m", "tlacheck", command, *args], stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    late = f"no answer within {seconds + SLACK:g} seconds: the command was stopped"
+    smaller = "give a smaller time_limit, max_states or model (constants, -D)"
+    stopped = False
     try:
         out, err = child.communicate(timeout=seconds + SLACK)
     except subprocess.TimeoutExpired:
+        stopped = True
         child.send_signal(signal.SIGTERM)
         try:
             out, err = child.communicate(timeout=GRACE)
         except subprocess.TimeoutExpired:
             child.kill()
             child.communicate()
-            return _failed(command, None, f"no answer within {seconds + SLACK + GRACE:g} seconds: the child "
-                                          "process was stopped", "interrupted",
-                           "give a smaller time_limit, max_states or model (constants, -D)")
+            return _failed(command, None, late, "interrupted", smaller)
     try:
         result = json.loads(out)
     except json.JSONDecodeError:
+        if stopped:  # a command that does not catch SIGTERM
+            return _failed(command, child.returncode, late, "interrupted", smaller)
         last = (err or out).strip().splitlines()
         return _failed(command, child.returncode, last[-1] if last else "the command printed no JSON", "internal",
                        "this is a bug in tlacheck; please report it with the spec that triggered it")
