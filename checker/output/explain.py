@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from tlacheck.compile.model import Model
-from tlacheck.core.result import Violation
+from tlacheck.core.result import Check, Violation
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.core.source import Source, Span
 from tlacheck.engine.matcher import Explainer
@@ -38,8 +38,7 @@ from tlacheck.output.report import change_lines
 
 SourceOf = Callable[[str], "Source | None"]  # the text of a spec file by name (None: unreadable)
 
-_CHECK_WORDS = {"invariant": "invariant", "property": "property", "step": "step property",
-                "liveness": "temporal property", "unreachable": "reachable check"}
+_CHECK_WORDS = {Check.LIVENESS: "temporal property", Check.UNREACHABLE: "reachable check"}  # else Check.noun
 
 
 @dataclass(frozen=True)
@@ -115,7 +114,7 @@ def explain(model: Model, violation: Violation, source_of: SourceOf) -> Explanat
     if trace.closing is not None and previous is not None:
         closing = _step(model, explainer, source_of, 0, trace.closing, previous)
     disabled = []
-    if violation.kind == "deadlock" and trace.steps:
+    if violation.kind == Check.DEADLOCK and trace.steps:
         disabled = _disabled(model, explainer, source_of, trace.steps[-1].state)
     return Explanation(violation, _check_place(model, violation, source_of), steps, closing, disabled)
 
@@ -268,7 +267,7 @@ def explain_json(model: Model, x: Explanation) -> dict:
     """The `explanation` of `tlacheck explain --json` (the schema's `explanation`)."""
     v = x.violation
     return {
-        "kind": v.kind,
+        "kind": v.kind.value,
         "name": v.name,
         "message": v.message,
         "check": None if x.check is None else x.check.json(),
@@ -296,8 +295,8 @@ def format_explanation(model: Model, x: Explanation) -> str:
     """The text of `tlacheck explain`: the check, then one block per state."""
     v = x.violation
     n = len(v.trace.steps) - 1
-    kind = _CHECK_WORDS.get(v.kind, v.kind)
-    head = {"deadlock": "Deadlock", "error": f"Evaluation error {v.name}"}.get(v.kind, f"The {kind} {v.name} is violated")
+    kind = _CHECK_WORDS.get(v.kind, v.kind.noun)
+    head = {Check.DEADLOCK: "Deadlock", Check.ERROR: f"Evaluation error {v.name}"}.get(v.kind, f"The {kind} {v.name} is violated")
     lines = [f"{head} after {n} step{'s' if n != 1 else ''}."]
     if x.check is not None:
         lines.append(f"  {x.check.text or v.name}    ({x.check.span.file}:{x.check.span.line})")
