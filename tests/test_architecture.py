@@ -271,10 +271,11 @@ def test_issue_32_every_package_is_installed_as_tlacheck():
     import tomllib
 
     config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    # besides the code, the spec library `tlacheck new` starts from, as data (editing/starter.py)
-    assert config["package-dir"] == {"tlacheck": "checker", "tlacheck.library": "specs"}
+    # besides the code, as data: the spec library `tlacheck new` starts from (editing/starter.py)
+    # and the docs the servers read (core/files.py doc)
+    assert config["package-dir"] == {"tlacheck": "checker", "tlacheck.library": "specs", "tlacheck.docs": "docs"}
     on_disk = {"tlacheck"} | {f"tlacheck.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
-    assert set(config["packages"]) == on_disk | {"tlacheck.library"}
+    assert set(config["packages"]) == on_disk | {"tlacheck.library", "tlacheck.docs"}
 
 
 def test_issue_32_nothing_imports_the_source_folder_as_checker():

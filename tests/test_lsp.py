@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import pathlib
 import sys
 
@@ -160,7 +161,7 @@ class Session:
 
 
 @contextlib.asynccontextmanager
-async def session():
+async def session(env: dict[str, str] | None = None):
     client = LanguageClient("tlacheck-test", "1")
     s = Session(client)
 
@@ -173,7 +174,7 @@ async def session():
     def on_log(params: types.LogMessageParams) -> None:
         s.logged.append(params)
 
-    await client.start_io(sys.executable, "-m", "tlacheck", "lsp")
+    await client.start_io(sys.executable, "-m", "tlacheck", "lsp", env=env)
     try:
         await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
                                                              root_uri=ROOT.as_uri()))
@@ -185,11 +186,12 @@ async def session():
         await client.stop()
 
 
-def run(scenario):
-    """Run `scenario(session)` against a fresh server; its result, once checked that the server
-    logged no internal error meanwhile, nor published one as a diagnostic."""
+def run(scenario, env: dict[str, str] | None = None):
+    """Run `scenario(session)` against a fresh server (in the environment `env`, default this
+    one's); its result, once checked that the server logged no internal error meanwhile, nor
+    published one as a diagnostic."""
     async def go():
-        async with session() as s:
+        async with session(env) as s:
             result = await scenario(s)
             assert [m.message for m in s.logged if m.type == types.MessageType.Error] == []
             assert [d.message for d in s.every if d.code == "internal"] == []
@@ -744,3 +746,19 @@ def test_issue_37_lsp_positions_are_in_utf16_code_units(tmp_path):
     references, hovered = run(scenario)
     assert sorted(_range(r.range) for r in references) == [(1, 7, 1, 11), (4, 17, 4, 21)]
     assert _range(hovered.range) == (4, 17, 4, 21) and "action Step" in hovered.contents.value
+
+
+def test_issue_37_lsp_links_to_the_error_catalogue_of_the_installed_package(tmp_path):
+    """An installed tlacheck has no docs/ of a checkout beside it: the catalogue its codes link
+    to ships in the package (the links were missing once installed)."""
+    from tests.conftest import installed_copy
+
+    site = installed_copy(tmp_path / "site")
+    assert not (site / "docs").exists()
+
+    async def scenario(s):
+        return (await s.open(tmp_path / "typo.spec", TYPO))[1]
+
+    [d] = run(scenario, env={**os.environ, "PYTHONPATH": str(site)}).diagnostics
+    assert d.code == "E100"
+    assert d.code_description.href == (site / "tlacheck" / "docs" / "errors.md").as_uri() + "#e100-unknown-name"

@@ -206,3 +206,25 @@ def test_issue_37_mcp_a_missing_file_is_a_structured_usage_error(tmp_path):
     [error] = _valid(answer, "errors")["errors"]
     assert (error["code"], error["severity"], error["line"]) == ("usage", "error", None)
     assert "nope.spec" in error["message"]
+
+
+def test_issue_37_mcp_resources_are_read_from_the_installed_package(tmp_path):
+    """An installed tlacheck has no docs/ of a checkout beside it: the pages it serves ship in
+    the package (they were read from the checkout's docs/, and failed once installed)."""
+    from tests.conftest import installed_copy
+
+    site = installed_copy(tmp_path / "site")
+    assert not (site / "docs").exists()
+
+    async def run():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "tlacheck", "mcp"], cwd=str(tmp_path),
+                                       env={**os.environ, "PYTHONPATH": str(site)})
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return [(await session.read_resource(uri)).contents[0].text
+                        for uri in ("tlacheck://docs/language", "tlacheck://docs/errors")]
+
+    language, errors = asyncio.run(run())
+    assert language == (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    assert errors == (ROOT / "docs" / "errors.md").read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ from fnmatch import fnmatch
 import pytest
 
 from tlacheck.app.cli import main
+from tlacheck.core import files
 from tlacheck.editing import starter
 from tlacheck.core.source import Source
 from tlacheck.editing.fmt import format_source
@@ -33,7 +34,7 @@ def test_issue_38_the_library_is_the_checkouts_specs():
 
 def test_issue_38_an_installed_copy_of_the_library_is_found_first(tmp_path, monkeypatch):
     (tmp_path / "pkg" / "library" / "lib").mkdir(parents=True)
-    monkeypatch.setattr(starter, "_PACKAGE", tmp_path / "pkg")
+    monkeypatch.setattr(files, "_PACKAGE", tmp_path / "pkg")
     assert starter.library_folder() == tmp_path / "pkg" / "library"
 
 

@@ -33,13 +33,13 @@ from pygls.lsp.server import LanguageServer
 
 from tlacheck import __version__
 from tlacheck.core.errors import TlacheckError
-from tlacheck.core.files import read_source
+from tlacheck.core.files import doc, read_source
 from tlacheck.core.source import Source, Span
 from tlacheck.editing import analysis as A
 from tlacheck.editing.fmt import format_source
 from tlacheck.pipeline.driver import build_model
 
-ERRORS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "errors.md"
+ERRORS = doc("errors.md")  # the catalogue the package ships (None: not installed)
 
 # How long the typing must pause before a changed text's diagnostics are published.
 DEBOUNCE_S = 0.25
@@ -47,7 +47,7 @@ DEBOUNCE_S = 0.25
 
 def _error_links() -> dict[str, str]:
     """Each code's link into the error catalogue: `## E001 unexpected token` -> ...#e001-unexpected-token."""
-    if not ERRORS.is_file():
+    if ERRORS is None:
         return {}
     links = {}
     for line in ERRORS.read_text(encoding="utf-8").splitlines():

@@ -16,7 +16,6 @@ catalogue and the JSON schema (docs/agents.md).
 from __future__ import annotations
 
 import json
-import pathlib
 import signal
 import subprocess
 import sys
@@ -25,9 +24,9 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from tlacheck.core.errors import Diagnostic
+from tlacheck.core.files import doc
 from tlacheck.output.report import errors_json, json_schema
 
-DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
 MAX_SECONDS = 600.0
 SLACK = 30.0  # seconds the child may take beyond its time bound: start-up, compiling, the report
 GRACE = 10.0  # seconds between SIGTERM (the command stops and prints what it has) and killing it
@@ -171,12 +170,12 @@ def build_server() -> MCPServer:
     @server.resource("tlacheck://docs/language", name="language", mime_type="text/markdown",
                      description="The spec language reference: every construct with an example")
     def language() -> str:
-        return (DOCS / "language.md").read_text(encoding="utf-8")
+        return _doc("language.md")
 
     @server.resource("tlacheck://docs/errors", name="errors", mime_type="text/markdown",
                      description="The error catalogue: every error code, its cause and its fix")
     def errors() -> str:
-        return (DOCS / "errors.md").read_text(encoding="utf-8")
+        return _doc("errors.md")
 
     @server.resource("tlacheck://schema", name="schema", mime_type="application/schema+json",
                      description="The JSON Schema of every `result` the tools return")
@@ -184,6 +183,14 @@ def build_server() -> MCPServer:
         return json.dumps(json_schema(), indent=2)
 
     return server
+
+
+def _doc(name: str) -> str:
+    """A page of the docs the package ships (pyproject.toml: tlacheck/docs/)."""
+    path = doc(name)
+    if path is None:
+        raise FileNotFoundError(f"docs/{name} is not installed with tlacheck: reinstall tlacheck")
+    return path.read_text(encoding="utf-8")
 
 
 def serve() -> None:
