@@ -150,3 +150,28 @@ def test_issue_37_every_name_the_index_holds_is_written_where_it_says(path):
             text = lines.setdefault(span.file, read_source(span.file).text.split("\n"))[span.line - 1]
             written = text[span.column - 1:span.end_column - 1]
             assert written == (f'"{symbol.name}"' if symbol.kind == "file" else symbol.name), (symbol, span)
+
+
+def test_issue_37_every_builtin_has_the_language_references_words():
+    """Hover over a builtin shows what language.md says of it: each one the page has (a row of a
+    table that writes `name(`, or its own section), none for a name that is no builtin."""
+    from tlacheck.lang.typecheck import BUILTINS
+
+    page = " ".join((SPECS.parent / "docs" / "language.md").read_text(encoding="utf-8").split())
+    for name in BUILTINS:
+        text = A.builtin_help(name)
+        assert text is not None and text.startswith(f"builtin function `{name}`"), name
+        assert f"`{name}(" in text and text.split("\n\n")[1].split(" · ")[0] in page, name  # the page's words
+    assert A.builtin_help("count") is None
+
+
+def test_issue_37_hover_over_a_builtin_unless_a_declaration_has_its_name():
+    a = analysed("var s: seq[int] = []\ninvariant I: len(s) >= 0\n")
+    at, text = A.hover(a, 2, 15)
+    assert (at.line, at.column, at.end_column) == (2, 14, 17)
+    assert "`len(s)` · `seq[T] -> int`, `set[T] -> int`" in text
+    assert A.hover(a, 2, 17) is None  # the bracket
+    half = analysed("var s: seq[int] = []\ninvariant I: elems(")  # a line being typed
+    assert "`elems(s)` · `seq[T] -> set[T]`" in A.hover(half, 2, 14)[1]
+    shadowed = analysed("var s: int = 0\naction A:\n    let len = 2\n    s = len\n")
+    assert "let len = 2" in A.hover(shadowed, 4, 9)[1]

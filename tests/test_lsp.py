@@ -352,12 +352,13 @@ def test_issue_37_lsp_an_error_in_an_imported_file_is_shown_on_its_import(jobs):
 async def hovers(s, uri, folder):
     return [await s.hover(uri, _pos(SPEC, needle, n, 1)) for needle, n in
             (("jobs[w] = jobs", 0), ("Limit - total", 0), ("room > 0", 0), ("last = {", 0),
-             ("Phase.idle", 0), ("pings <= 2", 0))]
+             ("Phase.idle", 0), ("pings <= 2", 0), ("sum(jobs", 0))]
 
 
 @pytest.mark.xdist_group("lsp_jobs")
 def test_issue_37_lsp_hover_gives_the_type_the_comment_and_a_constants_value(jobs):
-    jobs_, limit, room, last, phase, pings = [h.contents.value for h in jobs[0]["hovers"]]
+    jobs_, limit, room, last, phase, pings, builtin = [h.contents.value for h in jobs[0]["hovers"]]
+    assert builtin.startswith("builtin function `sum`") and "`sum(e for x in S if c)`" in builtin
     assert "var jobs: map[Workers, int] = {w -> 0 for w in Workers}" in jobs_
     assert "type `map[Workers, int]`" in jobs_ and "jobs in flight, by owner" in jobs_
     assert "const Limit: int = 2 * 2" in limit and "value `4`" in limit and "how many jobs may be in flight" in limit

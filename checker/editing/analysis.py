@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from tlacheck.compile.model import Model, build_model
 from tlacheck.core import types as T
 from tlacheck.core.errors import Diagnostic, EvalError, SpecError, TlacheckError
-from tlacheck.core.files import beside, read_source
+from tlacheck.core.files import beside, doc, read_source
 from tlacheck.core.source import Source, Span
 from tlacheck.core.values import format_value
 from tlacheck.ir import nodes as ir
@@ -707,7 +708,7 @@ def hover(analysis: Analysis, line: int, column: int) -> tuple[Span, str] | None
     its kind and type (a local's as inferred, a constant's value), and its comment."""
     found = symbol_at(analysis, line, column)
     if found is None:
-        return None
+        return _builtin_hover(analysis, line, column)
     at, symbol = found
     facts = [_KIND_WORDS.get(symbol.kind, symbol.kind)]
     if symbol.kind == "member":
@@ -738,6 +739,47 @@ def hover(analysis: Analysis, line: int, column: int) -> tuple[Span, str] | None
     if symbol.doc:
         text += "\n\n---\n\n" + symbol.doc
     return at, text
+
+
+def _builtin_hover(analysis: Analysis, line: int, column: int) -> tuple[Span, str] | None:
+    """A builtin function's name at this place (one that no declaration shadows): what the
+    language reference says of it."""
+    for tok in lexemes(analysis.source, partial=True):
+        if tok.line == line and tok.column <= column < tok.column + len(tok.text):
+            text = builtin_help(tok.text) if tok.kind == "NAME" else None
+            if text is None:
+                return None
+            return Span(analysis.source.name, line, tok.column, line, tok.column + len(tok.text)), text
+    return None
+
+
+@functools.cache
+def builtin_help(name: str) -> str | None:
+    """What docs/language.md says of the builtin NAME, as Markdown: the rows of its tables that
+    write `NAME(` (the signature, type and result), else the first sentence of its own section
+    (`### `NAME(...)``); None for a name that is no builtin or that the page does not have."""
+    page = doc("language.md") if name in BUILTINS else None
+    if page is None:
+        return None
+    lines = page.read_text(encoding="utf-8").splitlines()
+    written = re.compile(rf"`{name}\(")
+    rows = []
+    for row in lines:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")] if row.startswith("| `") else []
+        if cells and written.search(cells[0]):
+            rows.append(" · ".join(c for c in cells if c))
+    if not rows:
+        heading = next((i for i, text in enumerate(lines) if text.startswith("#") and written.search(text)), None)
+        if heading is None:
+            return None
+        paragraph = []
+        for text in lines[heading + 1:]:
+            if text.startswith("#") or not text.strip() and paragraph:
+                break
+            if text.strip():
+                paragraph.append(text.strip())
+        rows = [re.split(r"(?<=\.) (?=[A-Z`])", " ".join(paragraph))[0]]  # its first sentence
+    return f"builtin function `{name}`\n\n" + "\n\n".join(rows)
 
 
 def _model_of(analysis: Analysis, symbol: Symbol) -> Model | None:
