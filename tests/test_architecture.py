@@ -134,7 +134,9 @@ def test_issue_34_one_driver_runs_the_front_end():
 # compiled functions, records and methods, and what for: each analyses expressions themselves.
 IR_READERS = {"engine.liveness": "the tableau of the temporal formulas and the fairness conditions",
               "prove.smt": "the translation of expressions into SMT formulas",
-              "testing.guards": "which variables decide each action's guard (ir.guard_reads)"}
+              "testing.guards": "which variables decide each action's guard (ir.guard_reads)",
+              "editing.analysis": "the type of each expression, a constant's and a variable's declared type (hover)",
+              "app.explain": "the guards and branches of each step's action, read in its body"}
 
 
 def test_issue_34_the_ir_is_reached_through_the_model_in_one_place():

@@ -1,4 +1,4 @@
-"""`tlacheck explain` (output/explain.py, issue 37 item 4): a counterexample as numbered states with
+"""`tlacheck explain` (app/explain.py, issue 37 item 4): a counterexample as numbered states with
 the guards each step passed and the assignment behind each change."""
 
 from __future__ import annotations

@@ -8,13 +8,13 @@ import re
 import pytest
 
 from tlacheck.app.cli import main
-from tlacheck.compile.model import build_model
 from tlacheck.core.errors import SpecError
 from tlacheck.core.source import Source
 from tlacheck.editing.fmt import format_source
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
 from tlacheck.lang.parser import lexemes
+from tlacheck.pipeline.driver import build_model
 from tests.conftest import ROOT
 
 # Every spec of the repository: the specs, the benchmarks' models, the test data, the examples.

@@ -1079,7 +1079,7 @@ def _explore(args, sources: dict[str, Source], notices: "_Notices"):
 
 def _explain(args, sources: dict[str, Source]) -> int:
     """`tlacheck explain FILE`: the search of `check`, its counterexample explained step by step."""
-    from tlacheck.output.explain import explain, explain_json, format_explanation
+    from tlacheck.app.explain import explain, explain_json, format_explanation
 
     notices = _Notices(args.quiet)
     source, model, result = _explore(args, sources, notices)
@@ -1234,6 +1234,7 @@ def _verify(args, sources: dict[str, Source]) -> int:
 
     rows = []
     stop = threading.Event()
+    pipeline = Pipeline()  # a file the specs share (an import, an abstract spec) is parsed once
     reason = {"why": "interrupted"}  # unless a limit stops the run first
 
     def out_of_time() -> None:
@@ -1251,7 +1252,7 @@ def _verify(args, sources: dict[str, Source]) -> int:
                 sources[source.name] = source
                 reporting = Reporting(warn=warn, progress=progress(path), progress_every=args.progress_every,
                                       stop=stop, max_states=args.max_states)
-                rows += verify_source(source, dict(overrides), simulation, args.deadlock, reporting)
+                rows += verify_source(source, dict(overrides), simulation, args.deadlock, reporting, pipeline)
                 if reporting.stop_reason is not None:
                     reason["why"] = reporting.stop_reason
                 if stop.is_set():

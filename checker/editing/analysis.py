@@ -34,7 +34,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from tlacheck.compile.model import Model, build_model
+from tlacheck.compile.model import Model
 from tlacheck.core import types as T
 from tlacheck.core.errors import Diagnostic, EvalError, SpecError, TlacheckError
 from tlacheck.core.files import beside, doc, read_source
@@ -42,10 +42,10 @@ from tlacheck.core.source import Source, Span
 from tlacheck.core.values import format_value
 from tlacheck.ir import nodes as ir
 from tlacheck.lang import syntax as S
-from tlacheck.lang.modules import resolve as resolve_imports
 from tlacheck.lang.parser import KEYWORDS, lexemes, parse_recovering
 from tlacheck.lang.typecheck import BUILTINS
 from tlacheck.lang.variants import BASE, expectations
+from tlacheck.pipeline.driver import Pipeline
 from tlacheck.prove.smt import guard_warnings
 
 # The time W211's check may take per action and model: an editor asks on every change.
@@ -159,12 +159,13 @@ def _internal(source: Source, exc: Exception) -> Diagnostic:
 
 
 def _analyse(source: Source) -> Analysis:
+    pipeline = Pipeline()  # a file imported by the spec and its variants is read once
     tree, syntax = parse_recovering(source)
     found: list[Diagnostic] = list(syntax)
     resolved = tree
     if tree is not None:
         try:
-            resolved = resolve_imports(tree, source)
+            resolved = pipeline.resolve(tree, source)
         except TlacheckError as exc:
             found += _diagnostics(exc)
     index = Index()
@@ -172,12 +173,12 @@ def _analyse(source: Source) -> Analysis:
         _Indexer(source, index).spec(resolved, tree)
     analysis = Analysis(source, [], index, tree, syntax)
     if not found and tree is not None:
-        found += _front_end(source, tree, analysis)
+        found += _front_end(pipeline, source, tree, analysis)
     analysis.problems = _placed(source, tree, found)
     return analysis
 
 
-def _front_end(source: Source, tree: S.SpecFile, analysis: Analysis) -> list[Diagnostic]:
+def _front_end(pipeline: Pipeline, source: Source, tree: S.SpecFile, analysis: Analysis) -> list[Diagnostic]:
     """The errors and warnings of the base spec and of every variant (each once: one that a
     variant alone has says so), the `expect` lines' unknown variants, and W211."""
     out: dict[tuple, Diagnostic] = {}
@@ -189,10 +190,10 @@ def _front_end(source: Source, tree: S.SpecFile, analysis: Analysis) -> list[Dia
     names = [BASE] + list(dict.fromkeys(d.name for d in tree.declarations if isinstance(d, S.VariantDecl)))
     for variant in names:
         try:
-            model = build_model(source, None, variant)
+            model = pipeline.build(source, None, variant)
             diagnostics = list(model.warnings) + guard_warnings(model, GUARD_TIMEOUT_S)
             analysis.models[variant] = model
-            _expression_types(model.spec, analysis.types)
+            _expression_types(model.ir, analysis.types)
         except TlacheckError as exc:
             diagnostics = _diagnostics(exc)
         for d in diagnostics:
@@ -720,13 +721,13 @@ def hover(analysis: Analysis, line: int, column: int) -> tuple[Span, str] | None
         facts = [f"variable of process {symbol.container}"]
     model = _model_of(analysis, symbol)
     if symbol.kind == "constant" and model is not None:
-        for c, value in zip(model.spec.constants, model.constants):
+        for c, value in zip(model.ir.constants, model.constants):
             if c.name == symbol.name:
                 facts.append(f"type `{c.type}`")
                 facts.append(f"value `{format_value(value, c.type)}`")
     elif symbol.kind in ("variable", "local") and model is not None:
         shown = symbol.name if symbol.kind == "variable" else f"{symbol.container}.{symbol.name}"
-        for v in model.spec.variables:
+        for v in model.ir.variables:
             if v.name == shown:
                 facts.append(f"type `{v.type}`" if symbol.kind == "variable" else f"`{shown}`: `{v.type}`")
     elif symbol.kind in ("parameter", "let"):
@@ -871,7 +872,7 @@ def _chunk(lines: list[str], line: int) -> range:
 
 def _index_of(source: Source, tree: S.SpecFile) -> Index:
     try:
-        resolved = resolve_imports(tree, source)
+        resolved = Pipeline().resolve(tree, source)
     except TlacheckError:
         resolved = tree
     index = Index()

@@ -28,7 +28,8 @@ import dataclasses
 from tlacheck.core.errors import TlacheckError
 from tlacheck.core.source import Source, Span
 from tlacheck.lang import syntax as S
-from tlacheck.lang.parser import TAB_LEN, Lexeme, lexemes, parse
+from tlacheck.lang.parser import TAB_LEN, Lexeme, lexemes
+from tlacheck.pipeline.driver import Pipeline
 
 INDENT = 4
 
@@ -51,11 +52,12 @@ class FormatError(TlacheckError):
 def format_source(source: Source) -> str:
     """The canonical layout of a spec that parses (a SpecError otherwise); see the module's
     docstring for the layout and its guarantees."""
-    before = parse(source)
+    pipeline = Pipeline()
+    before = pipeline.parse(source)
     tokens = lexemes(source)
     out = _layout(source.text, tokens)
     formatted = Source(source.name, out)
-    after = parse(formatted)
+    after = pipeline.parse(formatted)
     if _shape(before) != _shape(after) or _comments(tokens) != _comments(lexemes(formatted)):
         raise FormatError(f"{source.name}: formatting would change the spec's meaning; the file is left as it is")
     return out

@@ -125,8 +125,8 @@ def _step(model: Model, explainer: Explainer, source_of: SourceOf, number: int, 
         return out
     found = diff.step_changes(model, previous, step.state)
     wrote = _wrote(explainer, step.action, step.args, previous, step.state)
-    if step.action < len(model.spec.actions):
-        action = model.spec.actions[step.action]
+    if step.action < len(model.ir.actions):
+        action = model.ir.actions[step.action]
         out.at = action.span
         if wrote is not None:
             written = [explainer.assignment(j) for j in wrote if j]
@@ -232,7 +232,7 @@ def _disabled(model: Model, explainer: Explainer, source_of: SourceOf, state: tu
 
 
 def _check_place(model: Model, violation: Violation, source_of: SourceOf) -> Place | None:
-    spec = model.spec
+    spec = model.ir
     for items in (spec.invariants, spec.properties, spec.steps, spec.reachables):
         for item in items:
             if item.name == violation.name:
