@@ -40,6 +40,27 @@ def spec_runs() -> list[tuple[str, str]]:
 UPDATE_GOLDEN = "TLACHECK_UPDATE_GOLDEN"
 
 
+def installed_copy(into: Path) -> Path:
+    """The package as a wheel installs it, laid out in INTO from pyproject.toml's package-dir,
+    packages and package-data (Python files and the data listed, nothing of the checkout beside
+    it): the folder to put on PYTHONPATH so that `tlacheck` is imported from there."""
+    import shutil
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    dirs, data = config["package-dir"], config.get("package-data", {})
+    for package in config["packages"]:
+        parent = next(p for p in sorted(dirs, key=len, reverse=True) if package == p or package.startswith(p + "."))
+        source = ROOT / dirs[parent] / package[len(parent):].lstrip(".").replace(".", "/")
+        target = into / package.replace(".", "/")
+        target.mkdir(parents=True, exist_ok=True)
+        for pattern in ["*.py", *data.get(package, [])]:
+            for path in source.glob(pattern):
+                (target / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target / path.relative_to(source))
+    return into
+
+
 def golden(path: Path, text: str) -> None:
     """Assert that `text` is the content of the golden file `path`, to the byte. With the
     environment variable TLACHECK_UPDATE_GOLDEN=1 the file is written first (review the diff)."""

@@ -134,7 +134,9 @@ def test_issue_34_one_driver_runs_the_front_end():
 # compiled functions, records and methods, and what for: each analyses expressions themselves.
 IR_READERS = {"engine.liveness": "the tableau of the temporal formulas and the fairness conditions",
               "prove.smt": "the translation of expressions into SMT formulas",
-              "testing.guards": "which variables decide each action's guard (ir.guard_reads)"}
+              "testing.guards": "which variables decide each action's guard (ir.guard_reads)",
+              "editing.analysis": "the type of each expression, a constant's and a variable's declared type (hover)",
+              "app.explain": "the guards and branches of each step's action, read in its body"}
 
 
 def test_issue_34_the_ir_is_reached_through_the_model_in_one_place():
@@ -271,10 +273,11 @@ def test_issue_32_every_package_is_installed_as_tlacheck():
     import tomllib
 
     config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    # besides the code, the spec library `tlacheck new` starts from, as data (editing/starter.py)
-    assert config["package-dir"] == {"tlacheck": "checker", "tlacheck.library": "specs"}
+    # besides the code, as data: the spec library `tlacheck new` starts from (editing/starter.py)
+    # and the docs the servers read (core/files.py doc)
+    assert config["package-dir"] == {"tlacheck": "checker", "tlacheck.library": "specs", "tlacheck.docs": "docs"}
     on_disk = {"tlacheck"} | {f"tlacheck.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
-    assert set(config["packages"]) == on_disk | {"tlacheck.library"}
+    assert set(config["packages"]) == on_disk | {"tlacheck.library", "tlacheck.docs"}
 
 
 def test_issue_32_nothing_imports_the_source_folder_as_checker():

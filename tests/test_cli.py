@@ -143,8 +143,8 @@ def test_a_misspelt_command_or_option_gets_a_did_you_mean(args, hint, capsys):
     (["check", "--simulate", TWO_PHASE],
      "`--simulate` is an option of `tlacheck verify` and `tlacheck tests`, not of `tlacheck check`; did you mean "
      "the command `tlacheck simulate`?", "did you mean `--simulate`"),
-    (["simulate", TWO_PHASE, "--reachable", "X"], "`--reachable` is an option of `tlacheck check`, not of "
-     "`tlacheck simulate`", "did you mean `--reachable`"),
+    (["simulate", TWO_PHASE, "--reachable", "X"], "`--reachable` is an option of `tlacheck check` and "
+     "`tlacheck explain`, not of `tlacheck simulate`", "did you mean `--reachable`"),
     (["replay", TWO_PHASE, "t.json", "--jsn"], "did you mean `--json`? (`tlacheck replay --help`", "--jsn`?"),
     (["render", "t.json", "--ouput", "d"], "did you mean `--out`? (`tlacheck render --help`", "--output"),
 ])

@@ -520,3 +520,113 @@ def test_issue_15_the_init_declaration_and_a_variable_without_a_value_parse():
 def test_issue_15_init_stays_a_name_outside_its_declaration():
     tree = parse_text("var init: {init: bool} = {init: true}\naction A:\n    init = {init: not init.init}\n")
     assert [d.name for d in tree.declarations] == ["init", "A"]
+
+
+# ---------------------------------------------------------------- recovery (issue 37)
+
+from tlacheck.lang.parser import MAX_SYNTAX_ERRORS, parse_recovering  # noqa: E402
+
+RECOVERY = """\
+spec Recover
+var x: int = 0
+var y: int = = 1
+
+action Inc:
+    require x < 3
+    x = x +
+
+action Dec:
+    x = x - 1
+
+variant Fix:
+    action Broken:
+        x == 2
+invariant Small: x <= 3
+"""
+
+
+def test_issue_37_every_declaration_with_a_syntax_error_is_reported_in_order():
+    with pytest.raises(SpecError) as info:
+        parse_text(RECOVERY)
+    found = [(d.code, d.span.line, d.span.column) for d in info.value.diagnostics]
+    assert found == [("E001", 3, 14), ("E001", 7, 12), ("E001", 14, 11)]
+
+
+def test_issue_37_the_recovered_ast_keeps_the_declarations_without_errors_at_their_lines():
+    spec, diagnostics = parse_recovering(Source("p.spec", RECOVERY))
+    assert len(diagnostics) == 3
+    assert spec.name == "Recover"
+    assert [(type(d).__name__, d.name, d.span.line) for d in spec.declarations] == [
+        ("VarDecl", "x", 2), ("ActionDecl", "Dec", 9), ("InvariantDecl", "Small", 15)]
+
+
+def test_issue_37_a_file_without_errors_recovers_nothing():
+    spec, diagnostics = parse_recovering(Source("p.spec", FULL))
+    assert diagnostics == []
+    assert spec == parse_text(FULL)
+
+
+def test_issue_37_an_unfinished_last_declaration_is_one_error_and_the_rest_parses():
+    spec, diagnostics = parse_recovering(Source("p.spec", "spec S\nvar x: int = 0\naction A:\n"))
+    assert [d.code for d in diagnostics] == ["E004"]
+    assert [d.name for d in spec.declarations] == ["x"]
+
+
+def test_issue_37_an_error_in_a_line_that_starts_no_declaration_blanks_the_one_before():
+    # `x = 1` at column 0 starts a (bad) declaration of its own; the action before it is kept
+    spec, diagnostics = parse_recovering(Source("p.spec", "var x: int = 0\naction A:\n    x = 2\nx = 1\n"))
+    assert [(d.code, d.span.line) for d in diagnostics] == [("E001", 4)]
+    assert [d.name for d in spec.declarations] == ["x", "A"]
+
+
+def test_issue_37_recovery_stops_after_the_most_errors_it_reports():
+    text = "".join(f"var v{i}: int = = {i}\n" for i in range(MAX_SYNTAX_ERRORS + 5))
+    spec, diagnostics = parse_recovering(Source("p.spec", text))
+    assert spec is None
+    assert len(diagnostics) == MAX_SYNTAX_ERRORS
+    assert [d.span.line for d in diagnostics] == list(range(1, MAX_SYNTAX_ERRORS + 1))
+
+
+def test_issue_37_a_bad_character_and_a_bad_indentation_are_both_reported():
+    text = "var x: int = 0\naction A:\n    x = 1 ! 2\naction B:\n    x = 1\n      x = 2\ninvariant I: x >= 0\n"
+    spec, diagnostics = parse_recovering(Source("p.spec", text))
+    assert [(d.code, d.span.line) for d in diagnostics] == [("E002", 3), ("E003", 6)]
+    assert [d.name for d in spec.declarations] == ["x", "I"]
+
+
+# ---------------------------------------------------------------- lexemes (issue 37)
+
+from tlacheck.lang.parser import lexemes  # noqa: E402
+
+
+def test_issue_37_lexemes_are_the_parsers_tokens_with_comments_and_continuations():
+    text = ('type T = int  # a type\nvar x: int = 1 // \\\n    2\ndef f(a: int) -> int: a\nconform:\n    event "a # b" = A\n'
+            'invariant I:\n    x > 0\n    and x < 9\n')
+    found = [(t.kind, t.text, t.line, t.column, t.continues) for t in lexemes(Source("l.spec", text))]
+    assert found[:6] == [("TYPE_KW", "type", 1, 1, False), ("NAME", "T", 1, 6, False), ("EQUAL", "=", 1, 8, False),
+                         ("INT_TYPE", "int", 1, 10, False),
+                         ("COMMENT", "# a type", 1, 15, False), ("VAR", "var", 2, 1, False)]
+    assert ("FLOORDIV", "//", 2, 16, False) in found and ("BACKSLASH", "\\", 2, 19, False) in found
+    assert ("ARROW", "->", 4, 15, False) in found
+    assert not any(t[0].startswith("__") for t in found)  # no name of Lark's own
+    assert ("INT", "2", 3, 5, True) in found  # goes on with the line before (after `\`)
+    assert ("STRING", '"a # b"', 6, 11, False) in found  # a `#` inside a string is no comment
+    assert not any(t[0] == "COMMENT" and t[2] == 6 for t in found)
+    assert [t[4] for t in found if t[2] == 9][0]  # `and` at the start of a line continues the invariant
+    assert not [t[4] for t in found if t[2] == 8][0]  # the invariant's body starts a block
+
+
+def test_issue_37_lexemes_of_a_text_that_does_not_lex_stop_at_the_error_when_partial():
+    source = Source("l.spec", "var x: int = 1 $ 2\n# after\n")
+    with pytest.raises(Exception):
+        lexemes(source)
+    found = [(t.kind, t.text) for t in lexemes(source, partial=True)]
+    assert found == [("VAR", "var"), ("NAME", "x"), ("COLON", ":"), ("INT_TYPE", "int"), ("EQUAL", "="),
+                     ("INT", "1"), ("COMMENT", "# after")]
+
+
+def test_issue_37_keywords_hold_the_soft_ones():
+    from tlacheck.lang.parser import KEYWORDS
+
+    assert {"action", "var", "type", "block", "process", "await", "goto", "import", "conform"} <= KEYWORDS
+    assert "len" not in KEYWORDS and "x" not in KEYWORDS

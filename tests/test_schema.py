@@ -74,8 +74,8 @@ def test_the_schema_ships_in_the_package_and_the_docs_link_to_it():
 
 
 def test_each_command_object_is_one_definition_named_in_one_of():
-    assert sorted(_alternatives()) == sorted(["check", "simulate", "verify", "prove", "prove_diff", "replay", "conform", "tests",
-                                                "errors"])
+    assert sorted(_alternatives()) == sorted(["check", "explain", "simulate", "verify", "prove", "prove_diff", "replay",
+                                              "conform", "tests", "errors"])
     for name in _alternatives():
         assert name in SCHEMA["$defs"]
 
@@ -215,6 +215,19 @@ def test_every_verify_outcome_validates(tmp_path, capsys, args, code, verdict):
     if verdict is not None:
         assert data["verdict"] == verdict
     assert data["rows"] and all(r["ok"] or r["unchecked"] for r in data["rows"]) is (data["verdict"] == "ok")
+
+
+@pytest.mark.parametrize("limit, stop_reason", [(["--max-states", "10"], "max_states"),
+                                                 (["--time-limit", "1"], "time_limit")])
+def test_issue_37_verify_stopped_at_a_limit_validates(tmp_path, capsys, limit, stop_reason):
+    endless = spec(tmp_path, "var x: int = 0\naction Up: x = x + 1\ninvariant I: x >= 0\nexpect base holds\n")
+    data = valid(run(capsys, ["verify", endless, *limit, "--json", "--quiet"], 5), "verify")
+    assert (data["verdict"], data["stop_reason"], data["ok"]) == ("incomplete", stop_reason, False)
+
+
+def test_issue_37_explain_validates(capsys):
+    data = valid(run(capsys, ["explain", NOTIFY, "--json", "--quiet"], 12), "explain")
+    assert data["explanation"]["name"] == "AnswerNotified"
 
 
 # ---------------------------------------------------------------- prove

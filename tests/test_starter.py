@@ -13,8 +13,10 @@ from fnmatch import fnmatch
 import pytest
 
 from tlacheck.app.cli import main
+from tlacheck.core import files
 from tlacheck.editing import starter
-from tlacheck.editing.fmt import format_text
+from tlacheck.core.source import Source
+from tlacheck.editing.fmt import format_source
 from tests.conftest import ROOT, SPECS
 
 FOLDER = starter.library_folder()
@@ -32,7 +34,7 @@ def test_issue_38_the_library_is_the_checkouts_specs():
 
 def test_issue_38_an_installed_copy_of_the_library_is_found_first(tmp_path, monkeypatch):
     (tmp_path / "pkg" / "library" / "lib").mkdir(parents=True)
-    monkeypatch.setattr(starter, "_PACKAGE", tmp_path / "pkg")
+    monkeypatch.setattr(files, "_PACKAGE", tmp_path / "pkg")
     assert starter.library_folder() == tmp_path / "pkg" / "library"
 
 
@@ -52,7 +54,7 @@ def test_issue_38_new_writes_a_spec_that_checks(entry, tmp_path, capsys):
     assert said.startswith(f"wrote {out}: spec {name}, from the {entry.kind.value} {entry.name}")
     text = out.read_text()
     assert text.startswith(f"spec {name}\n\n# Started with `tlacheck new --{entry.kind.value} {entry.name}`")
-    assert format_text(text) == text  # in the layout of `tlacheck fmt`
+    assert format_source(Source(str(out), text)) == text  # in the layout of `tlacheck fmt`
     assert main(["verify", str(out)]) == 0  # the failure and its fix, as the library has them
     capsys.readouterr()
     code = main(["check", str(out), "--json"])

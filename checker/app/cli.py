@@ -65,10 +65,12 @@ EXIT_CODES = {
 _COMMON_EXITS = (EXIT_INTERNAL, EXIT_USAGE, EXIT_SPEC, EXIT_EVAL, EXIT_OUTPUT)
 _COMMAND_EXITS = {
     "check": {EXIT_LIMIT: None, EXIT_CLUSTER: None, EXIT_DEADLOCK: None, EXIT_VIOLATION: None, EXIT_LIVENESS: None},
+    "explain": {EXIT_LIMIT: None, EXIT_DEADLOCK: None, EXIT_VIOLATION: None, EXIT_LIVENESS: None},
     "simulate": {EXIT_OK: "no violation found (in the behaviours run: not a proof)",
                  EXIT_LIMIT: "interrupted, or the --memory-limit reached", EXIT_DEADLOCK: None,
                  EXIT_VIOLATION: "safety violation (invariant, safety property)"},
-    "verify": {EXIT_OK: "every expectation met", EXIT_LIMIT: "interrupted (the rows decided are printed)",
+    "verify": {EXIT_OK: "every expectation met",
+               EXIT_LIMIT: "interrupted, or stopped at a limit (the rows decided are printed)",
                EXIT_VERIFY_FAILED: None},
     "prove": {EXIT_OK: "every theorem proved (--diff: computed completely)",
               EXIT_LIMIT: "a theorem unknown (timeout; --diff: stopped at the timeout)",
@@ -355,6 +357,7 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-symmetry", action="store_true",
                        help="store every state, not one per renaming of the `symmetric` sets (TLC without SYMMETRY)")
     _add_counterexample_options(check)
+    _add_explain_command(sub)
     _add_simulate_command(sub)
     verify = sub.add_parser("verify", help="check every variant of each spec against its `expect` lines",
                             description="For each spec, explore the base spec and every variant named in an "
@@ -376,6 +379,11 @@ def _build_parser() -> argparse.ArgumentParser:
                         help=f"with --simulate: steps per behaviour at most (default {DEFAULT_DEPTH})")
     verify.add_argument("--traces", type=_positive_int, metavar="N", default=DEFAULT_TRACES,
                         help=f"with --simulate: behaviours per variant (default {DEFAULT_TRACES:,})")
+    verify.add_argument("--max-states", type=_positive_int, metavar="N",
+                        help="stop when a variant's search reaches N distinct states (the rows decided before are "
+                             "printed; exit 5)")
+    verify.add_argument("--time-limit", type=_positive_float, metavar="SECONDS",
+                        help="stop after this many seconds (the rows decided before are printed; exit 5)")
     verify.add_argument("--progress-every", type=_positive_float, metavar="SECONDS", default=5.0,
                         help="seconds between progress lines on stderr (default 5)")
     verify.add_argument("--quiet", action="store_true", help="no progress lines and no warnings of the run on stderr")
@@ -404,15 +412,19 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_counterexample_commands(sub)
     fmt = sub.add_parser("fmt", help="write specs in the canonical layout (comments kept)",
                          description="Rewrite each spec (each .spec file under a folder) in the canonical layout: "
-                                     "same tokens, same lines and indentation widths, canonical whitespace "
+                                     "four spaces a block, one space around operators, trailing comments aligned; "
+                                     "the same tokens on the same lines, so the spec means the same "
                                      "(docs/cli.md, fmt). A spec that does not parse is not changed.")
     fmt.add_argument("paths", metavar="FILE|DIR", nargs="+", help=".spec files or folders of them")
     fmt.add_argument("--check", action="store_true",
                      help="change nothing; list the files that are not formatted and exit 10 if there are any")
     _add_new_command(sub)
-    sub.add_parser("lsp", help="serve diagnostics and formatting to editors (Language Server Protocol, stdio)",
-                   description="A language server on stdin/stdout for editors (docs/editors.md); needs the "
-                               "extra: pip install 'tlacheck[lsp]'.")
+    sub.add_parser("lsp", help="serve editors: diagnostics, hover, definitions, completion, rename, formatting "
+                               "(Language Server Protocol, stdio)",
+                   description="A language server on stdin/stdout for editors (docs/editors.md): diagnostics as you "
+                               "type, hover, go to definition, references, completion, document symbols, rename, "
+                               "quick fixes, formatting and semantic tokens. Needs the extra: "
+                               "pip install 'tlacheck[lsp]'.")
     sub.add_parser("mcp", help="serve the tools check, verify, simulate and prove to coding agents (MCP, stdio)",
                    description="A Model Context Protocol server on stdin/stdout for coding agents "
                                "(docs/agents.md); needs the extra: pip install 'tlacheck[mcp]'.")
@@ -481,6 +493,25 @@ def _add_counterexample_options(p) -> None:
     p.add_argument("--html", metavar="FILE",
                    help="write the counterexample as one offline HTML report (swimlanes, the states with what each "
                         "step changed, the spec's source; step through it with the keys) to FILE")
+
+
+def _add_explain_command(sub) -> None:
+    explain = sub.add_parser("explain", help="check a spec and explain its counterexample step by step",
+                             description="Explore the spec as `check` does; explain the shortest counterexample "
+                                         "found as numbered states, each with its action, the `require` guards "
+                                         "it passed and what it changed, entry by entry, with the line of each "
+                                         "assignment; for a deadlock, why each action is disabled. Exit codes "
+                                         "as for `check`.")
+    explain.add_argument("file", metavar="FILE", help="the .spec file")
+    _add_checks(explain)
+    explain.add_argument("--reachable", metavar="NAME", action="append",
+                         help="check this reachable check (repeatable; see --invariant)")
+    explain.add_argument("--variant", metavar="NAME", default="base",
+                         help="check this variant of the spec instead of the base spec")
+    explain.add_argument("--max-states", type=_positive_int, metavar="N", help="stop after N distinct states")
+    explain.add_argument("--max-depth", type=_positive_int, metavar="N", help="stop after BFS depth N")
+    _add_limits(explain, "stop after this many seconds")
+    explain.set_defaults(workers=1, ray=None, ray_actors=None, storage="fingerprint", no_symmetry=False)
 
 
 def _add_simulate_command(sub) -> None:
@@ -1000,8 +1031,20 @@ class _Notices:
 
 
 def _check(args, sources: dict[str, Source]) -> int:
-    source, model, (invariants, properties, reachables) = _load(args, sources)
     notices = _Notices(args.quiet)
+    source, model, result = _explore(args, sources, notices)
+
+    def more_json(data: dict) -> None:
+        data["warnings"] += notices.json
+
+    return _conclude(args, model, result, source, sources,
+                     lambda: format_result(model, result, args.file, args.full_states, _unchecked_deadlock(args, model)),
+                     more_json)
+
+
+def _explore(args, sources: dict[str, Source], notices: "_Notices"):
+    """`check` and `explain`: the source, the model and the Result of the search the arguments ask for."""
+    source, model, (invariants, properties, reachables) = _load(args, sources)
     options = Options(
         check_deadlock=_checks_deadlock(args, model),
         max_states=args.max_states,
@@ -1031,13 +1074,39 @@ def _check(args, sources: dict[str, Source]) -> int:
     with _stop_on_signals(options.stop):
         result = explore(model, options, progress=None if args.quiet else _Progress().search,
                          progress_every=args.progress_every)
+    return source, model, result
 
-    def more_json(data: dict) -> None:
+
+def _explain(args, sources: dict[str, Source]) -> int:
+    """`tlacheck explain FILE`: the search of `check`, its counterexample explained step by step."""
+    from tlacheck.app.explain import explain, explain_json, format_explanation
+
+    notices = _Notices(args.quiet)
+    source, model, result = _explore(args, sources, notices)
+
+    def source_of(name: str) -> Source | None:  # an imported file's text, for its lines
+        if name not in sources:
+            try:
+                sources[name] = read_source(name)
+            except TlacheckError:
+                return None
+        return sources[name]
+
+    x = None if result.violation is None else explain(model, result.violation, source_of)
+    if args.json:
+        data = run_json(model, result, args.file, args.variant, parse_defines(args.defines),
+                        deadlock_checked=_checks_deadlock(args, model))
+        data["command"] = "explain"
         data["warnings"] += notices.json
-
-    return _conclude(args, model, result, source, sources,
-                     lambda: format_result(model, result, args.file, args.full_states, _unchecked_deadlock(args, model)),
-                     more_json)
+        data["explanation"] = None if x is None else explain_json(model, x)
+        print(json.dumps(data, indent=2))
+    elif x is not None:
+        print(format_explanation(model, x), end="")
+    else:
+        print(format_result(model, result, args.file, False, _unchecked_deadlock(args, model)), end="")
+    if result.verdict == Verdict.ERROR and result.error is not None:
+        print(result.error.diagnostic().render(sources), file=sys.stderr)
+    return result.verdict.exit_code
 
 
 def _nothing_to_check(args, model, notices: _Notices) -> None:
@@ -1166,19 +1235,37 @@ def _verify(args, sources: dict[str, Source]) -> int:
     rows = []
     stop = threading.Event()
     pipeline = Pipeline()  # a file the specs share (an import, an abstract spec) is parsed once
+    reason = {"why": "interrupted"}  # unless a limit stops the run first
+
+    def out_of_time() -> None:
+        reason["why"] = "time_limit"
+        stop.set()
+
+    timer = threading.Timer(args.time_limit, out_of_time) if args.time_limit else None
     with _stop_on_signals(stop):
-        for path in args.files:
-            source = read_source(path)
-            sources[source.name] = source
-            reporting = Reporting(warn=warn, progress=progress(path), progress_every=args.progress_every, stop=stop)
-            rows += verify_source(source, dict(overrides), simulation, args.deadlock, reporting, pipeline)
-            if stop.is_set():
-                break
-    interrupted = stop.is_set()
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        try:
+            for path in args.files:
+                source = read_source(path)
+                sources[source.name] = source
+                reporting = Reporting(warn=warn, progress=progress(path), progress_every=args.progress_every,
+                                      stop=stop, max_states=args.max_states)
+                rows += verify_source(source, dict(overrides), simulation, args.deadlock, reporting, pipeline)
+                if reporting.stop_reason is not None:
+                    reason["why"] = reporting.stop_reason
+                if stop.is_set():
+                    break
+        finally:
+            if timer is not None:
+                timer.cancel()
+    stop_reason = reason["why"] if stop.is_set() else None
+    interrupted = stop_reason is not None
     if args.json:
-        print(json.dumps(verify_json(rows, notices.json, interrupted), indent=2))
+        print(json.dumps(verify_json(rows, notices.json, stop_reason), indent=2))
     else:
-        print(format_verify(rows, simulation, interrupted), end="")
+        print(format_verify(rows, simulation, stop_reason), end="")
     if args.html:
         from tlacheck.output import artefacts
 
@@ -1670,14 +1757,16 @@ def _fmt(args, sources: dict[str, Source]) -> int:
     files: list[str] = []
     for given in args.paths:
         path = Path(given)
-        if path.is_dir():
-            files += sorted(str(p) for p in path.rglob("*.spec"))
+        if path.is_dir():  # hidden folders (.venv, .git) and node_modules hold no spec of the user's
+            files += sorted(str(p) for p in path.rglob("*.spec")
+                            if not any(part.startswith(".") or part == "node_modules"
+                                       for part in p.relative_to(path).parts[:-1]))
         elif path.exists():
             files.append(given)
         else:
             raise UsageError(f"{given}: no such file or folder")
     changed: list[tuple[str, str]] = []
-    for name in files:
+    for name in dict.fromkeys(files):  # a file named twice (itself and in its folder) is done once
         src = read_source(name)
         sources[src.name] = src
         text = format_source(src)
@@ -1805,6 +1894,7 @@ _COMMANDS = {
     "tests": _tests,
     "counterexamples": _counterexamples,
     "check": _check,
+    "explain": _explain,
     "simulate": _simulate,
     "verify": _verify,
     "prove": _prove,

@@ -77,12 +77,16 @@ class Reporting:
     per warning (the spec's own, W2xx, of every variant explored; and the run's, code None);
     `progress(variant)`, the progress callback of the search or simulation of that variant (every
     `progress_every` seconds); `stop`,
-    a threading.Event: once set, the variant being explored stops and no other is started."""
+    a threading.Event: once set, the variant being explored stops and no other is started;
+    `max_states`: a bound on the distinct states of each variant's search, which, once reached,
+    stops the run as `stop` does (`stop_reason` then says `max_states`)."""
 
     warn: Callable[[Diagnostic], None] | None = None
     progress: Callable[[str], Callable | None] | None = None
     progress_every: float = 5.0
     stop: object = None
+    max_states: int | None = None
+    stop_reason: str | None = None  # why the run stopped early: set with `stop` by whoever sets it
 
     def stopped(self) -> bool:
         return self.stop is not None and self.stop.is_set()
@@ -219,11 +223,14 @@ def _explore(pipeline: Pipeline, source: Source, overrides, variant: str, simula
     progress = reporting.progress(variant) if reporting.progress is not None else None
     start = time.perf_counter()
     if simulation is None:
-        options = Options(collect=True, check_deadlock=True, stop=reporting.stop)
+        options = Options(collect=True, check_deadlock=True, stop=reporting.stop, max_states=reporting.max_states)
         unreduced = symmetry_not_applied(model, options)
         if unreduced is not None:
             _warn(reporting, warned, Diagnostic(None, f"symmetry is not applied: {unreduced}", None, None, "warning"))
         result = explore(model, options, progress=progress, progress_every=reporting.progress_every)
+        if result.stop_reason == "max_states" and reporting.stop is not None:  # undecided: stop as at an interrupt
+            reporting.stop_reason = "max_states"
+            reporting.stop.set()
     else:
         result = simulate(model, dataclasses.replace(simulation, collect=True, check_deadlock=True,
                                                      stop=reporting.stop), progress=progress,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from pathlib import Path
 from typing import Iterator
 
 from tlacheck.core.errors import SpecError, UsageError
@@ -75,3 +76,22 @@ def _read(path: str) -> Source:
         raise SpecError.single("E006", "the file contains a NUL character", Source(path, text).span(line, 1),
                                "spec files are plain text")
     return Source(path, text.lstrip("\ufeff"))
+
+
+_PACKAGE = Path(__file__).resolve().parents[1]  # the installed tlacheck/, or the checkout's checker/
+
+
+def shipped(folder: str, checkout: str, holds: str) -> Path | None:
+    """A folder of data tlacheck reads at run time: the installed package's copy, tlacheck/FOLDER
+    (pyproject.toml fills it from the checkout), else the checkout's CHECKOUT beside the package;
+    the first that holds HOLDS (a file or folder), None when neither does."""
+    for place in (_PACKAGE / folder, _PACKAGE.parent / checkout):
+        if (place / holds).exists():
+            return place
+    return None
+
+
+def doc(name: str) -> Path | None:
+    """A page of docs/ that the installed package ships (language.md, errors.md), None if missing."""
+    folder = shipped("docs", "docs", name)
+    return None if folder is None else folder / name

@@ -21,9 +21,9 @@ from enum import Enum
 from pathlib import Path
 
 from tlacheck.core.errors import UsageError, suggest
-from tlacheck.core.files import read_source
+from tlacheck.core.files import read_source, shipped
 from tlacheck.core.source import Source
-from tlacheck.editing.fmt import format_text
+from tlacheck.editing.fmt import format_source
 from tlacheck.lang import syntax as S
 from tlacheck.pipeline.driver import Pipeline
 
@@ -75,14 +75,11 @@ TEMPLATES = (
               "NoStaleResult", "MatchCallId"),
 )
 
-_PACKAGE = Path(__file__).resolve().parents[1]
-
-
 def library_folder() -> Path:
     """Where the library's specs are: the installed package's copy, else the checkout's specs/."""
-    for folder in (_PACKAGE / "library", _PACKAGE.parent / "specs"):
-        if (folder / "lib").is_dir():
-            return folder
+    folder = shipped("library", "specs", "lib")
+    if folder is not None:
+        return folder
     raise UsageError("the spec library is not installed (no tlacheck/library/ and no specs/ beside the package)",
                      "reinstall tlacheck")
 
@@ -168,7 +165,7 @@ def start(folder: Path, entry: Entry, name: str, overrides: dict[str, str]) -> s
     header = (f"spec {name}\n\n{origin}"
               "# Check it with `tlacheck check`, and its variants' expectations with `tlacheck verify`.\n")
     text = re.sub(r"^spec \w+\n", lambda _: header, text, count=1, flags=re.M)
-    return format_text(text)
+    return format_source(Source(source.name, text))
 
 
 def check_started(source: Source) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -86,9 +87,12 @@ _KEYWORDS = {
     "expect", "holds", "violates", "proves", "refutes", "deadlocks", "always", "eventually", "leads_to", "by",
     "derived",
 }
+# Every word the language reserves or reads as a keyword where it stands (soft keywords
+# included): what an editor completes and highlights as a keyword.
+KEYWORDS = frozenset(_KEYWORDS | set(_SOFT_KEYWORDS) | _STATEMENT_KEYWORDS)
 
 
-TAB_LEN = 8  # the indentation width of a tab (editing/fmt.py writes tabs as these spaces)
+TAB_LEN = 8  # the indentation width of a tab (editing/fmt.py counts a tab as these spaces)
 
 
 class _SpecIndenter(Indenter):
@@ -269,8 +273,128 @@ def _lark() -> Lark:
     )
 
 
+@dataclass(frozen=True)
+class Lexeme:
+    """One token of a spec as written, for tools that work on the text (the formatter, an
+    editor's highlighting): its terminal's name (`NAME`, `INT`, `STRING`, a keyword's or a
+    punctuation's name such as `VAR` or `LPAR`, a soft keyword's such as `TYPE_KW` where it is
+    one; `COMMENT` for a comment, `BACKSLASH` for a `\\` that joins two lines), its text and
+    where it starts (1-based). `continues` is set on the first lexeme of a line that goes on with
+    the statement of the line before: inside brackets, after a `\\`, or by the line continuation
+    rule (see _BINARY); a line that starts a statement has it unset."""
+
+    kind: str
+    text: str
+    line: int
+    column: int
+    continues: bool = False
+
+
+# The names of the terminals the grammar writes as bare strings (Lark calls them __ANON_n).
+_UNNAMED = {"->": "ARROW", "int": "INT_TYPE", "..": "DOTDOT", "//": "FLOORDIV"}
+
+
+def lexemes(source: Source, partial: bool = False) -> list[Lexeme]:
+    """The tokens of a spec that parses, comments included, in the order of the text. A text
+    that does not lex (a bad character, a bad indentation) raises Lark's or the indenter's error,
+    or with `partial` gives its tokens up to that error (and its comments): an editor's
+    highlighting of a half-typed spec."""
+    text = source.text if source.text.endswith("\n") else source.text + "\n"
+    out: list[Lexeme] = []
+    after_break, last_line = True, 0
+    ends: dict[int, int] = {}  # line -> the 0-based column after its last token
+    for tok in _tokens_of(text, partial):
+        if tok.type in ("_INDENT", "_DEDENT"):
+            continue
+        if tok.type == "_NL":
+            after_break = True
+            continue
+        first = tok.line != last_line
+        kind = _UNNAMED.get(tok.value, tok.type) if tok.type.startswith("__") else tok.type
+        out.append(Lexeme(kind, str(tok.value), tok.line, tok.column, first and not after_break and bool(out)))
+        after_break, last_line = False, tok.end_line
+        ends[tok.line] = tok.end_column - 1
+    # What the parser skips, after a line's last token (a `#` before it is inside a string):
+    # a comment, or a `\` that joins the line to the next.
+    for number, line in enumerate(text.split("\n"), 1):
+        rest = line[ends.get(number, 0):]
+        stripped = rest.lstrip(" \t")
+        at = len(line) - len(stripped) + 1
+        if stripped.startswith("#"):
+            out.append(Lexeme("COMMENT", stripped.rstrip(), number, at))
+        elif stripped.startswith("\\"):
+            out.append(Lexeme("BACKSLASH", "\\", number, at))
+    return sorted(out, key=lambda x: (x.line, x.column))
+
+
+def _tokens_of(text: str, partial: bool):
+    """The parser's own token stream: soft keywords retagged, continuations joined."""
+    try:
+        yield from _lark().lex(text)
+    except (UnexpectedInput, _BadDedent):
+        if not partial:
+            raise
+
+
+# How many syntax errors one parse reports (parse_recovering): each costs a parse of the file.
+MAX_SYNTAX_ERRORS = 20
+
+
 def parse(source: Source) -> S.SpecFile:
-    """Parse a whole spec file. Raises SpecError (E001-E004) on bad syntax."""
+    """Parse a whole spec file. Raises SpecError (E001-E007) on bad syntax, with the first error
+    of every top-level declaration that has one (parse_recovering), in the order of the file."""
+    spec, diagnostics = parse_recovering(source)
+    if diagnostics:
+        raise SpecError(diagnostics)
+    assert spec is not None
+    return spec
+
+
+def parse_recovering(source: Source) -> tuple[S.SpecFile | None, list[Diagnostic]]:
+    """Parse a spec that may have syntax errors: the syntax errors, at most MAX_SYNTAX_ERRORS, in
+    the order of the file, and the AST of the declarations without one (None when nothing is
+    left to parse, or there are more errors than that).
+
+    Recovery is by top-level declaration: after an error, the declaration it is in (from the line
+    at column 0 that starts it to the next such line; a whole `variant` or `process`) is blanked,
+    its lines kept empty so that every span stays where it was, and the file is parsed again. So
+    an error never cascades into the next declaration, and a declaration with an error is left out
+    of the AST as a whole (a name it declares is unknown to the stages after it)."""
+    lines = source.text.split("\n")
+    diagnostics: list[Diagnostic] = []
+    while True:
+        try:
+            return _parse_one(Source(source.name, "\n".join(lines))), _in_order(diagnostics)
+        except SpecError as exc:
+            diagnostics.extend(exc.diagnostics)
+            span = exc.diagnostics[0].span
+        chunk = _declaration_at(lines, span.line if span is not None else len(lines))
+        if len(diagnostics) >= MAX_SYNTAX_ERRORS or not any(lines[i].strip() for i in chunk):
+            return None, _in_order(diagnostics)
+        for i in chunk:
+            lines[i] = ""
+
+
+def _in_order(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(diagnostics, key=lambda d: (d.span.line, d.span.column) if d.span else (0, 0))
+
+
+def _declaration_at(lines: list[str], line: int) -> range:
+    """The 0-based indices of the lines of the top-level declaration around 1-based `line`: from
+    the last line at or before it that starts at column 0 with something other than a comment,
+    to the line before the next one (an error past the end is in the last declaration)."""
+    def starts(i: int) -> bool:
+        text = lines[i]
+        return bool(text) and not text[0].isspace() and not text.startswith("#")
+
+    at = min(max(line, 1), len(lines)) - 1
+    first = next((i for i in range(at, -1, -1) if starts(i)), 0)
+    end = next((i for i in range(at + 1, len(lines)) if starts(i)), len(lines))
+    return range(first, end)
+
+
+def _parse_one(source: Source) -> S.SpecFile:
+    """Parse a whole spec file, stopping at its first syntax error (a SpecError)."""
     text = source.text
     if not text.endswith("\n"):
         text += "\n"

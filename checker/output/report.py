@@ -66,13 +66,13 @@ def format_trace(model: Model, trace: Trace, full: bool = False, labels=None) ->
             mine = by_variable.get(name)
             if mine is not None and not full:
                 for c in mine:
-                    _change_lines(lines, c, width)
+                    change_lines(lines, c, width)
             elif mine is not None:
                 whole = len(mine) == 1 and mine[0].whole
                 _value_lines(lines, "*", name, width, "=", shown[name], mine[0].old_text if whole else None)
                 if not whole:
                     for c in mine:  # under the value, unpadded
-                        _change_lines(lines, c, 0, mark=" ", indent=" " * (width + 3))
+                        change_lines(lines, c, 0, mark=" ", indent=" " * (width + 3))
             elif found is None or full:
                 _value_lines(lines, " ", name, width, "=", shown[name])
             else:
@@ -106,10 +106,11 @@ def _derived_lines(lines: list[str], before, after, width: int, full: bool) -> N
             _value_lines(lines, "~", d.name, width, "=", d.text, None)
         return
     for c in diff.derived_changes(before, after):
-        _change_lines(lines, c, width, mark="~")
+        change_lines(lines, c, width, mark="~")
 
 
-def _change_lines(lines: list[str], c: diff.Change, width: int, mark: str = "*", indent: str = "") -> None:
+def change_lines(lines: list[str], c: diff.Change, width: int, mark: str = "*", indent: str = "") -> None:
+    """Append one change as the text trace shows it (`  * path = new    (was old)`, `  * set + x`)."""
     if c.op is diff.Op.CHANGED:
         _value_lines(lines, mark, c.path, width, "=", c.new_text, c.old_text, indent)
     else:
@@ -396,10 +397,12 @@ def errors_json(diagnostics: list[Diagnostic], spec_path: str | None, verdict: s
     }
 
 
-def verify_json(rows, warnings: list[dict], interrupted: bool = False) -> dict:
-    """The `verify --json` object: one row per expectation decided (all of them unless
-    `interrupted`), the warnings, and the verdict: `ok` (every expectation met, or not decided by
-    simulation), `failed` or `incomplete` (stopped before every expectation was decided)."""
+def verify_json(rows, warnings: list[dict], stop_reason: str | None = None) -> dict:
+    """The `verify --json` object: one row per expectation decided (all of them unless stopped:
+    `stop_reason` `interrupted`, `max_states` or `time_limit`), the warnings, and the verdict: `ok`
+    (every expectation met, or not decided by simulation), `failed` or `incomplete` (stopped
+    before every expectation was decided)."""
+    interrupted = stop_reason is not None
     failed = not all(r.ok or r.unchecked for r in rows)
     out = []
     for r in rows:
@@ -415,7 +418,7 @@ def verify_json(rows, warnings: list[dict], interrupted: bool = False) -> dict:
         })
     return {**header("verify"),
             "verdict": "incomplete" if interrupted else "failed" if failed else "ok",
-            "stop_reason": "interrupted" if interrupted else None,
+            "stop_reason": stop_reason,
             "ok": not failed and not interrupted, "rows": out, "warnings": warnings}
 
 
@@ -434,10 +437,11 @@ def replay_json(result, spec_path: str, trace_path: str, variant: str) -> dict:
     }
 
 
-def format_verify(rows, simulation=None, interrupted: bool = False) -> str:
+def format_verify(rows, simulation=None, stop_reason: str | None = None) -> str:
     """The `tlacheck verify` table, one row per expectation, then the failures in detail;
     `simulation` (SimOptions): the expectations were decided by simulation, which it says;
-    `interrupted`: the run was stopped, the rows are those decided until then."""
+    `stop_reason`: the run was stopped (interrupted, or at a limit), the rows are those decided
+    until then."""
     header = ("spec", "variant", "check", "expected", "got", "states", "time", "trace")
     table = []
     for r in rows:
@@ -466,8 +470,9 @@ def format_verify(rows, simulation=None, interrupted: bool = False) -> str:
     failed = [r for r in rows if not r.ok and not r.unchecked]
     unchecked = sum(1 for r in rows if r.unchecked)
     lines.append("")
-    if interrupted:
-        lines.append(f"Interrupted: {len(rows)} expectation{'s' if len(rows) != 1 else ''} decided before the stop; "
+    if stop_reason is not None:
+        why = "Interrupted" if stop_reason == "interrupted" else f"Stopped ({_STOP_REASONS[stop_reason]})"
+        lines.append(f"{why}: {len(rows)} expectation{'s' if len(rows) != 1 else ''} decided before the stop; "
                      "the others were not.")
     lines.append(f"{len(rows) - len(failed) - unchecked} of {len(rows)} expectations met" +
                  (f"; {unchecked} not decided by simulation" if unchecked else "") +

@@ -73,6 +73,11 @@ class Pipeline:
             self._resolved[key] = modules.resolve(self.parse(source), source, self._read)
         return self._resolved[key]
 
+    def resolve(self, tree: S.SpecFile, source: Source) -> S.SpecFile:
+        """`tree`, the spec's or the part of it that parses (the language server's recovering
+        parse), with the declarations of the files it imports in front of its own."""
+        return modules.resolve(tree, source, self._read)
+
     def variants(self, source: Source) -> list[str]:
         """`base` and the names of the spec's variants, in order."""
         return [BASE] + [v.name for v in variants(self.parse(source))]
