@@ -105,6 +105,7 @@ class Entries:
     # per action, (s, fp, M, E): (successors, their fingerprints, the arguments of each), for the
     # actions a fairness condition with arguments targets (the behaviour graph needs them); else None
     next_states_with_args: tuple = ()
+    assumptions: tuple[str, ...] = ()  # per assumption, (s) -> bool, called with no state: it reads constants only
 
 
 @dataclass
@@ -255,9 +256,10 @@ class _Gen:
         refinements = tuple((self._predicate(f"ref{i}", r.state, ("refinement", i)),
                              self._predicate(f"refc{i}", r.constants_expr, ("refinement", i)))
                             for i, r in enumerate(spec.refinements))
+        assumptions = tuple(self._predicate(f"asm{i}", p, ("assumption", i)) for i, p in enumerate(spec.assumptions))
         entries = Entries(init, tuple(actions), tuple(next_states), checks["inv"], checks["con"], checks["reach"],
                           canonical, _CONSTANTS, steps, derived, next_states_with_args=tuple(with_args),
-                          refinements=refinements)
+                          refinements=refinements, assumptions=assumptions)
         predicates: dict = {}
         domains: dict = {}
         for i, prop in enumerate(spec.properties):

@@ -581,6 +581,8 @@ class Spec(Node):
     refinements: tuple[Refinement, ...] = ()
     # `conform:`: the mapping of a real system's logs to this spec (None: the spec has none)
     conform: Conform | None = None
+    # `assume NAME: P`: booleans of the constants, checked once, when the model is built (TLA+'s ASSUME)
+    assumptions: tuple[Predicate, ...] = ()
 
 
 # ---------------------------------------------------------------- analyses shared by later stages

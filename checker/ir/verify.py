@@ -61,7 +61,7 @@ class _Verifier:
             if a.sends_expr is not None:
                 self.expr(a.sends_expr, scope, f"action {a.name}: its `->` target")
         for kind, preds in (("invariant", spec.invariants), ("constraint", spec.constraints),
-                            ("reachable", spec.reachables)):
+                            ("reachable", spec.reachables), ("assumption", spec.assumptions)):
             for p in preds:
                 self.expr(p.expr, {}, f"{kind} {p.name}")
                 self.same(p.expr.type, T.BOOL, f"{kind} {p.name}")

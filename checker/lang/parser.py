@@ -35,7 +35,7 @@ _TOKEN_NAMES = {
     "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
     "DEADLOCK_KW": "`deadlock`", "INIT_KW": "`init`", "PROCESS_KW": "`process`", "AWAIT_KW": "`await`",
     "GOTO_KW": "`goto`", "WHILE_KW": "`while`", "REFINES_KW": "`refines`", "IMPORT_KW": "`import`", "STRING": "a string",
-    "CONFORM_KW": "`conform`",
+    "CONFORM_KW": "`conform`", "ASSUME_KW": "`assume`",
 }
 
 # Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
@@ -46,7 +46,7 @@ _SOFT_KEYWORDS = {
     "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
     "before": ("COLON",), "after": ("COLON",), "deadlock": ("COLON",), "init": ("COLON",),
     "process": ("NAME",), "goto": ("NAME",), "refines": ("NAME", "STRING"), "import": ("STRING",),
-    "conform": ("COLON", "_NL"),
+    "conform": ("COLON", "_NL"), "assume": ("NAME", "COLON"),
 }
 # Soft keywords that begin a statement with an expression (`await queue != []`, `while x < 3:`):
 # keywords unless the next token makes the name a variable's (`await = 1`, `while[k] = 2`, a field)
@@ -804,6 +804,9 @@ class _Builder(Transformer):
     def conform_value(self, meta, c):
         text, member = c
         return (str(text)[1:-1], self.ts(text), str(member), self.ts(member))
+
+    def assume_decl(self, meta, c):
+        return S.AssumeDecl(self.sp(meta), str(c[1]), self.ts(c[1]), c[2])
 
     def invariant_decl(self, meta, c):
         return S.InvariantDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])

@@ -499,6 +499,13 @@ class InvariantDecl(Decl):
 
 
 @dataclass(frozen=True)
+class AssumeDecl(Decl):
+    """`assume NAME: P`: a boolean of the constants, checked once before exploring (TLA+'s ASSUME)."""
+
+    body: Expr
+
+
+@dataclass(frozen=True)
 class DerivedDecl(Decl):
     """`derived NAME: EXPR`: a value of each state, shown along traces (not a check)."""
 

@@ -189,6 +189,7 @@ class _Checker:
         actions = [self._recover(errors, self._check_action, d) for d in action_decls]
         # the parameters of each action (None where it has an error): `enabled(A(x))` in invariants
         self.action_params = [a.params if a is not None else None for a in actions]
+        assumptions = [self._recover(errors, self._check_predicate, d, "assumption") for d in decls if isinstance(d, S.AssumeDecl)]
         invariants = [self._recover(errors, self._check_predicate, d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
         reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
@@ -208,6 +209,7 @@ class _Checker:
         if errors:
             raise SpecError(_in_source_order(errors))
         self._check_evaluation_order()
+        self._check_assumptions(assumptions)
         for slot, var in enumerate(self.variables):
             if slot not in self.reads:
                 self.warnings.add("W201", f"variable `{var.name}` is never read", var.span,
@@ -247,6 +249,7 @@ class _Checker:
             initially=initially,
             refinements=tuple(refinements),
             conform=conform if isinstance(conform, ir.Conform) else None,
+            assumptions=tuple(assumptions),
         )
         broken = symmetry_breaks(spec)
         errors = [Diagnostic("E123", message, span, hint) for kind, span, message, hint in broken if kind == "error"]
@@ -301,6 +304,16 @@ class _Checker:
                 raise _err("E111", f"the initial value of `{v.name}` depends on "
                            f"`{self.variables[min(later)].name}`, not yet initialised", v.init.span,
                            "initial values may read constants and variables declared above")
+
+    def _check_assumptions(self, assumptions: list[ir.Predicate]) -> None:
+        """An assumption is about the constants: it is checked once, before any state exists."""
+        for p in assumptions:
+            slots, _ = ir.reads(p.expr, self.function_reads)
+            if slots:
+                name = self.variables[min(slots)].name
+                raise _err("E117", f"assumption `{p.name}` depends on state variable `{name}`", p.expr.span,
+                           "an assumption is about the constants, checked once before exploring: for a fact about "
+                           "every state, write an `invariant`")
 
     def _check_duplicates(self, decls) -> None:
         seen: dict[str, S.Decl] = {}
