@@ -652,10 +652,16 @@ class _Builder(Transformer):
         return ((), c[0])
 
     def variant_decl(self, meta, c):
-        name, desc, *items = c
+        name, word, parent, desc, *items = c
+        if word is not None and str(word) != "extends":
+            raise SpecError.single("E001", f"unexpected `{word}` after `variant {name}`", self.ts(word),
+                                   f"write `variant {name} extends {parent}:` to build on variant `{parent}`, "
+                                   f"or `variant {name} \"what it does\":`")
         text = str(desc)[1:-1] if desc is not None else None
         wrapped = tuple(i if isinstance(i, tuple) else ("add", i) for i in items)
-        return S.VariantDecl(self.sp(meta), str(name), self.ts(name), text, wrapped)
+        return S.VariantDecl(self.sp(meta), str(name), self.ts(name), text, wrapped,
+                             str(parent) if parent is not None else None,
+                             self.ts(parent) if parent is not None else None)
 
     def replace_item(self, meta, c):
         return ("replace", c[0])

@@ -621,9 +621,14 @@ class ConformDecl(Decl):
 
 @dataclass(frozen=True)
 class VariantDecl(Decl):
+    """`variant NAME [extends PARENT] ["description"]:` and its items, applied to the base spec (after
+    those of PARENT and its own parents, when it extends one: variants.py)."""
+
     CHILDREN = ("items",)
     description: str | None
     items: tuple[tuple[str, "Decl"], ...]  # ("add" | "replace", decl), ("remove", RemoveAction), ("extend", ExtendAction)
+    parent: str | None = None
+    parent_span: Span | None = None
 
 
 @dataclass(frozen=True)
