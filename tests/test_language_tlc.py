@@ -18,6 +18,11 @@ DATA = ROOT / "tests" / "data" / "language"
 
 # (spec file, tlacheck's arguments, TLA+ module, its cfg, TLC's verdict)
 CASES = [
+    ("step_conjunction.spec", [], "StepConjunction", "SPECIFICATION Spec\nPROPERTY Grows\n", "ok"),
+    ("step_conjunction.spec", ["--variant", "Reset"], "StepConjunction", "SPECIFICATION SpecReset\nPROPERTY Grows\n",
+     "temporal"),
+    ("step_conjunction.spec", ["--variant", "Overflow"], "StepConjunction",
+     "SPECIFICATION SpecOverflow\nPROPERTY Grows\n", "temporal"),
     ("assume.spec", [], "Assume", "CONSTANTS N = 4\nF = 1\nSPECIFICATION Spec\n", "ok"),
     ("assume.spec", ["-D", "N=3"], "Assume", "CONSTANTS N = 3\nF = 1\nSPECIFICATION Spec\n", "assumption"),
 ]

@@ -135,6 +135,7 @@ class _Checker:
         self.in_def = False
         self.no_state = False  # inside a theorem: state variables cannot be read
         self.in_step = False  # checking a step property: x' is the next state's x
+        self.in_property = False  # checking a temporal property's formula (not its step part)
         self.enabled_ok = False  # checking an invariant or a temporal property: enabled(A) allowed
         self.action_index: dict[str, int] = {}
         self.action_params: list = []
@@ -203,8 +204,9 @@ class _Checker:
         if errors and (self.function_reads is None or None in actions):
             raise SpecError(_in_source_order(errors))
         checked = [self._recover(errors, self._check_property, d) for d in decls if isinstance(d, S.PropertyDecl)]
-        properties = [p for p in checked if not isinstance(p, ir.Predicate)]
-        steps = [p for p in checked if isinstance(p, ir.Predicate)]
+        parts = [part for p in checked if p is not None for part in p]
+        properties = [p for p in parts if not isinstance(p, ir.Predicate)]
+        steps = [p for p in parts if isinstance(p, ir.Predicate)]
         fairness = [self._recover(errors, self._check_fairness, d) for d in decls if isinstance(d, S.FairDecl)]
         if errors:
             raise SpecError(_in_source_order(errors))
@@ -266,14 +268,14 @@ class _Checker:
         """`check(*args)`, or None after adding its error to `errors` and putting the checker back
         as it was before (scopes, inference tables, the flags a declaration sets)."""
         saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
-                 self.enabled_ok)
+                 self.enabled_ok, self.in_property)
         try:
             return check(*args)
         except SpecError as exc:
             errors.extend(exc.diagnostics)
             del self.scopes[saved[0]:]
             (self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
-             self.enabled_ok) = saved[1:]
+             self.enabled_ok, self.in_property) = saved[1:]
             self.inferring = 0
             self.inferred.clear()
             self.binders.clear()
@@ -686,18 +688,31 @@ class _Checker:
                    "a parameter is declared in the action's `(...)`; an actor label starts with a capital letter "
                    "(`by Runner`)")
 
-    def _check_property(self, d: S.PropertyDecl) -> ir.Property | ir.Predicate:
-        """A temporal property, or a step property: `always P` where P reads the next state
-        (x'), TLA+'s [][P]_vars: an ir.Predicate of two states (see _check_step)."""
-        body = d.body
-        if isinstance(body, S.Temporal) and body.op == "always" and _has_prime(body.left) \
-                and not _has_temporal(body.left):
-            return self._check_step(d, body.left)
-        self.enabled_ok = True
-        try:
-            return ir.Property(d.name, self._formula(d.body), d.name_span)
-        finally:
-            self.enabled_ok = False
+    def _check_property(self, d: S.PropertyDecl) -> list[ir.Property | ir.Predicate]:
+        """A temporal property, a step property (`always P` where P reads the next state, x':
+        TLA+'s [][P]_vars, an ir.Predicate of two states: see _check_step), or a conjunction of
+        both (`always P and always (x' >= x)`): the conjuncts that are step properties are one
+        ir.Predicate, the others one ir.Property, both under the property's name."""
+        conjuncts = _conjuncts(d.body)
+        steps = [c.left for c in conjuncts if _is_step(c)]
+        rest = [c for c in conjuncts if not _is_step(c)]
+        out: list[ir.Property | ir.Predicate] = []
+        if steps:
+            body = steps[0]
+            for more in steps[1:]:
+                body = S.BinOp(more.span, "and", body, more)
+            out.append(self._check_step(d, body))
+        if rest:
+            body = rest[0]
+            for more in rest[1:]:
+                body = S.BinOp(Span(more.span.file, body.span.line, body.span.column, more.span.end_line,
+                                    more.span.end_column), "and", body, more)
+            self.enabled_ok = self.in_property = True
+            try:
+                out.append(ir.Property(d.name, self._formula(body if steps else d.body), d.name_span))
+            finally:
+                self.enabled_ok = self.in_property = False
+        return out
 
     def _formula(self, e: S.Expr) -> ir.Formula:
         """A temporal formula: state predicates combined with always, eventually, leads_to,
@@ -816,6 +831,11 @@ class _Checker:
             self.in_step = False
 
     def _e_Primed(self, e: S.Primed, expected):
+        if not self.in_step and self.in_property:
+            raise _err("E118", "`'` (the value after a step) can be used in a property only inside an `always` "
+                       "that is the property or one of its conjuncts", e.span,
+                       "`always (x' >= x)` is a step property (TLA+'s `[][x' >= x]_vars`); join it to a temporal "
+                       "formula with `and` at the top: `property P: always x >= 0 and always (x' >= x)`")
         if not self.in_step:
             raise _err("E118", "`'` (the value after a step) can be used only in a step property", e.span,
                        "a step property compares each state with the next: `property NAME: always (x' >= x)`")
@@ -1753,6 +1773,18 @@ class _Checker:
 def _has_temporal(e: S.Node) -> bool:
     """Whether an AST expression contains always/eventually/leads_to."""
     return any(isinstance(x, S.Temporal) for x in walk(e))
+
+
+def _conjuncts(e: S.Expr) -> list[S.Expr]:
+    """The operands of the `and`s at the top of `e`."""
+    if isinstance(e, S.BinOp) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _is_step(e: S.Expr) -> bool:
+    """`always P` with P a predicate of a step (it reads x', and no temporal operator)."""
+    return isinstance(e, S.Temporal) and e.op == "always" and _has_prime(e.left) and not _has_temporal(e.left)
 
 
 def _has_prime(e: S.Node) -> bool:
