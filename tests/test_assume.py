@@ -68,7 +68,7 @@ def test_issue_38_an_assumption_reading_no_constant():
     ("const N: int = 1\nvar x: int = 0\naction A:\n    x = 1 - x\nassume N: N > 0\n", "E101",
      "`N` is declared twice"),
     ("var x: int = 0\naction A:\n    x = 1 - x\nassume Bad: enabled(A)\n", "E128",
-     "`enabled(...)` can be used only in an invariant or a temporal property"),
+     "`enabled(...)` can be used only in an invariant, a temporal property or an action"),
 ])
 def test_issue_38_assumption_misuse(text, code, message):
     d = spec_error(text)

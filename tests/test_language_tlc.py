@@ -18,6 +18,11 @@ DATA = ROOT / "tests" / "data" / "language"
 
 # (spec file, tlacheck's arguments, TLA+ module, its cfg, TLC's verdict)
 CASES = [
+    ("enabled_guard.spec", [], "EnabledGuard",
+     "CONSTANTS Procs = {p1, p2, p3}\nNoOne = NoOne\nSPECIFICATION Spec\nINVARIANT NoNeedlessGiveUp\n", "ok"),
+    ("enabled_guard.spec", ["--variant", "Impatient"], "EnabledGuard",
+     "CONSTANTS Procs = {p1, p2, p3}\nNoOne = NoOne\nSPECIFICATION SpecImpatient\nINVARIANT NoNeedlessGiveUp\n",
+     "invariant"),
     ("step_conjunction.spec", [], "StepConjunction", "SPECIFICATION Spec\nPROPERTY Grows\n", "ok"),
     ("step_conjunction.spec", ["--variant", "Reset"], "StepConjunction", "SPECIFICATION SpecReset\nPROPERTY Grows\n",
      "temporal"),

@@ -137,6 +137,8 @@ class _Checker:
         self.in_step = False  # checking a step property: x' is the next state's x
         self.in_property = False  # checking a temporal property's formula (not its step part)
         self.enabled_ok = False  # checking an invariant or a temporal property: enabled(A) allowed
+        self.in_action = False  # checking an action's (or a block's) statements: enabled(A) allowed too
+        self.assigned = False  # ... and some path to this point has assigned a variable
         self.action_index: dict[str, int] = {}
         self.action_params: list = []
         # ir.function_reads of the checked functions (None until every def body is checked), and
@@ -185,11 +187,16 @@ class _Checker:
             self.function_reads = ir.function_reads(functions)
         action_decls = [d for d in decls if isinstance(d, S.ActionDecl)]
         self.action_index = {d.name: i for i, d in enumerate(action_decls)}
+        # the parameters of each action (None where they have an error), for `enabled(A(x))` in the
+        # guards of actions declared before A; their errors are reported when the action is checked
+        self.action_params = [self._recover([], self._signature, d) for d in action_decls]
         for d in self.blocks.values():  # on their own, once: an error in a block is reported at it
             self._recover(errors, self._check_block, d)
         actions = [self._recover(errors, self._check_action, d) for d in action_decls]
-        # the parameters of each action (None where it has an error): `enabled(A(x))` in invariants
+        # the parameters of each action as checked (None where it has an error): `enabled(A(x))` in invariants
         self.action_params = [a.params if a is not None else None for a in actions]
+        if None not in actions:
+            self._recover(errors, self._check_enabled_cycles, actions)
         assumptions = [self._recover(errors, self._check_predicate, d, "assumption") for d in decls if isinstance(d, S.AssumeDecl)]
         invariants = [self._recover(errors, self._check_predicate, d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
@@ -268,14 +275,14 @@ class _Checker:
         """`check(*args)`, or None after adding its error to `errors` and putting the checker back
         as it was before (scopes, inference tables, the flags a declaration sets)."""
         saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
-                 self.enabled_ok, self.in_property)
+                 self.enabled_ok, self.in_property, self.in_action, self.assigned)
         try:
             return check(*args)
         except SpecError as exc:
             errors.extend(exc.diagnostics)
             del self.scopes[saved[0]:]
             (self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
-             self.enabled_ok, self.in_property) = saved[1:]
+             self.enabled_ok, self.in_property, self.in_action, self.assigned) = saved[1:]
             self.inferring = 0
             self.inferred.clear()
             self.binders.clear()
@@ -618,17 +625,56 @@ class _Checker:
         return ir.Function(d.name, info.params, info.returns, body, d.name_span)
 
     # ---------------------------------------------------------------- actions and predicates
+    def _signature(self, d: S.ActionDecl) -> tuple[tuple[ir.Local, ir.Expr], ...]:
+        """The action's parameters, checked on their own."""
+        self.scopes.append(_Scope())
+        try:
+            return tuple(self._generator(g) for g in d.params)
+        finally:
+            self.scopes.pop()
+
     def _check_action(self, d: S.ActionDecl) -> ir.Action:
         self.scopes.append(_Scope())
-        params = []
-        for g in d.params:
-            local, domain = self._generator(g)
-            params.append((local, domain))
-        body = self._block(d.body)
+        self.in_action, self.assigned = True, False
+        try:
+            params = []
+            for g in d.params:
+                local, domain = self._generator(g)
+                params.append((local, domain))
+            body = self._block(d.body)
+        finally:
+            self.in_action = False
         actor = self._actor(d)
         label, target = self._target(d)
         self.scopes.pop()
         return ir.Action(d.name, tuple(params), body, d.name_span, actor, label, target)
+
+    def _check_enabled_cycles(self, actions: list[ir.Action]) -> None:
+        """E128 when an action's guard asks whether it is enabled itself, directly or through the
+        guards of other actions: deciding it would never end (TLA+ refuses such a definition too)."""
+        asks: list[list[tuple[int, Span]]] = []
+        for a in actions:
+            exprs = [domain for _, domain in a.params]
+            exprs += [e for st in ir.statements(a.body) for e in ir.stmt_exprs(st)]
+            asks.append([(x.info[0], x.span) for e in exprs for x in ir.subexpressions(e)
+                         if isinstance(x, ir.Prim) and x.op == "enabled"])
+        done: set[int] = set()
+
+        def visit(i: int, path: tuple[int, ...]) -> None:
+            for j, span in asks[i]:
+                if j in path + (i,):
+                    chain = path + (i,)
+                    names = [actions[k].name for k in chain[chain.index(j):]] + [actions[j].name]
+                    raise _err("E128", f"action `{actions[j].name}` asks whether it is enabled itself "
+                               f"({' -> '.join(names)})", span,
+                               "an action's guard may ask about other actions, but whether it is enabled is "
+                               "what its guard decides: write the condition itself")
+                if j not in done:
+                    visit(j, path + (i,))
+            done.add(i)
+
+        for i in range(len(actions)):
+            visit(i, ())
 
     def _actor(self, d: S.ActionDecl) -> str | None:
         """`by NAME`: a parameter (a lane per argument), a model value or enum member, or a label
@@ -1019,7 +1065,11 @@ class _Checker:
         again (with the caller's locals out of sight, so the result is the same) to give the
         statements fresh locals: each binding in the IR is bound once."""
         params = [self._new_local(name, t) for name, t in self._block_params(d)]
-        self._block_body(d, params)
+        self.in_action, self.assigned = True, False  # its statements run in actions
+        try:
+            self._block_body(d, params)
+        finally:
+            self.in_action = False
 
     def _block_body(self, d: S.BlockDecl, params: list[ir.Local]) -> tuple[ir.Stmt, ...]:
         """The block's statements in a scope of its parameters alone: hygienic, a name in the block
@@ -1086,11 +1136,11 @@ class _Checker:
         if isinstance(s, S.Assign):
             return self._assign(s)
         if isinstance(s, S.If):
-            branches = tuple((self._bool(c, "an `if` condition"), self._block(b)) for c, b in s.branches)
-            orelse = self._block(s.orelse) if s.orelse else ()
-            return ir.IfS(s.span, branches, orelse)
+            conditions = [self._bool(c, "an `if` condition") for c, _ in s.branches]
+            bodies = self._branches([b for _, b in s.branches] + [s.orelse or ()])
+            return ir.IfS(s.span, tuple(zip(conditions, bodies[:-1])), bodies[-1])
         if isinstance(s, S.Either):
-            return ir.EitherS(s.span, tuple(self._block(b) for b in s.branches))
+            return ir.EitherS(s.span, self._branches(s.branches))
         if isinstance(s, S.With):
             self.scopes.append(_Scope())
             binders = tuple(self._generator(g) for g in s.binders)
@@ -1098,6 +1148,18 @@ class _Checker:
             self.scopes.pop()
             return ir.WithS(s.span, binders, body)
         raise AssertionError(s)  # pragma: no cover
+
+    def _branches(self, bodies) -> tuple[tuple[ir.Stmt, ...], ...]:
+        """The branches of an `if` or `either`, each after the statements before it (`assigned`: some
+        path assigns a variable before this point; after them, if one of them does)."""
+        before, after = self.assigned, False
+        out = []
+        for body in bodies:
+            self.assigned = before
+            out.append(self._block(body))
+            after = after or self.assigned
+        self.assigned = after
+        return tuple(out)
 
     def _assign(self, s: S.Assign) -> ir.AssignS:
         target = s.target
@@ -1138,6 +1200,7 @@ class _Checker:
             else:
                 raise _err("E102", f"cannot index into {t}", span, "only maps and sequences can be updated by `[...]`")
         value = self._expect(self.infer(s.value, t), t, f"the value assigned to `{name}`")
+        self.assigned = True  # `enabled(...)` after this would not ask about the state the step starts from
         bound = ir.bound_at(self.var_bounds[slot], steps)
         if bound is not None:  # checked where it is assigned: E402, E410 point at this statement
             value = ir.Prim(value.type, s.span, "check_bounds", (value, ir.bound_value(bound, s.span)),
@@ -1680,9 +1743,13 @@ class _Checker:
     def _b_enabled(self, e, expected):
         """`enabled(A)`: whether action A can take a step from the state, with some arguments
         (TLA+ `ENABLED A`, `ENABLED \\E p \\in S : A(p)` for an action with parameters)."""
-        if not self.enabled_ok or self.in_def:
-            raise _err("E128", "`enabled(...)` can be used only in an invariant or a temporal property", e.span,
-                       "write it in the `invariant` or `property` itself, not in a `def` or an action")
+        if not (self.enabled_ok or self.in_action) or self.in_def:
+            raise _err("E128", "`enabled(...)` can be used only in an invariant, a temporal property or an action",
+                       e.span, "write it in the `invariant`, `property` or action itself, not in a `def`")
+        if self.in_action and self.assigned:
+            raise _err("E128", "`enabled(...)` in an action must come before its assignments", e.span,
+                       "it asks about the state the step starts from (TLA+'s `ENABLED` in a guard): move the "
+                       "`require` above the first assignment")
         a = e.args[0]
         if isinstance(a, S.Call) and a.name in self.action_index and a.comprehension is None:
             return self._enabled_with(a)
