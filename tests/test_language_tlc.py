@@ -17,7 +17,12 @@ from tests.oracle import tlc
 DATA = ROOT / "tests" / "data" / "language"
 
 # (spec file, tlacheck's arguments, TLA+ module, its cfg, TLC's verdict)
+NARROWING = ("CONSTANTS Node = {n1, n2, n3}\nNoOne = NoOne\nSPECIFICATION Spec\nINVARIANT Exclusive\n"
+             "INVARIANT LastServed\nCONSTRAINT Small\n")
 CASES = [
+    # symmetric: the orbits, as TLC's SYMMETRY counts them; --no-symmetry: every state
+    ("option_narrowing.spec", [], "OptionNarrowing", NARROWING + "SYMMETRY Perms\n", "ok"),
+    ("option_narrowing.spec", ["--no-symmetry"], "OptionNarrowing", NARROWING, "ok"),
     ("enabled_guard.spec", [], "EnabledGuard",
      "CONSTANTS Procs = {p1, p2, p3}\nNoOne = NoOne\nSPECIFICATION Spec\nINVARIANT NoNeedlessGiveUp\n", "ok"),
     ("enabled_guard.spec", ["--variant", "Impatient"], "EnabledGuard",

@@ -139,6 +139,10 @@ class _Checker:
         self.enabled_ok = False  # checking an invariant or a temporal property: enabled(A) allowed
         self.in_action = False  # checking an action's (or a block's) statements: enabled(A) allowed too
         self.assigned = False  # ... and some path to this point has assigned a variable
+        # The options known to hold a value here (`require x != none` before, `if x != none:` around,
+        # `x != none and ...` on the left): ("var", slot) and ("local", id). A name among them reads
+        # as its value, of the option's inner type (_narrowing).
+        self.narrowed: frozenset = frozenset()
         self.action_index: dict[str, int] = {}
         self.action_params: list = []
         # ir.function_reads of the checked functions (None until every def body is checked), and
@@ -275,14 +279,14 @@ class _Checker:
         """`check(*args)`, or None after adding its error to `errors` and putting the checker back
         as it was before (scopes, inference tables, the flags a declaration sets)."""
         saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
-                 self.enabled_ok, self.in_property, self.in_action, self.assigned)
+                 self.enabled_ok, self.in_property, self.in_action, self.assigned, self.narrowed)
         try:
             return check(*args)
         except SpecError as exc:
             errors.extend(exc.diagnostics)
             del self.scopes[saved[0]:]
             (self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
-             self.enabled_ok, self.in_property, self.in_action, self.assigned) = saved[1:]
+             self.enabled_ok, self.in_property, self.in_action, self.assigned, self.narrowed) = saved[1:]
             self.inferring = 0
             self.inferred.clear()
             self.binders.clear()
@@ -1075,12 +1079,13 @@ class _Checker:
         """The block's statements in a scope of its parameters alone: hygienic, a name in the block
         means what it means at the block (never a `let` or parameter of the caller), and its `let`
         names are not seen by the caller."""
-        saved = self.scopes
+        saved, narrowed = self.scopes, self.narrowed
         self.scopes = [_Scope({p.name: p for p in params})]
+        self.narrowed = frozenset()  # what the caller knows of its options is not the block's
         try:
             return self._block(d.body)
         finally:
-            self.scopes = saved
+            self.scopes, self.narrowed = saved, narrowed
 
     def _call_block(self, s: S.BlockCall) -> tuple[ir.Stmt, ...]:
         """`name(args)`: each argument evaluated where the call stands and bound to its parameter
@@ -1109,8 +1114,13 @@ class _Checker:
         return tuple(lets) + self._block_body(d, [let.local for let in lets])
 
     # ---------------------------------------------------------------- statements
-    def _block(self, stmts) -> tuple[ir.Stmt, ...]:
+    def _block(self, stmts, facts: frozenset = frozenset()) -> tuple[ir.Stmt, ...]:
+        """The statements, with the options `facts` known to hold a value at their start. What a
+        `require` establishes holds for the statements after it in the block, until the variable is
+        assigned; after the block, what held before it, but for the variables it assigns."""
         self.scopes.append(_Scope())
+        entry = self.narrowed
+        self.narrowed = entry | facts
         out = []
         for s in stmts:
             if isinstance(s, S.BlockCall):
@@ -1119,6 +1129,10 @@ class _Checker:
                 out += self._block(s.body)
             else:
                 out.append(self._stmt(s))
+            if isinstance(s, S.Require):
+                self.narrowed |= self._facts(s.cond, True)
+            self.narrowed -= _assigned_keys(out[-1:] if not isinstance(s, (S.BlockCall, S.Scoped)) else out)
+        self.narrowed = entry - _assigned_keys(out)
         self.scopes.pop()
         return tuple(out)
 
@@ -1136,8 +1150,14 @@ class _Checker:
         if isinstance(s, S.Assign):
             return self._assign(s)
         if isinstance(s, S.If):
-            conditions = [self._bool(c, "an `if` condition") for c, _ in s.branches]
-            bodies = self._branches([b for _, b in s.branches] + [s.orelse or ()])
+            conditions, facts, otherwise = [], [], frozenset()
+            for c, _ in s.branches:  # a branch runs where its condition holds and those before it do not
+                conditions.append(self._infer_knowing(otherwise, c, T.BOOL))
+                if conditions[-1].type != T.BOOL:
+                    raise _err("E105", f"an `if` condition must be a boolean, not {conditions[-1].type}", c.span)
+                facts.append(otherwise | self._facts(c, True))
+                otherwise |= self._facts(c, False)
+            bodies = self._branches([b for _, b in s.branches] + [s.orelse or ()], facts + [otherwise])
             return ir.IfS(s.span, tuple(zip(conditions, bodies[:-1])), bodies[-1])
         if isinstance(s, S.Either):
             return ir.EitherS(s.span, self._branches(s.branches))
@@ -1149,14 +1169,15 @@ class _Checker:
             return ir.WithS(s.span, binders, body)
         raise AssertionError(s)  # pragma: no cover
 
-    def _branches(self, bodies) -> tuple[tuple[ir.Stmt, ...], ...]:
+    def _branches(self, bodies, facts=None) -> tuple[tuple[ir.Stmt, ...], ...]:
         """The branches of an `if` or `either`, each after the statements before it (`assigned`: some
-        path assigns a variable before this point; after them, if one of them does)."""
+        path assigns a variable before this point; after them, if one of them does), each knowing
+        its `facts` (the options that hold a value where it runs)."""
         before, after = self.assigned, False
         out = []
-        for body in bodies:
+        for i, body in enumerate(bodies):
             self.assigned = before
-            out.append(self._block(body))
+            out.append(self._block(body, facts[i] if facts is not None else frozenset()))
             after = after or self.assigned
         self.assigned = after
         return tuple(out)
@@ -1274,7 +1295,11 @@ class _Checker:
     # ---------------------------------------------------------------- expressions
     def _expect(self, e: ir.Expr, t: T.Type, what: str) -> ir.Expr:
         if not T.assignable(t, e.type):
-            raise _err("E102", f"{what} should be {t}, but this is {e.type}", e.span)
+            hint = None
+            if isinstance(e.type, T.OptionT) and T.assignable(t, e.type.inner):
+                hint = ("it may be none here: check that it is not none first (`require x != none`, `if x != none:`, "
+                        "`x != none and ...`), then it is a value; or give a default, `x ?? d`")
+            raise _err("E102", f"{what} should be {t}, but this is {e.type}", e.span, hint)
         return e
 
     def _bool(self, e: S.Expr, what: str) -> ir.Expr:
@@ -1312,7 +1337,8 @@ class _Checker:
         ones once per enclosing level and per expected type, 2^depth times. With it, each node
         costs at most once per distinct expected type it is given. An `_Ambiguous` outcome is
         remembered too (callers catch it and try another expected type)."""
-        key = (id(e), expected, tuple(local.id for scope in self.scopes for local in scope.names.values()))
+        key = (id(e), expected, tuple(local.id for scope in self.scopes for local in scope.names.values()),
+               self.narrowed)
         known = self.inferred.get(key)
         if known is not None:
             if isinstance(known, _Ambiguous):
@@ -1352,7 +1378,7 @@ class _Checker:
             whole = ir.LocalRef(local.local.type, e.span, local.local)
             return ir.Prim(local.type, e.span, "item", (whole,), local.index)
         if local is not None:
-            return ir.LocalRef(local.type, e.span, local)
+            return self._narrowing(("local", local.id), ir.LocalRef(local.type, e.span, local))
         if name in self.vars and self.no_state:
             raise _err("E115", f"a theorem cannot read state variable `{name}`", e.span,
                        "theorems are about functions of their `forall` variables; use an invariant for states")
@@ -1362,7 +1388,7 @@ class _Checker:
                 raise _err("E111", f"the initial value cannot read `{name}`, declared later", e.span,
                            "initial values may read constants and variables declared above")
             self.reads.add(slot)
-            return ir.VarRef(t, e.span, slot)
+            return self._narrowing(("var", slot), ir.VarRef(t, e.span, slot))
         if name in self.vars or (self.var_init_limit is not None and name in self.top_names
                                  and isinstance(self.top_names[name], S.VarDecl)):
             raise _err("E111", f"the initial value cannot read `{name}`, declared later", e.span,
@@ -1392,6 +1418,47 @@ class _Checker:
         hint = name.lower() if name.lower() in ("true", "false", "none") else suggest(name, candidates)
         raise _err("E100", f"unknown name `{name}`", e.span, f"did you mean `{hint}`?" if hint else None)
 
+    def _narrowing(self, key: tuple, ref: ir.Expr) -> ir.Expr:
+        """A read of an option known to hold a value here (`narrowed`): its value, of the inner type."""
+        if key in self.narrowed and isinstance(ref.type, T.OptionT):
+            return ir.Prim(ref.type.inner, ref.span, "unwrap", (ref,))
+        return ref
+
+    def _key(self, e: S.Expr) -> tuple | None:
+        """The narrowing key of `e` when it names an option variable or bound name (not an item)."""
+        if not isinstance(e, S.Name):
+            return None
+        local = self._lookup_local(e.name)
+        if isinstance(local, ir.Local):
+            return ("local", local.id) if isinstance(local.type, T.OptionT) else None
+        if local is None and e.name in self.vars and isinstance(self.vars[e.name][1], T.OptionT):
+            return ("var", self.vars[e.name][0])
+        return None
+
+    def _facts(self, cond: S.Expr, holds: bool) -> frozenset:
+        """The options known to hold a value where `cond` is true (`holds`) or false: `x != none`,
+        `x == none` (false), and combinations of these by and, or, not and implies."""
+        if isinstance(cond, S.Not):
+            return self._facts(cond.operand, not holds)
+        if isinstance(cond, S.BinOp):
+            if cond.op in ("==", "!=") and (isinstance(cond.left, S.NoneLit) or isinstance(cond.right, S.NoneLit)):
+                key = self._key(cond.right if isinstance(cond.left, S.NoneLit) else cond.left)
+                return frozenset([key]) if key is not None and holds == (cond.op == "!=") else frozenset()
+            if cond.op == "and" and holds or cond.op == "or" and not holds:
+                return self._facts(cond.left, holds) | self._facts(cond.right, holds)
+            if cond.op == "implies" and not holds:
+                return self._facts(cond.left, True) | self._facts(cond.right, False)
+        return frozenset()
+
+    def _infer_knowing(self, facts: frozenset, e: S.Expr, expected=None) -> ir.Expr:
+        """`e` inferred where the options `facts` are known to hold a value too."""
+        saved = self.narrowed
+        self.narrowed = saved | facts
+        try:
+            return self.infer(e, expected)
+        finally:
+            self.narrowed = saved
+
     def _atom(self, name: str, span: Span, expected) -> ir.Expr:
         options = self.atoms[name]
         if len(options) == 1:
@@ -1405,7 +1472,11 @@ class _Checker:
 
     def _e_IfExpr(self, e: S.IfExpr, expected):
         cond = self._bool(e.cond, "the condition of `if ... then ... else`")
-        then, orelse = self._pair(e.then, e.orelse, expected)
+        if self._facts(e.cond, True) or self._facts(e.cond, False):
+            then = self._infer_knowing(self._facts(e.cond, True), e.then, expected)
+            orelse = self._infer_knowing(self._facts(e.cond, False), e.orelse, then.type if expected is None else expected)
+        else:
+            then, orelse = self._pair(e.then, e.orelse, expected)
         t = T.join(then.type, orelse.type)
         if t is None:
             raise _err("E102", f"the branches of `if` have different types: {then.type} and {orelse.type}", e.span)
@@ -1441,7 +1512,11 @@ class _Checker:
         `let t = x in (if t == none then d else unwrap(t))`, where unwrap is x's value as a `T`."""
         hint = "`??` takes the value out of an option `T?`, with a value to use when it is none"
         want = T.OptionT(expected) if expected is not None and not isinstance(expected, (T.OptionT, T.AnyT)) else None
-        left = self.infer(e.left, want)
+        saved, self.narrowed = self.narrowed, frozenset()  # `x ?? d` takes the option itself
+        try:
+            left = self.infer(e.left, want)
+        finally:
+            self.narrowed = saved
         if not isinstance(left.type, T.OptionT) or isinstance(left.type.inner, T.AnyT):
             what = "`none`" if isinstance(left.type, T.OptionT) else _article(left.type)
             raise _err("E102", f"the left side of `??` should be an option, not {what}", e.left.span, hint)
@@ -1460,10 +1535,21 @@ class _Checker:
         op = e.op
         if op in ("and", "or", "implies"):
             left = self._bool(e.left, f"the left side of `{op}`")
-            right = self._bool(e.right, f"the right side of `{op}`")
+            # the right side is evaluated only where the left one is true (and, implies) or false (or)
+            right = self._infer_knowing(self._facts(e.left, op != "or"), e.right, T.BOOL)
+            if right.type != T.BOOL:
+                raise _err("E105", f"the right side of `{op}` must be a boolean, not {right.type}", e.right.span)
             return ir.Prim(T.BOOL, e.span, op, (left, right))
-        if op in ("==", "!="):
+        if op in ("==", "!=") and (isinstance(e.left, S.NoneLit) or isinstance(e.right, S.NoneLit)):
+            # `x != none` asks about the option itself, also where x is known to hold a value
+            saved, self.narrowed = self.narrowed, frozenset()
+            try:
+                left, right = self._pair(e.left, e.right)
+            finally:
+                self.narrowed = saved
+        elif op in ("==", "!="):
             left, right = self._pair(e.left, e.right)
+        if op in ("==", "!="):
             if T.join(left.type, right.type) is None:
                 raise _err("E102", f"cannot compare {left.type} with {right.type}", e.span)
             for a, b in ((left, right), (right, left)):
@@ -1559,7 +1645,8 @@ class _Checker:
         t = target.type
         if isinstance(t, T.OptionT) and isinstance(t.inner, T.RecordT):
             raise _err("E102", f"`{e.name}` is read from a {t}, which may be none", e.span,
-                       "compare with `none` first")
+                       f"check that it is not none first (`require x != none`, `x != none and x.{e.name} ...`): "
+                       "then it is the record")
         if not isinstance(t, T.RecordT):
             raise _err("E106", f"`.{e.name}` needs a record, not {t}", e.span)
         pos = t.index_of(e.name)
@@ -1632,8 +1719,9 @@ class _Checker:
         self.scopes.append(_Scope())
         gens = tuple(self._generator(g) for g in c.generators)
         cond = self._bool(c.cond, "the `if` filter") if c.cond is not None else None
-        k = self.infer(key, key_expected) if key is not None else None
-        body = self.infer(c.element, body_expected)
+        facts = self._facts(c.cond, True) if c.cond is not None else frozenset()
+        k = self._infer_knowing(facts, key, key_expected) if key is not None else None
+        body = self._infer_knowing(facts, c.element, body_expected)
         self.scopes.pop()
         return gens, cond, body, k
 
@@ -1857,6 +1945,11 @@ def _is_step(e: S.Expr) -> bool:
 def _has_prime(e: S.Node) -> bool:
     """Whether an AST expression contains `x'`."""
     return any(isinstance(x, S.Primed) for x in walk(e))
+
+
+def _assigned_keys(stmts) -> frozenset:
+    """The narrowing keys of the variables the IR statements `stmts` may assign."""
+    return frozenset(("var", st.slot) for st in ir.statements(stmts) if isinstance(st, ir.AssignS))
 
 
 def _has_local(e: ir.Expr) -> bool:
