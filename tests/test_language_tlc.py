@@ -33,6 +33,13 @@ CASES = [
      "temporal"),
     ("step_conjunction.spec", ["--variant", "Overflow"], "StepConjunction",
      "SPECIFICATION SpecOverflow\nPROPERTY Grows\n", "temporal"),
+    ("action_step.spec", [], "ActionStep", "CONSTANTS Clients = {1, 2}\nSPECIFICATION Spec\nPROPERTY WriteByHolder\n"
+     "PROPERTY EpochOnlyOnAcquire\nPROPERTY ReleaseFrees\n", "ok"),
+    ("action_step.spec", ["--variant", "Steal", "--property", "WriteByHolder", "--property", "ReleaseFrees"],
+     "ActionStep", "CONSTANTS Clients = {1, 2}\nSPECIFICATION SpecSteal\nPROPERTY WriteByHolder\nPROPERTY ReleaseFrees\n",
+     "ok"),
+    ("action_step.spec", ["--variant", "Steal"], "ActionStep",
+     "CONSTANTS Clients = {1, 2}\nSPECIFICATION SpecSteal\nPROPERTY EpochOnlyOnAcquire\n", "temporal"),
     ("assume.spec", [], "Assume", "CONSTANTS N = 4\nF = 1\nSPECIFICATION Spec\n", "ok"),
     ("assume.spec", ["-D", "N=3"], "Assume", "CONSTANTS N = 3\nF = 1\nSPECIFICATION Spec\n", "assumption"),
 ]

@@ -248,7 +248,7 @@ MIXED = """
 
 
 @pytest.mark.parametrize("name,verdict,kind", [
-    ("Mono", Verdict.INVARIANT_VIOLATED, "step"),  # Reset lowers x
+    ("Mono", Verdict.INVARIANT_VIOLATED, Check.STEP),  # Reset lowers x
     ("Both", Verdict.OK, None),
     ("Live", Verdict.OK, None),
 ])

@@ -72,7 +72,7 @@ _FAULTING = {
 
 RUNTIME_NAMES = {
     "_int_range": "int_range", "_range_domain": "range_domain", "_mul": "mul", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
-    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_enabled": "enabled", "_enabled_with": "enabled_with", "_set_min": "set_min",
+    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_enabled": "enabled", "_enabled_with": "enabled_with", "_step_of": "step_of", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_map_update": "map_update",
     "_seq_set": "seq_set", "_put": "put", "_canon_key": "canon_key", "_sorted_option": "sorted_option",
@@ -1044,6 +1044,9 @@ class _Gen:
             return f"_enabled_with(a{e.info[0]}, s, ({', '.join(self.ex(x) for x in e.args)},))"
         if e.op == "enabled":  # the action's successors from the state `s`, until the first
             return f"_enabled(a{e.info[0]}, s)"
+        if e.op == "step_of":  # in a step property (s, t): t among the action's successors of s
+            given = f"({', '.join(self.ex(x) for x in e.args)},)" if e.args else "None"
+            return f"_step_of(a{e.info[0]}, s, t, {given})"
         args = [self.ex(a) for a in e.args]
         if e.op == "range":
             return f"_int_range({args[0]}, {args[1]}, {self.where(e.span, e.op, None)})"
@@ -1370,7 +1373,7 @@ def _faults_itself(e: ir.Expr, function_reads, faulting: frozenset[int]) -> bool
         return True
     if isinstance(e, ir.CallDef) and e.index in faulting:
         return True
-    if isinstance(e, ir.Prim) and e.op == "enabled":  # the action's statements may fault
+    if isinstance(e, ir.Prim) and e.op in ("enabled", "step_of"):  # the action's statements may fault
         return True
     if isinstance(e, ir.Comp) and e.kind in ("map", "choose"):
         return True
@@ -1388,7 +1391,7 @@ def _lazy_set(e: ir.Expr) -> bool:
 
 def _cheap(e: ir.Expr) -> bool:
     """Whether `e` has no comprehension, call or operation that may build a large collection."""
-    return not any(isinstance(x, (ir.Comp, ir.CallDef)) or (isinstance(x, ir.Prim) and (x.op in _BUILDERS or x.op == "enabled"))
+    return not any(isinstance(x, (ir.Comp, ir.CallDef)) or (isinstance(x, ir.Prim) and (x.op in _BUILDERS or x.op in ("enabled", "step_of")))
                    for x in walk(e))
 
 

@@ -371,6 +371,15 @@ def enabled(action, state) -> bool:
     return False
 
 
+def step_of(action, state, succ, args: tuple | None) -> bool:
+    """`A(x, y)` (`args`) or `A` (None) in a step property: whether `succ` is a successor of
+    `state` by `action` (with those arguments), TLA+'s action used as a predicate of a step."""
+    for found, t in action(state):
+        if t == succ and (args is None or found == args):
+            return True
+    return False
+
+
 def enabled_with(action, state, args: tuple) -> bool:
     """`enabled(A(x, y))`: whether `action` has a step from `state` with the arguments `args`."""
     for found, _ in action(state):

@@ -50,6 +50,9 @@ OP_ARITY = {
     # `enabled(A)`: whether action A has a step from the state; info: (A's index, the slots it reads).
     # `enabled(A(x, y))` takes A's arguments (as many as A has parameters: ir/verify.py checks it)
     "enabled": 0,
+    # `A(x, y)` (or `A`) in a step property: whether the step (s, t) is one of action A's (with those
+    # arguments); info: (A's index, the slots it reads: every variable, before and after the step)
+    "step_of": 0,
 }
 
 # The operators, as enums whose members' names are their values: an Op is equal to its string
@@ -638,7 +641,7 @@ def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[s
         elif isinstance(x, CallDef):
             slots.update(s + x.shift for s in function_reads[x.index][0])
             consts.update(function_reads[x.index][1])
-        elif isinstance(x, Prim) and x.op == "enabled":
+        elif isinstance(x, Prim) and x.op in ("enabled", "step_of"):
             slots.update(x.info[1])
     return slots, consts
 

@@ -258,12 +258,12 @@ class _Verifier:
 
     def prim(self, e: ir.Prim, where: str) -> None:
         op, args = e.op, e.args
-        if op == "enabled" and args:  # `enabled(A(x, y))`: one argument per parameter of A, of its type
+        if op in ("enabled", "step_of") and args:  # `enabled(A(x, y))`, `A(x, y)`: one argument per parameter of A
             params = self.spec.actions[e.info[0]].params
             if len(args) != len(params):
-                self.problems.append(f"{where}: `enabled` with {len(args)} arguments, its action takes {len(params)}")
+                self.problems.append(f"{where}: `{op}` with {len(args)} arguments, its action takes {len(params)}")
             for a, (local, _) in zip(args, params):
-                self.same(a.type, local.type, f"{where}: an argument of `enabled`")
+                self.same(a.type, local.type, f"{where}: an argument of `{op}`")
             return
         if len(args) != ir.OP_ARITY[op]:
             self.problems.append(f"{where}: `{op}` with {len(args)} arguments, takes {ir.OP_ARITY[op]}")

@@ -744,8 +744,8 @@ class _Checker:
         both (`always P and always (x' >= x)`): the conjuncts that are step properties are one
         ir.Predicate, the others one ir.Property, both under the property's name."""
         conjuncts = _conjuncts(d.body)
-        steps = [c.left for c in conjuncts if _is_step(c)]
-        rest = [c for c in conjuncts if not _is_step(c)]
+        steps = [c.left for c in conjuncts if _is_step(c, self.action_index)]
+        rest = [c for c in conjuncts if not _is_step(c, self.action_index)]
         out: list[ir.Property | ir.Predicate] = []
         if steps:
             body = steps[0]
@@ -1407,6 +1407,8 @@ class _Checker:
                        f"write `{name}(...)`")
         if name in BUILTINS:
             raise _err("E103", f"`{name}` is a built-in function: call it with arguments", e.span)
+        if name in self.action_index:
+            return self._action_step(e, None)
         if name in self.top_names:
             kind = type(self.top_names[name]).__name__.replace("Decl", "").lower()
             raise _err("E100", f"`{name}` is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a value", e.span)
@@ -1759,6 +1761,12 @@ class _Checker:
         name = e.name
         if name in self.defs and self._lookup_local(name) is None:
             return self._call_def(e)
+        if name in self.action_index and self._lookup_local(name) is None:
+            return self._action_step(e, e.args)
+        if isinstance(self.top_names.get(name), S.ActionDecl) and self._lookup_local(name) is None:
+            raise _err("E134", f"action `{name}` can be used as a predicate only in a step property", e.span,
+                       f"a `def` is a value of one state; a step property asks it of each step: "
+                       f"`property P: always ({name}(...) implies ...)`")
         if name in self.blocks:
             raise _err("E103", f"`{name}` is a block: it is called as a statement, not in an expression",
                        e.name_span, f"write `{name}(...)` on a line of its own, or declare a `def` for a value")
@@ -1868,6 +1876,37 @@ class _Checker:
         self.reads.update(slots)
         return ir.Prim(T.BOOL, a.span, "enabled", args, info=(index, slots))
 
+    def _action_step(self, e: S.Call | S.Name, given) -> ir.Expr:
+        """`A(x, y)` or `A` in a step property: whether the step is a step of action A (with these
+        arguments; `A` alone, with some), TLA+'s action `A(x, y)` used as a predicate of a step
+        (`[][A(x) => B(x)]_vars`). The successors of A from the state before the step are computed
+        and the state after it looked for among them."""
+        name = e.name
+        if not self.in_step:
+            raise _err("E134", f"action `{name}` can be used as a predicate only in a step property", e.span,
+                       f"a step property asks it of each step: `property P: always ({name}{'(...)' if given else ''}"
+                       " implies ...)`; in a state, ask whether it can take a step: "
+                       f"`enabled({name}{'(...)' if given else ''})`")
+        if isinstance(e, S.Call) and e.comprehension is not None:
+            raise _err("E134", f"`{name}` takes arguments, not a generator", e.span)
+        index = self.action_index[name]
+        slots = frozenset(range(2 * len(self.vars)))
+        if given is None:
+            self.reads.update(slots)
+            return ir.Prim(T.BOOL, e.span, "step_of", (), info=(index, slots))
+        params = self.action_params[index] if index < len(self.action_params) else None
+        if params is None:  # the action has an error of its own, reported at it
+            raise _err("E134", f"`{name}(...)`: action `{name}` has an error", e.span)
+        if len(given) != len(params):
+            names = ", ".join(local.name for local, _ in params)
+            raise _err("E134", f"action `{name}` takes {len(params)} argument{'s' if len(params) != 1 else ''} "
+                       f"({names or 'none'}), not {len(given)}", e.span,
+                       f"give one value per parameter, or write `{name}` alone for a step with any of them")
+        args = tuple(self._expect(self.infer(x, local.type), local.type, f"argument `{local.name}` of `{name}`")
+                     for x, (local, _) in zip(given, params))
+        self.reads.update(slots)
+        return ir.Prim(T.BOOL, e.span, "step_of", args, info=(index, slots))
+
     def _b_head(self, e, expected):
         s = self._seq_arg(e)
         return ir.Prim(s.type.element, e.span, "head", (s,))
@@ -1937,14 +1976,23 @@ def _conjuncts(e: S.Expr) -> list[S.Expr]:
     return [e]
 
 
-def _is_step(e: S.Expr) -> bool:
-    """`always P` with P a predicate of a step (it reads x', and no temporal operator)."""
-    return isinstance(e, S.Temporal) and e.op == "always" and _has_prime(e.left) and not _has_temporal(e.left)
+def _is_step(e: S.Expr, actions=()) -> bool:
+    """`always P` with P a predicate of a step (it reads x' or names one of the `actions` as a
+    step, and has no temporal operator)."""
+    return (isinstance(e, S.Temporal) and e.op == "always" and _has_prime(e.left, actions)
+            and not _has_temporal(e.left))
 
 
-def _has_prime(e: S.Node) -> bool:
-    """Whether an AST expression contains `x'`."""
-    return any(isinstance(x, S.Primed) for x in walk(e))
+def _has_prime(e: S.Node, actions=()) -> bool:
+    """Whether an AST expression contains `x'` (or, with `actions`, names one of them: `A(x)`, `A`,
+    a step of that action, reads the state after the step too)."""
+    if isinstance(e, S.Primed):
+        return True
+    if isinstance(e, S.Call) and e.name == "enabled":
+        return False  # `enabled(A(x))` asks about the state before the step
+    if isinstance(e, (S.Call, S.Name)) and e.name in actions:
+        return True
+    return any(_has_prime(c, actions) for c in e.children())
 
 
 def _assigned_keys(stmts) -> frozenset:
