@@ -242,7 +242,7 @@ class _Gen:
         canonical = self._canonical_keys()
         actions, next_states, with_args = [], [], []
         by_args = {t.action for fair in spec.fairness for t in fair.targets
-                   if t.args is not None and any(x is not None for x in t.args)}
+                   if fair.some or (t.args is not None and any(x is not None for x in t.args))}
         for i, a in enumerate(spec.actions):
             actions.append(self._action(i, a))
             next_states.append(self._action(i, a, into=self.fresh()))
@@ -345,7 +345,9 @@ class _Gen:
 
     def _fairness(self, index: int, fair: ir.Fairness) -> tuple:
         """`fb{i}()` yields every binding of the generators; `fa{i}_{j}(s, bindings...)` gives
-        the values of target j's fixed arguments (`*` positions left out)."""
+        the values of target j's fixed arguments (`*` positions left out), or with `for some`, the
+        list of them for every value of its names that passes its filters in `s` (the third item of
+        the target's entry says which)."""
         self.at, self.owner = fair.span, ("fairness", index)
         self.emit(0, f"def fb{index}():")
         indent = 1
@@ -358,21 +360,26 @@ class _Gen:
         gen_ids = [l.id for l, _ in fair.generators]
         arg_fns = []
         for j, target in enumerate(fair.targets):
-            if target.args is None or all(a is None for a in target.args):
+            if not fair.some and (target.args is None or all(a is None for a in target.args)):
                 arg_fns.append(None)
                 continue
-            fixed = [a for a in target.args if a is not None]
+            fixed = [a for a in target.args or () if a is not None]
             name = f"fa{index}_{j}"
             params = ["s"] + [f"l{i}" for i in gen_ids]
             self.emit(0, f"def {name}({', '.join(params)}):")
             reads: set[int] = set()
-            for a in fixed:
+            for a in [*fixed, *(x for local, domain, cond in fair.some for x in (domain, cond) if x is not None)]:
                 reads |= _expr_reads(a, self.reads)
             self._unpack(1, reads)
-            self.emit(1, "return (" + "".join(self.ex(a) + ", " for a in fixed) + ")")
+            values = "(" + "".join(self.ex(a) + ", " for a in fixed) + ")"
+            if fair.some:  # every value of the `for some` names that passes the filters, a comprehension
+                loops = "".join(f" for l{local.id} in {self.domain(domain)}" + (f" if {self.ex(cond)}" if cond else "")
+                                for local, domain, cond in fair.some)
+                values = f"[{values}{loops}]"
+            self.emit(1, f"return {values}")
             self.emit(0, "")
-            positions = tuple(k for k, a in enumerate(target.args) if a is not None)
-            arg_fns.append((name, positions))
+            positions = tuple(k for k, a in enumerate(target.args or ()) if a is not None)
+            arg_fns.append((name, positions, bool(fair.some)))
         return (f"fb{index}", arg_fns)
 
     def _unpack(self, indent: int, slots) -> None:

@@ -165,7 +165,7 @@ class Model:
         self.temporal_domains = {e: (namespace[n], ids) for e, (n, ids) in generated.domains.items()}
         # per action: the `-> EXPR` target as (function of the state and the arguments, or None)
         self._sends = tuple(None if fn is None else (namespace[fn[0]], fn[1]) for fn in generated.sends)
-        self.fairness = tuple((namespace[bindings], tuple(None if fn is None else (namespace[fn[0]], fn[1]) for fn in args))
+        self.fairness = tuple((namespace[bindings], tuple(None if fn is None else (namespace[fn[0]], *fn[1:]) for fn in args))
                               for bindings, args in generated.fairness)
         # Slots each action may assign, slots each invariant reads (by name): see codegen.Generated.
         self.action_writes = tuple(generated.action_writes)

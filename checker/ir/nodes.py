@@ -461,11 +461,14 @@ class FairTarget(Node):
 class Fairness(Node):
     """`fair weak|strong A(..) or B(..) for x in S`: one condition per binding of the generators."""
 
-    CHILDREN = ("targets", "generators")
+    CHILDREN = ("targets", "generators", "some")
     strong: bool
     targets: tuple[FairTarget, ...]
     generators: tuple[tuple[Local, Expr], ...]
     span: Span
+    # `for some q in S if c`: inside the one condition, a step of a target with some such q
+    # (TLA+'s WF_vars(\E q \in S : c /\ A(q))); (local, set, condition or None), outermost first
+    some: tuple[tuple[Local, Expr, Expr | None], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,11 @@ class _Verifier:
         for i, fair in enumerate(spec.fairness):
             where = f"fairness condition {i + 1}"
             scope = self.generators(fair.generators, {}, where)
+            scope = self.generators([(local, domain) for local, domain, _ in fair.some], scope, where)
+            for _, _, cond in fair.some:
+                if cond is not None:
+                    self.expr(cond, scope, where)
+                    self.same(cond.type, T.BOOL, f"{where}: a `for some` filter")
             for target in fair.targets:
                 if not 0 <= target.action < len(spec.actions):
                     self.problems.append(f"{where}: action index {target.action} out of range")

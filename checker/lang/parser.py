@@ -615,8 +615,17 @@ class _Builder(Transformer):
         strong = c[0] == "strong"
         targets = tuple(x for x in c[1:] if isinstance(x, S.FairTarget))
         gens = tuple(x for x in c[1:] if isinstance(x, S.Generator))
+        some = tuple(x for x in c[1:] if isinstance(x, S.FairSome))
         span = self.sp(meta)
-        return S.FairDecl(span, f"fair@{span.line}", span, strong, targets, gens)
+        return S.FairDecl(span, f"fair@{span.line}", span, strong, targets, gens, some)
+
+    def fair_some(self, meta, c):
+        word, name, domain, cond = c
+        if str(word) != "some":
+            raise SpecError.single("E001", f"unexpected `{word}` after `for` in a fairness condition", self.ts(word),
+                                   f"write `for {name} in ...` (one condition per value) or `for some {name} in ...` "
+                                   "(one condition: a step with some value)")
+        return S.FairSome(self.sp(meta), S.Generator(self.sp(meta), str(name), domain), cond)
 
     def weak(self, meta, c):
         return "weak"

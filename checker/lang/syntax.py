@@ -543,13 +543,24 @@ class FairTarget(Node):
 
 
 @dataclass(frozen=True)
+class FairSome(Node):
+    """`for some q in S if c` after a fairness condition's targets: inside the one condition (TLA+'s
+    `WF_vars(\\E q \\in S : c /\\ A(q))`); `cond` a predicate of the state before the step, or None."""
+
+    CHILDREN = ("generator", "cond")
+    generator: Generator
+    cond: Expr | None
+
+
+@dataclass(frozen=True)
 class FairDecl(Decl):
     """`fair weak A(p) or B(p) for p in S`. `name` is a generated label (`fair#3`)."""
 
-    CHILDREN = ("targets", "generators")
+    CHILDREN = ("targets", "generators", "some")
     strong: bool
     targets: tuple[FairTarget, ...]
     generators: tuple[Generator, ...]
+    some: tuple[FairSome, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -824,6 +824,16 @@ class _Checker:
                            "range over a constant set with every value it can hold: fairness asks nothing of an "
                            "action while it is disabled")
             gens.append((local, domain))
+        some = []
+        for clause in d.some:  # evaluated in the state before the step: it may read the state
+            if clause.cond is not None and _has_prime(clause.cond):
+                raise _err("E118", "the `if` filter of `for some` is a condition of the state before the step: "
+                                   "`'` cannot be used there", clause.cond.span,
+                           "a condition on the step itself belongs in the action: a `require` there, or an action "
+                           "of its own for the steps that fairness is about")
+            local, domain = self._generator(clause.generator)
+            some.append((local, domain, self._bool(clause.cond, "the `if` filter of `for some`")
+                         if clause.cond is not None else None))
         targets = []
         for t in d.targets:
             if t.action not in self.action_index:
@@ -847,7 +857,7 @@ class _Checker:
                                              f"argument `{local.name}` of `{t.action}`"))
             targets.append(ir.FairTarget(index, tuple(args)))
         self.scopes.pop()
-        return ir.Fairness(d.strong, tuple(targets), tuple(gens), d.span)
+        return ir.Fairness(d.strong, tuple(targets), tuple(gens), d.span, tuple(some))
 
     def _check_theorem(self, d: S.TheoremDecl) -> ir.Theorem:
         inferred = _infer_binder_types(d, self.defs)
