@@ -20,6 +20,7 @@ DATA = ROOT / "tests" / "data" / "language"
 NARROWING = ("CONSTANTS Node = {n1, n2, n3}\nNoOne = NoOne\nSPECIFICATION Spec\nINVARIANT Exclusive\n"
              "INVARIANT LastServed\nCONSTRAINT Small\n")
 FAIR_SOME = "CONSTANTS Procs = {1, 2, 3}\nCorrect = {1, 2}\n"
+QUEUE = ("CONSTANTS Worker = {w1, w2, w3}\nCap = 2\nNoOne = NoOne\nINVARIANT Bounded\nINVARIANT Once\n")
 CASES = [
     # symmetric: the orbits, as TLC's SYMMETRY counts them; --no-symmetry: every state
     ("option_narrowing.spec", [], "OptionNarrowing", NARROWING + "SYMMETRY Perms\n", "ok"),
@@ -50,6 +51,14 @@ CASES = [
      FAIR_SOME + "SPECIFICATION SpecEvery\nPROPERTY CorrectEmpty\n", "ok"),
     ("fair_some.spec", ["--variant", "Every", "--property", "AllEmpty"], "FairSome",
      FAIR_SOME + "SPECIFICATION SpecEvery\nPROPERTY AllEmpty\n", "liveness"),
+    # a queue built from a symmetric set in every order: the orbits as TLC's SYMMETRY counts them, and
+    # every state without it; the violated variant with and without symmetry
+    ("symmetric_queue.spec", [], "SymmetricQueue", QUEUE + "SPECIFICATION Spec\nSYMMETRY Perms\n", "ok"),
+    ("symmetric_queue.spec", ["--no-symmetry"], "SymmetricQueue", QUEUE + "SPECIFICATION Spec\n", "ok"),
+    ("symmetric_queue.spec", ["--variant", "Twice"], "SymmetricQueue",
+     QUEUE + "SPECIFICATION SpecTwice\nSYMMETRY Perms\n", "invariant"),
+    ("symmetric_queue.spec", ["--variant", "Twice", "--no-symmetry"], "SymmetricQueue",
+     QUEUE + "SPECIFICATION SpecTwice\n", "invariant"),
     ("assume.spec", [], "Assume", "CONSTANTS N = 4\nF = 1\nSPECIFICATION Spec\n", "ok"),
     ("assume.spec", ["-D", "N=3"], "Assume", "CONSTANTS N = 3\nF = 1\nSPECIFICATION Spec\n", "assumption"),
 ]

@@ -66,13 +66,13 @@ _INFIX = {
 # Primitive operations that may fail at run time: op -> runtime function (last argument: where).
 _FAULTING = {
     "lookup": "_lookup", "at": "_at", "head": "_head", "tail": "_tail", "subseq": "_subseq",
-    "powerset": "_powerset", "maps": "_maps", "min": "_set_min", "max": "_set_max", "div": "_div", "mod": "_mod",
+    "powerset": "_powerset", "orderings": "_orderings", "maps": "_maps", "min": "_set_min", "max": "_set_max", "div": "_div", "mod": "_mod",
     "check_bounds": "_check_bounds",
 }
 
 RUNTIME_NAMES = {
     "_int_range": "int_range", "_range_domain": "range_domain", "_mul": "mul", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
-    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_enabled": "enabled", "_enabled_with": "enabled_with", "_step_of": "step_of", "_set_min": "set_min",
+    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_orderings": "orderings", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_enabled": "enabled", "_enabled_with": "enabled_with", "_step_of": "step_of", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_map_update": "map_update",
     "_seq_set": "seq_set", "_put": "put", "_canon_key": "canon_key", "_sorted_option": "sorted_option",
@@ -1388,7 +1388,7 @@ def _faults_itself(e: ir.Expr, function_reads, faulting: frozenset[int]) -> bool
 
 
 # Operations that may build a large collection: never computed ahead of need (see _loop_invariant).
-_BUILDERS = {"range", "powerset", "maps", "bigunion"}
+_BUILDERS = {"range", "powerset", "orderings", "maps", "bigunion"}
 
 
 def _lazy_set(e: ir.Expr) -> bool:

@@ -323,6 +323,9 @@ class Model:
             return f"the declared bound {vals[1]} of a sequence in `{detail}` is negative"
         if code == "E410":  # values: (length, limit, nested)
             return _MESSAGES[code].format(*vals, what="a sequence in" if vals[2] else "", name=detail).lstrip()
+        if code == "E408" and kind == "orderings":  # values: (size,)
+            return (f"`orderings` of a set of {vals[0]} elements would build {vals[0]}! sequences, more than the "
+                    f"2^20 a set may have (at most 9 elements)")
         if code == "E408" and kind == "range":  # values: (a, b)
             return (f"the range {vals[0]}..{vals[1]} has {_count(raw[1] - raw[0] + 1)} elements, more than "
                     f"the 2^20 a range may have to be built or iterated over")

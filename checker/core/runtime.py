@@ -10,7 +10,7 @@ and records as tuples (records in sorted field order); maps as a pair
 
 from __future__ import annotations
 
-from itertools import combinations, product
+from itertools import combinations, permutations, product
 
 
 class _NoneValue(complex):
@@ -212,6 +212,17 @@ def powerset(s, where: int):
         raise Fault("E408", where, len(s))
     items = tuple(s)  # the set built does not depend on their order
     return frozenset(frozenset(c) for n in range(len(items) + 1) for c in combinations(items, n))
+
+
+ORDERINGS_LIMIT = 9  # 9! = 362,880 sequences; 10! is over 2^20
+
+
+def orderings(s, where: int):
+    """`orderings(S)`: every sequence listing each element of `s` once (the set built does not
+    depend on the order of `s`)."""
+    if len(s) > ORDERINGS_LIMIT:
+        raise Fault("E408", where, len(s))
+    return frozenset(permutations(tuple(s)))
 
 
 MAPS_LIMIT = 1 << 20

@@ -41,7 +41,7 @@ class Local:
 # bound; `unwrap` the value inside an option known not to be none.
 OP_ARITY = {
     "not": 1, "neg": 1, "len": 1, "card": 1, "elems": 1, "domain": 1, "head": 1, "tail": 1,
-    "bigunion": 1, "unwrap": 1, "powerset": 1, "min": 1, "max": 1, "item": 1,
+    "bigunion": 1, "unwrap": 1, "powerset": 1, "orderings": 1, "min": 1, "max": 1, "item": 1,
     "and": 2, "or": 2, "implies": 2, "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
     "in": 2, "notin": 2, "subset": 2, "union": 2, "inter": 2, "diff": 2, "add": 2, "sub": 2,
     "mul": 2, "div": 2, "mod": 2, "concat": 2, "append": 2, "lookup": 2, "at": 2, "maps": 2,

@@ -26,7 +26,7 @@ from tlacheck.lang.parser import parse_expression
 # Built-in functions: name -> arity (None: takes a generator argument).
 BUILTINS = {
     "len": 1, "head": 1, "tail": 1, "append": 2, "subseq": 3, "elems": 1, "domain": 1,
-    "powerset": 1, "bigunion": 1, "min": 1, "max": 1, "maps": 2,
+    "powerset": 1, "bigunion": 1, "min": 1, "max": 1, "maps": 2, "orderings": 1,
     "all": None, "any": None, "sum": None, "choose": None, "enabled": 1,
 }
 
@@ -1952,6 +1952,13 @@ class _Checker:
     def _b_powerset(self, e, expected):
         s = self._set_arg(e)
         return ir.Prim(T.SetT(s.type), e.span, "powerset", (s,))
+
+    def _b_orderings(self, e, expected):
+        """`orderings(S)`: every sequence that lists each element of S once (a queue built from a
+        set without an order of its own: sound under symmetry, as the set of them is)."""
+        s = self._set_arg(e, 0, T.SetT(expected.element.element) if isinstance(expected, T.SetT)
+                          and isinstance(expected.element, T.SeqT) else None)
+        return ir.Prim(T.SetT(T.SeqT(s.type.element)), e.span, "orderings", (s,))
 
     def _b_maps(self, e, expected):
         d = self._set_arg(e, 0, T.SetT(expected.element.key) if isinstance(expected, T.SetT)
