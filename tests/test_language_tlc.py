@@ -21,6 +21,7 @@ NARROWING = ("CONSTANTS Node = {n1, n2, n3}\nNoOne = NoOne\nSPECIFICATION Spec\n
              "INVARIANT LastServed\nCONSTRAINT Small\n")
 FAIR_SOME = "CONSTANTS Procs = {1, 2, 3}\nCorrect = {1, 2}\n"
 QUEUE = ("CONSTANTS Worker = {w1, w2, w3}\nCap = 2\nNoOne = NoOne\nINVARIANT Bounded\nINVARIANT Once\n")
+TIMERS = "CONSTANTS Period = 2\nDelay = 1\nTimeout = {}\nSPECIFICATION Spec\n"
 CASES = [
     # symmetric: the orbits, as TLC's SYMMETRY counts them; --no-symmetry: every state
     ("option_narrowing.spec", [], "OptionNarrowing", NARROWING + "SYMMETRY Perms\n", "ok"),
@@ -59,6 +60,11 @@ CASES = [
      QUEUE + "SPECIFICATION SpecTwice\nSYMMETRY Perms\n", "invariant"),
     ("symmetric_queue.spec", ["--variant", "Twice", "--no-symmetry"], "SymmetricQueue",
      QUEUE + "SPECIFICATION SpecTwice\n", "invariant"),
+    # timers as countdowns: a timeout shorter than a period and a delay suspects a live node
+    ("timers.spec", [], "Timers", TIMERS.format(3) + "INVARIANT NoFalseSuspicion\n", "invariant"),
+    ("timers.spec", ["--property", "Detects"], "Timers", TIMERS.format(3) + "PROPERTY Detects\n", "ok"),
+    ("timers.spec", ["--variant", "Patient"], "Timers",
+     TIMERS.format(4) + "INVARIANT NoFalseSuspicion\nPROPERTY Detects\n", "ok"),
     ("assume.spec", [], "Assume", "CONSTANTS N = 4\nF = 1\nSPECIFICATION Spec\n", "ok"),
     ("assume.spec", ["-D", "N=3"], "Assume", "CONSTANTS N = 3\nF = 1\nSPECIFICATION Spec\n", "assumption"),
 ]
