@@ -49,7 +49,7 @@ class Instrumented:
                         for a in spec.actions) + spec.actions
         instrumented = dataclasses.replace(spec, variables=variables, actions=actions, invariants=(),
                                            constraints=(), properties=(), reachables=(), fairness=(),
-                                           theorems=())
+                                           theorems=(), steps=())
         self.model = compile_spec(instrumented)
         self.guards = rewrite.guards
         self.assignments = rewrite.assignments
