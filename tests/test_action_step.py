@@ -6,7 +6,9 @@ successors. Elsewhere an action is not a predicate (E134)."""
 import pytest
 
 from tlacheck.core.result import Verdict
-from tests.conftest import run, spec_error
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tests.conftest import ROOT, model_of, run, spec_error
 
 HEAD = """
 const Clients: set[int] = 1..2
@@ -96,3 +98,14 @@ def test_issue_38_an_action_is_a_predicate_only_of_a_step(decl, message, hint):
 def test_issue_38_an_action_step_predicate_checks_its_arguments():
     d = spec_error(HEAD + "property P: always (Write(true) implies true)\n")
     assert d.code == "E102" and d.message == "argument `c` of `Write` should be int, but this is bool"
+
+
+@pytest.mark.parametrize("prop,verdict", [
+    ("all(Grant(n) implies holder' == n and n in waiting for n in Node)", Verdict.OK),
+    ("all(Grant(n) implies holder != none for n in Node)", Verdict.INVARIANT_VIOLATED),
+])
+def test_issue_38_an_action_step_predicate_under_symmetry_agrees_with_every_state(prop, verdict):
+    text = (ROOT / "tests" / "data" / "language" / "option_narrowing.spec").read_text()
+    model = model_of(text + f"property P: always {prop}\n")
+    reduced, unreduced = explore(model, Options()), explore(model, Options(symmetry=False))
+    assert model.symmetry and reduced.verdict == unreduced.verdict == verdict
