@@ -28,7 +28,7 @@ action Stay:
 def test_issue_38_assumptions_that_hold_change_nothing():
     model, result = run(SPEC)
     assert result.verdict.value == "ok" and result.distinct_states == 5
-    assert [p.name for p in model.spec.assumptions] == ["Resilience", "QuorumFits"]
+    assert [p.name for p in model.ir.assumptions] == ["Resilience", "QuorumFits"]
 
 
 def test_issue_38_a_false_assumption_names_the_constants_it_reads():

@@ -204,7 +204,7 @@ GIVE_UP = (ROOT / "tests" / "data" / "language" / "enabled_guard.spec").read_tex
 def _reference(model):
     from tests.reference_explorer import reference_counts
 
-    return reference_counts(model.spec, check_deadlock=False)
+    return reference_counts(model.ir, check_deadlock=False)
 
 
 def test_issue_38_enabled_in_a_guard_is_the_other_actions_guard_written_out():

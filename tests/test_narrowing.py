@@ -127,4 +127,4 @@ def test_issue_38_the_data_spec_under_symmetry_is_the_reference_explorers_withou
 
     model = model_of((ROOT / "tests" / "data" / "language" / "option_narrowing.spec").read_text())
     ours = explore(model, Options(symmetry=False))
-    assert reference_counts(model.spec)[:2] == (ours.distinct_states, ours.states_generated)
+    assert reference_counts(model.ir)[:2] == (ours.distinct_states, ours.states_generated)

@@ -255,7 +255,7 @@ MIXED = """
 def test_issue_38_a_property_may_join_state_and_step_parts(name, verdict, kind):
     model = model_of(MIXED)
     # each property is a temporal part and a step part under its name
-    assert {p.name for p in model.spec.properties} == {"Mono", "Both", "Live"}
+    assert {p.name for p in model.ir.properties} == {"Mono", "Both", "Live"}
     assert [n for n, _ in model.steps] == ["Mono", "Both", "Live"]
     result = explore(model, Options(properties=(name,)))
     assert result.verdict == verdict

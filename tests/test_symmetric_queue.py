@@ -29,7 +29,7 @@ def test_issue_38_orderings_lists_each_element_once_in_every_order():
 
 def test_issue_38_a_queue_built_in_every_order_is_no_warning_and_keeps_the_reduction():
     model = model_of(SPEC)
-    assert not [w for w in model.spec.warnings if w.code == "W212"]
+    assert not [w for w in model.ir.warnings if w.code == "W212"]
     assert model.symmetry
 
 
@@ -60,13 +60,13 @@ def test_issue_38_the_queue_spec_is_the_reference_explorers_without_symmetry():
 
     model = model_of(SPEC)
     ours = explore(model, Options(symmetry=False))
-    assert reference_counts(model.spec)[:2] == (ours.distinct_states, ours.states_generated)
+    assert reference_counts(model.ir)[:2] == (ours.distinct_states, ours.states_generated)
 
 
 def test_issue_38_a_queue_in_the_canonical_order_is_still_a_warning():
     model = model_of(SPEC.replace("with q in orderings(waiting):\n        queue = queue + q",
                                   "queue = queue + [w for w in waiting]", 1))
-    assert [w.code for w in model.spec.warnings] == ["W212"]
+    assert [w.code for w in model.ir.warnings] == ["W212"]
 
 
 def test_issue_38_orderings_of_too_large_a_set_is_E408():

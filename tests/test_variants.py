@@ -260,8 +260,8 @@ variant FaultOnFix:
 def _explored(text: str, variant: str):
     model = build_model(Source("v.spec", text), variant=variant)
     result = explore(model, Options(collect=True, check_deadlock=False))
-    return ([a.name for a in model.spec.actions], [v.name for v in model.spec.variables],
-            [p.name for p in model.spec.invariants], result.distinct_states, result.states_generated,
+    return ([a.name for a in model.ir.actions], [v.name for v in model.ir.variables],
+            [p.name for p in model.ir.invariants], result.distinct_states, result.states_generated,
             sorted(v.name for v in result.violations))
 
 

@@ -450,7 +450,7 @@ def compile_spec(spec: ir.Spec) -> Model:
 def _check_assumptions(model: Model) -> None:
     """E133 for an `assume` that the constants' values do not satisfy (TLA+'s ASSUME), naming the
     values of the constants it reads; an evaluation error in one is reported as in a constant."""
-    spec = model.spec
+    spec = model.ir
     entries = model.generated.entries.assumptions
     function_reads = ir.function_reads(spec.functions)
     errors = []

@@ -660,7 +660,7 @@ class _Checker:
         for a in actions:
             exprs = [domain for _, domain in a.params]
             exprs += [e for st in ir.statements(a.body) for e in ir.stmt_exprs(st)]
-            asks.append([(x.info[0], x.span) for e in exprs for x in ir.subexpressions(e)
+            asks.append([(x.info[0], x.span) for e in exprs for x in walk(e)
                          if isinstance(x, ir.Prim) and x.op == "enabled"])
         done: set[int] = set()
 
