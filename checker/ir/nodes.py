@@ -554,7 +554,7 @@ class Conform:
 
 @dataclass(frozen=True)
 class Spec(Node):
-    CHILDREN = ("constants", "variables", "functions", "actions", "invariants", "constraints", "properties", "reachables", "fairness", "steps", "theorems", "derived", "initially", "refinements")
+    CHILDREN = ("constants", "variables", "functions", "actions", "invariants", "constraints", "properties", "reachables", "fairness", "steps", "theorems", "derived", "initially", "refinements", "assumptions")
     name: str
     file: str
     sorts: tuple  # SortT, in declaration order

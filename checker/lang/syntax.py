@@ -502,6 +502,7 @@ class InvariantDecl(Decl):
 class AssumeDecl(Decl):
     """`assume NAME: P`: a boolean of the constants, checked once before exploring (TLA+'s ASSUME)."""
 
+    CHILDREN = ("body",)
     body: Expr
 
 
