@@ -164,6 +164,10 @@ class Interpreter:
         if op == "powerset":
             items = R.canon(a[0])
             return frozenset(frozenset(c) for n in range(len(items) + 1) for c in combinations(items, n))
+        if op == "orderings":  # by recursion: each element first, then an ordering of the rest
+            def orders(items):
+                return [()] if not items else [(x,) + rest for x in items for rest in orders(items - {x})]
+            return frozenset(orders(frozenset(a[0])))
         if op == "maps":
             keys = tuple(R.canon(a[0]))
             return frozenset((keys, vals) for vals in product(R.canon(a[1]), repeat=len(keys)))

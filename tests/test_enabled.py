@@ -10,7 +10,7 @@ from tlacheck.core.errors import SpecError
 from tlacheck.core.result import Verdict
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options, Storage
-from tests.conftest import SPECS, model_of
+from tests.conftest import ROOT, SPECS, model_of
 from tests.test_liveness import replay_lasso
 
 # The TLA+ form, checked with TLC 2.15 (-workers 1, SPECIFICATION Spec, one PROPERTY each):
@@ -87,11 +87,14 @@ def test_enabled_of_an_action_with_parameters_is_enabled_with_some_argument():
 
 
 @pytest.mark.parametrize("text, code, message", [
-    ("def f() -> bool:\n    enabled(Up)\ninvariant I: f()", "E128", "only in an invariant or a temporal property"),
-    ("action Down:\n    require enabled(Up)\n    x = 0", "E128", "only in an invariant or a temporal property"),
+    ("def f() -> bool:\n    enabled(Up)\ninvariant I: f()", "E128",
+     "only in an invariant, a temporal property or an action"),
+    ("action Down:\n    x = 0\n    require enabled(Up)", "E128", "in an action must come before its assignments"),
+    ("action Down:\n    if x > 1:\n        x = 0\n    require enabled(Up)", "E128", "before its assignments"),
     ("invariant I: enabled(Upp)", "E128", "takes the name of an action"),
     ("invariant I: enabled(Up(1))", "E128", "takes 0 arguments (none), not 1"),
-    ("property P: always (x' >= x or enabled(Up))", "E128", "only in an invariant or a temporal property"),
+    ("property P: always (x' >= x or enabled(Up))", "E128", "only in an invariant, a temporal property or an action"),
+    ("assume A: enabled(Up)", "E128", "only in an invariant, a temporal property or an action"),
 ])
 def test_misuse_is_an_error_at_its_place(text, code, message):
     with pytest.raises(SpecError) as info:  # E114 when the search starts, E128 when the spec is read
@@ -191,3 +194,74 @@ def test_generated_specs_with_enabled_arguments_agree_with_tlc_and_the_reference
     for seed in seeds:
         o = check_seed(seed, tlc=use_tlc)
         assert o.status in ("agree", "error"), (seed, o.status, o.reason, o.diffs)
+
+
+# ---------------------------------------------------------------- issue 38: enabled(A(x)) in an action's guard
+
+GIVE_UP = (ROOT / "tests" / "data" / "language" / "enabled_guard.spec").read_text()
+
+
+def _reference(model):
+    from tests.reference_explorer import reference_counts
+
+    return reference_counts(model.ir, check_deadlock=False)
+
+
+def test_issue_38_enabled_in_a_guard_is_the_other_actions_guard_written_out():
+    """GiveUp(p)'s `not enabled(Enter(p))` is `not (owner == none and p in waiting)`, and, with p in
+    waiting, `owner != none`: the three give the same model, and the reference explorer agrees."""
+    asked = model_of(GIVE_UP)
+    written = model_of(GIVE_UP.replace("not enabled(Enter(p))", "not (owner == none and p in waiting)"))
+    simplified = model_of(GIVE_UP.replace("not enabled(Enter(p))", "owner != none"))
+    counts = [(r.distinct_states, r.states_generated, r.verdict) for r in
+              (explore(m, Options(check_deadlock=False)) for m in (asked, written, simplified))]
+    assert counts[0] == counts[1] == counts[2] and counts[0][2] == Verdict.OK
+    assert _reference(asked)[:2] == counts[0][:2]
+
+
+def test_issue_38_enabled_in_a_guard_with_workers_and_exact_storage():
+    runs = [explore(model_of(GIVE_UP), Options(check_deadlock=False, storage=storage, workers=workers))
+            for storage, workers in ((Storage.FINGERPRINT, 1), (Storage.EXACT, 1), (Storage.FINGERPRINT, 2))]
+    assert len({(r.distinct_states, r.states_generated) for r in runs}) == 1
+
+
+def test_issue_38_an_action_cannot_ask_whether_it_is_enabled_itself():
+    text = SPEC + "action Down:\n    require not enabled(Back)\n    x = 0\naction Back:\n    require enabled(Down)\n    x = 1\n"
+    with pytest.raises(SpecError) as info:
+        model_of(text)
+    d = info.value.diagnostics[0]
+    assert (d.code, d.message) == ("E128", "action `Down` asks whether it is enabled itself (Down -> Back -> Down)")
+    with pytest.raises(SpecError) as info:
+        model_of(SPEC + "action Down:\n    require not enabled(Down)\n    x = 0\n")
+    assert info.value.diagnostics[0].message == "action `Down` asks whether it is enabled itself (Down -> Down)"
+
+
+def test_issue_38_enabled_in_a_block_and_of_an_action_declared_later():
+    text = SPEC + "block careful():\n    require not enabled(Later(1))\naction Down:\n    careful()\n    x = 0\n" \
+        "action Later(k in 1..2):\n    require x == k\n    x = x + 1\n"
+    result = explore(model_of(text), Options(check_deadlock=False))
+    assert result.verdict == Verdict.OK
+    with pytest.raises(SpecError) as info:  # the block's statements run after an assignment there
+        model_of(text.replace("    careful()\n    x = 0\n", "    x = 0\n    careful()\n"))
+    assert "before its assignments" in info.value.diagnostics[0].message
+
+
+def test_issue_38_a_step_refused_after_an_enabled_guard_names_the_guard_that_failed():
+    """The explanation of a disabled step runs instrumented actions, which have a step on every path;
+    `enabled(Enter(p))` must still ask the real Enter, or a true guard is named as the one that failed."""
+    from tlacheck.output import savedtrace
+    from tlacheck.conform.replayer import Outcome, replay
+    from tlacheck.output.report import result_json
+    from tlacheck.core.source import Source
+    from tlacheck.pipeline.driver import build_model
+    import json
+
+    text = GIVE_UP + "invariant OneGivesUp: len(gaveUp) < 2\n" + \
+        "variant Once:\n    extend action GiveUp:\n        after:\n            require len(gaveUp) == 1\n"
+    base = build_model(Source("g.spec", text))
+    found = explore(base, Options(invariants=("OneGivesUp",), check_deadlock=False))
+    data = json.loads(json.dumps(result_json(base, found, "g.spec")))
+    once = build_model(Source("g.spec", text), variant="Once")
+    r = replay(once, savedtrace.load(data, once))
+    assert r.outcome == Outcome.DISABLED
+    assert r.causes[0].span.line == text.splitlines().index("            require len(gaveUp) == 1") + 1

@@ -30,7 +30,8 @@ def successors(model, state):
 
 
 def fairness_instances(model):
-    """(strong, [(action, {position: value-fn}) ...]) for every fairness condition instance."""
+    """(strong, [(action, (positions, state -> the lists of values there)) ...]) for every fairness
+    condition instance."""
     out = []
     for fair, (bind_fn, arg_fns) in zip(model.ir.fairness, model.fairness):
         for binding in bind_fn():
@@ -39,8 +40,9 @@ def fairness_instances(model):
                 if fn is None:
                     targets.append((target.action, None))
                 else:
-                    f, positions = fn
-                    targets.append((target.action, (positions, lambda s, f=f, b=binding: f(s, *b))))
+                    f, positions, some = fn  # with `for some`, f gives a list of the values
+                    targets.append((target.action, (positions, lambda s, f=f, b=binding, m=some:
+                                                    f(s, *b) if m else [f(s, *b)])))
             out.append((fair.strong, targets))
     return out
 
@@ -52,7 +54,7 @@ def matches(targets, state, action, args):
         if fixed is None:
             return True
         positions, values = fixed
-        if all(args[p] == v for p, v in zip(positions, values(state))):
+        if any(all(args[p] == v for p, v in zip(positions, found)) for found in values(state)):
             return True
     return False
 

@@ -116,7 +116,10 @@ def test_an_evaluation_error_in_a_step_property_has_its_trace():
 
 @pytest.mark.parametrize("text, message", [
     ("invariant I: x' >= x", "can be used only in a step property"),
-    ("property E: eventually x' > x", "can be used only in a step property"),
+    ("property E: eventually x' > x", "can be used in a property only inside an `always` that is the property or "
+     "one of its conjuncts"),
+    ("property E: always x >= 0 or always (x' >= x)", "only inside an `always` that is the property or one of its "
+     "conjuncts"),
     ("property S: always ((x + 1)' >= x)", "only a state variable or a `def` call can be primed"),
     ("def g(k: int) -> int: x + k\nproperty S: always (g(x)' >= 0)", "the arguments of a primed call of `g` read the state"),
     ("def f() -> int: x'\nproperty S: always (f() >= 0)", "can be used only in a step property"),
@@ -221,3 +224,64 @@ def test_a_primed_def_call_is_the_function_after_the_step():
     model, result = run(spec.replace("DY", "1"), check_deadlock=False, collect=True)
     assert sorted(v.name for v in result.violations) == ["Shrinks", "ShrinksToo"]
     assert all(len(v.trace.steps) == 2 for v in result.violations)
+
+
+# ---------------------------------------------------------------- issue 38: state and step parts in one property
+
+MIXED = """
+    var x: int = 0
+    var y: int = 0
+    action Inc:
+        require x < 3
+        x = x + 1
+    action Reset:
+        require x == 3 and y == 0
+        x = 0
+        y = 1
+    action Idle:
+        skip
+    fair weak Inc
+    property Mono: always x <= 3 and always (x' >= x)
+    property Both: always (y' >= y) and always x <= 3 and always (x' >= x or y' > y)
+    property Live: eventually x == 3 and always (y' >= y)
+    """
+
+
+@pytest.mark.parametrize("name,verdict,kind", [
+    ("Mono", Verdict.INVARIANT_VIOLATED, Check.STEP),  # Reset lowers x
+    ("Both", Verdict.OK, None),
+    ("Live", Verdict.OK, None),
+])
+def test_issue_38_a_property_may_join_state_and_step_parts(name, verdict, kind):
+    model = model_of(MIXED)
+    # each property is a temporal part and a step part under its name
+    assert {p.name for p in model.ir.properties} == {"Mono", "Both", "Live"}
+    assert [n for n, _ in model.steps] == ["Mono", "Both", "Live"]
+    result = explore(model, Options(properties=(name,)))
+    assert result.verdict == verdict
+    if kind is not None:
+        assert (result.violation.kind, result.violation.name) == (kind, name)
+        assert len(result.violation.trace.steps) == 5  # three Inc, then Reset
+
+
+def test_issue_38_each_part_of_a_joined_property_is_checked():
+    # the state part fails, the step part holds
+    _, result = run(MIXED.replace("require x < 3", "require x < 4"), properties=("Mono",))
+    assert result.verdict == Verdict.INVARIANT_VIOLATED and result.violation.kind != "step"
+    # the liveness part fails (no fairness), the step part holds
+    _, result = run(MIXED.replace("fair weak Inc", ""), properties=("Live",))
+    assert result.verdict == Verdict.LIVENESS_VIOLATED and result.violation.name == "Live"
+
+
+def test_issue_38_verify_decides_a_joined_property_as_a_property(tmp_path, capsys):
+    import json
+    import textwrap
+
+    path = tmp_path / "mixed.spec"
+    path.write_text(textwrap.dedent(MIXED) + "expect base violates Mono\nexpect base holds Live\n")
+    assert main(["verify", str(path), "--json"]) == 0
+    assert [r["got"] for r in json.loads(capsys.readouterr().out)["rows"]] == ["violates", "holds"]
+    # simulation does not decide liveness: the joined property's liveness part stays unchecked
+    main(["verify", str(path), "--json", "--simulate"])
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows[0]["got"] == "violates" and rows[1]["got"] == "unchecked"

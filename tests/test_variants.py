@@ -206,3 +206,137 @@ def test_issue_15_a_variant_replaces_init_or_gives_a_variable_a_value():
     d = info.value.diagnostics[0]
     assert (d.code, d.message, d.hint) == ("E101", "`init:` is already declared in the base spec",
                                            "write `replace init: ...` to change it")
+
+
+# ---------------------------------------------------------------- issue 38: a variant that extends another
+
+LAYERS_BASE = """\
+var x: int = 0
+var lost: bool = false
+action Inc:
+    require x < 3
+    x = x + 1
+action Idle:
+    skip
+invariant Small: x < 3
+"""
+LAYERED = LAYERS_BASE + """\
+variant Fix "stop at 2":
+    replace action Inc:
+        require x < 2
+        x = x + 1
+    var steps: int = 0
+variant FaultOnFix extends Fix "and a fault that undoes a step":
+    action Lose:
+        require x > 0 and not lost
+        x = x - 1
+        lost = true
+    invariant NeverLost: not lost
+variant Deeper extends FaultOnFix:
+    remove action Lose
+    replace invariant NeverLost: not lost or x >= 0
+expect base violates Small
+expect Fix holds Small
+expect FaultOnFix holds Small
+expect FaultOnFix violates NeverLost
+expect Deeper holds
+"""
+
+# FaultOnFix written out whole, the fix copied: what `extends` saves writing
+COPIED = LAYERS_BASE + """\
+variant FaultOnFix:
+    replace action Inc:
+        require x < 2
+        x = x + 1
+    var steps: int = 0
+    action Lose:
+        require x > 0 and not lost
+        x = x - 1
+        lost = true
+    invariant NeverLost: not lost
+"""
+
+
+def _explored(text: str, variant: str):
+    model = build_model(Source("v.spec", text), variant=variant)
+    result = explore(model, Options(collect=True, check_deadlock=False))
+    return ([a.name for a in model.ir.actions], [v.name for v in model.ir.variables],
+            [p.name for p in model.ir.invariants], result.distinct_states, result.states_generated,
+            sorted(v.name for v in result.violations))
+
+
+def test_issue_38_a_variant_that_extends_another_is_the_other_plus_its_own_items():
+    assert _explored(LAYERED, "FaultOnFix") == _explored(COPIED, "FaultOnFix")
+    actions, variables, invariants, distinct, _, violated = _explored(LAYERED, "Deeper")
+    assert actions == ["Inc", "Idle"] and variables == ["x", "lost", "steps"]
+    assert violated == [] and distinct == 3  # Fix's Inc: x in 0..2
+
+
+def test_issue_38_verify_meets_the_expectations_of_extended_variants(tmp_path, capsys):
+    from tlacheck.app.cli import main
+
+    path = tmp_path / "layered.spec"
+    path.write_text(LAYERED)
+    assert main(["verify", str(path), "--json"]) == 0
+    import json
+
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["variant"], r["check"], r["ok"]) for r in rows] == [
+        ("base", "Small", True), ("Fix", "Small", True), ("FaultOnFix", "Small", True),
+        ("FaultOnFix", "NeverLost", True), ("Deeper", "all checks", True)]
+    # its counterexample is named after the variant, as any other's
+    assert main(["counterexamples", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "layered.FaultOnFix.NeverLost.json").is_file()
+
+
+@pytest.mark.parametrize("change,variant,code,message,hint,line", [
+    ("variant FaultOnFix extends Fix \"", "FaultOnFix", None, None, None, None),
+    ("variant FaultOnFix extends Fxi \"", "base", "E100", "unknown variant `Fxi`", "did you mean `Fix`?", 14),
+    ("variant FaultOnFix extends base \"", "base", "E100", "variant `FaultOnFix` extends `base`",
+     "every variant builds on the base spec: drop `extends base`", 14),
+    # reported where the cycle closes: Deeper's `extends FaultOnFix`
+    ("variant FaultOnFix extends Deeper \"", "Fix", "E125",
+     "variant `FaultOnFix` extends itself (FaultOnFix -> Deeper -> FaultOnFix)", None, 20),
+    ("variant FaultOnFix extends FaultOnFix \"", "base", "E125",
+     "variant `FaultOnFix` extends itself (FaultOnFix -> FaultOnFix)", None, 14),
+])
+def test_issue_38_unknown_parents_and_cycles_are_errors_whichever_variant_is_checked(change, variant, code, message,
+                                                                                     hint, line):
+    text = LAYERED.replace("variant FaultOnFix extends Fix \"", change)
+    if code is None:
+        build_model(Source("v.spec", text), variant=variant)
+        return
+    with pytest.raises(SpecError) as info:
+        build_model(Source("v.spec", text), variant=variant)
+    d = info.value.diagnostics[0]
+    assert (d.code, d.message) == (code, message)
+    assert d.span.line == line and text.splitlines()[line - 1][d.span.column - 1:d.span.end_column - 1] in \
+        ("Fxi", "base", "FaultOnFix")
+    if hint is not None:
+        assert d.hint == hint
+
+
+def test_issue_38_extends_is_checked_as_a_word():
+    with pytest.raises(SpecError) as info:
+        parse(Source("v.spec", LAYERED.replace("FaultOnFix extends Fix", "FaultOnFix extend Fix")))
+    d = info.value.diagnostics[0]
+    assert (d.code, d.message) == ("E001", "unexpected `extend` after `variant FaultOnFix`")
+    assert "`variant FaultOnFix extends Fix:`" in d.hint
+    # `extends` stays a name elsewhere
+    build_model(Source("v.spec", "var extends: int = 0\naction A:\n    extends = 1 - extends\n"))
+
+
+def test_issue_38_messages_say_which_variant_declared_what():
+    text = LAYERED + "variant Again extends FaultOnFix:\n    invariant NeverLost: true\n"
+    with pytest.raises(SpecError) as info:
+        build_model(Source("v.spec", text), variant="Again")
+    assert info.value.diagnostics[0].message == "`NeverLost` is already declared in variant `FaultOnFix`"
+    text = LAYERED + "variant Again extends FaultOnFix:\n    replace action Nope:\n        skip\n"
+    with pytest.raises(SpecError) as info:
+        build_model(Source("v.spec", text), variant="Again")
+    assert info.value.diagnostics[0].message == \
+        "the base spec with variants `Fix` and `FaultOnFix` has no action `Nope` to replace"
+    text = LAYERED + "variant Again extends Fix:\n    invariant Small: true\n"
+    with pytest.raises(SpecError) as info:
+        build_model(Source("v.spec", text), variant="Again")
+    assert info.value.diagnostics[0].message == "`Small` is already declared in the base spec"

@@ -247,7 +247,9 @@ def _checks(model: Model) -> dict[str, Check]:
                         (Check.STEP, [n for n, _ in model.steps]), (Check.REACHABLE, [n for n, _ in model.reachables]),
                         (Check.THEOREM, model.theorems), (Check.REFINEMENT, [c.name for c in model.refinements])):
         for name in names:
-            out[name] = kind
+            # a property with step conjuncts (`always P and always (x' >= x)`) is a property and a
+            # step under one name: it is a property (its liveness is not decided by simulation)
+            out.setdefault(name, kind)
     return out
 
 

@@ -66,13 +66,13 @@ _INFIX = {
 # Primitive operations that may fail at run time: op -> runtime function (last argument: where).
 _FAULTING = {
     "lookup": "_lookup", "at": "_at", "head": "_head", "tail": "_tail", "subseq": "_subseq",
-    "powerset": "_powerset", "maps": "_maps", "min": "_set_min", "max": "_set_max", "div": "_div", "mod": "_mod",
+    "powerset": "_powerset", "orderings": "_orderings", "maps": "_maps", "min": "_set_min", "max": "_set_max", "div": "_div", "mod": "_mod",
     "check_bounds": "_check_bounds",
 }
 
 RUNTIME_NAMES = {
     "_int_range": "int_range", "_range_domain": "range_domain", "_mul": "mul", "_bigunion": "bigunion", "_lookup": "lookup", "_at": "at", "_head": "head",
-    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_enabled": "enabled", "_enabled_with": "enabled_with", "_set_min": "set_min",
+    "_tail": "tail", "_subseq": "subseq", "_powerset": "powerset", "_orderings": "orderings", "_maps": "all_maps", "_in_maps": "in_maps", "_in_maps_where": "in_maps_where", "_in_powerset_where": "in_powerset_where", "_memo": "memo", "_enabled": "enabled", "_enabled_with": "enabled_with", "_step_of": "step_of", "_set_min": "set_min",
     "_set_max": "set_max", "_div": "div", "_mod": "mod", "_mkmap": "mkmap", "_map_set": "map_set",
     "_map_update": "map_update",
     "_seq_set": "seq_set", "_put": "put", "_canon_key": "canon_key", "_sorted_option": "sorted_option",
@@ -105,6 +105,7 @@ class Entries:
     # per action, (s, fp, M, E): (successors, their fingerprints, the arguments of each), for the
     # actions a fairness condition with arguments targets (the behaviour graph needs them); else None
     next_states_with_args: tuple = ()
+    assumptions: tuple[str, ...] = ()  # per assumption, (s) -> bool, called with no state: it reads constants only
 
 
 @dataclass
@@ -241,7 +242,7 @@ class _Gen:
         canonical = self._canonical_keys()
         actions, next_states, with_args = [], [], []
         by_args = {t.action for fair in spec.fairness for t in fair.targets
-                   if t.args is not None and any(x is not None for x in t.args)}
+                   if fair.some or (t.args is not None and any(x is not None for x in t.args))}
         for i, a in enumerate(spec.actions):
             actions.append(self._action(i, a))
             next_states.append(self._action(i, a, into=self.fresh()))
@@ -255,9 +256,10 @@ class _Gen:
         refinements = tuple((self._predicate(f"ref{i}", r.state, ("refinement", i)),
                              self._predicate(f"refc{i}", r.constants_expr, ("refinement", i)))
                             for i, r in enumerate(spec.refinements))
+        assumptions = tuple(self._predicate(f"asm{i}", p, ("assumption", i)) for i, p in enumerate(spec.assumptions))
         entries = Entries(init, tuple(actions), tuple(next_states), checks["inv"], checks["con"], checks["reach"],
                           canonical, _CONSTANTS, steps, derived, next_states_with_args=tuple(with_args),
-                          refinements=refinements)
+                          refinements=refinements, assumptions=assumptions)
         predicates: dict = {}
         domains: dict = {}
         for i, prop in enumerate(spec.properties):
@@ -343,7 +345,9 @@ class _Gen:
 
     def _fairness(self, index: int, fair: ir.Fairness) -> tuple:
         """`fb{i}()` yields every binding of the generators; `fa{i}_{j}(s, bindings...)` gives
-        the values of target j's fixed arguments (`*` positions left out)."""
+        the values of target j's fixed arguments (`*` positions left out), or with `for some`, the
+        list of them for every value of its names that passes its filters in `s` (the third item of
+        the target's entry says which)."""
         self.at, self.owner = fair.span, ("fairness", index)
         self.emit(0, f"def fb{index}():")
         indent = 1
@@ -356,21 +360,26 @@ class _Gen:
         gen_ids = [l.id for l, _ in fair.generators]
         arg_fns = []
         for j, target in enumerate(fair.targets):
-            if target.args is None or all(a is None for a in target.args):
+            if not fair.some and (target.args is None or all(a is None for a in target.args)):
                 arg_fns.append(None)
                 continue
-            fixed = [a for a in target.args if a is not None]
+            fixed = [a for a in target.args or () if a is not None]
             name = f"fa{index}_{j}"
             params = ["s"] + [f"l{i}" for i in gen_ids]
             self.emit(0, f"def {name}({', '.join(params)}):")
             reads: set[int] = set()
-            for a in fixed:
+            for a in [*fixed, *(x for local, domain, cond in fair.some for x in (domain, cond) if x is not None)]:
                 reads |= _expr_reads(a, self.reads)
             self._unpack(1, reads)
-            self.emit(1, "return (" + "".join(self.ex(a) + ", " for a in fixed) + ")")
+            values = "(" + "".join(self.ex(a) + ", " for a in fixed) + ")"
+            if fair.some:  # every value of the `for some` names that passes the filters, a comprehension
+                loops = "".join(f" for l{local.id} in {self.domain(domain)}" + (f" if {self.ex(cond)}" if cond else "")
+                                for local, domain, cond in fair.some)
+                values = f"[{values}{loops}]"
+            self.emit(1, f"return {values}")
             self.emit(0, "")
-            positions = tuple(k for k, a in enumerate(target.args) if a is not None)
-            arg_fns.append((name, positions))
+            positions = tuple(k for k, a in enumerate(target.args or ()) if a is not None)
+            arg_fns.append((name, positions, bool(fair.some)))
         return (f"fb{index}", arg_fns)
 
     def _unpack(self, indent: int, slots) -> None:
@@ -1042,6 +1051,9 @@ class _Gen:
             return f"_enabled_with(a{e.info[0]}, s, ({', '.join(self.ex(x) for x in e.args)},))"
         if e.op == "enabled":  # the action's successors from the state `s`, until the first
             return f"_enabled(a{e.info[0]}, s)"
+        if e.op == "step_of":  # in a step property (s, t): t among the action's successors of s
+            given = f"({', '.join(self.ex(x) for x in e.args)},)" if e.args else "None"
+            return f"_step_of(a{e.info[0]}, s, t, {given})"
         args = [self.ex(a) for a in e.args]
         if e.op == "range":
             return f"_int_range({args[0]}, {args[1]}, {self.where(e.span, e.op, None)})"
@@ -1368,7 +1380,7 @@ def _faults_itself(e: ir.Expr, function_reads, faulting: frozenset[int]) -> bool
         return True
     if isinstance(e, ir.CallDef) and e.index in faulting:
         return True
-    if isinstance(e, ir.Prim) and e.op == "enabled":  # the action's statements may fault
+    if isinstance(e, ir.Prim) and e.op in ("enabled", "step_of"):  # the action's statements may fault
         return True
     if isinstance(e, ir.Comp) and e.kind in ("map", "choose"):
         return True
@@ -1376,7 +1388,7 @@ def _faults_itself(e: ir.Expr, function_reads, faulting: frozenset[int]) -> bool
 
 
 # Operations that may build a large collection: never computed ahead of need (see _loop_invariant).
-_BUILDERS = {"range", "powerset", "maps", "bigunion"}
+_BUILDERS = {"range", "powerset", "orderings", "maps", "bigunion"}
 
 
 def _lazy_set(e: ir.Expr) -> bool:
@@ -1386,7 +1398,7 @@ def _lazy_set(e: ir.Expr) -> bool:
 
 def _cheap(e: ir.Expr) -> bool:
     """Whether `e` has no comprehension, call or operation that may build a large collection."""
-    return not any(isinstance(x, (ir.Comp, ir.CallDef)) or (isinstance(x, ir.Prim) and (x.op in _BUILDERS or x.op == "enabled"))
+    return not any(isinstance(x, (ir.Comp, ir.CallDef)) or (isinstance(x, ir.Prim) and (x.op in _BUILDERS or x.op in ("enabled", "step_of")))
                    for x in walk(e))
 
 

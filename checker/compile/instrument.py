@@ -42,10 +42,14 @@ class Instrumented:
         extra = [ir.Variable("__fail", T.INT, zero, False, None, span)]
         extra += [ir.Variable(f"__wrote_{i}", T.INT, zero, False, None, span) for i in range(n)]
         variables = tuple(dataclasses.replace(v, bounds=None) for v in spec.variables) + tuple(extra)
-        actions = tuple(dataclasses.replace(a, body=rewrite.block(list(a.body))) for a in spec.actions)
+        # `enabled(B)` in an action asks the real B, appended after the instrumented actions (an
+        # instrumented action has a step on every path, so it would always be enabled)
+        real = len(spec.actions)
+        actions = tuple(dataclasses.replace(a, params=_asking(a.params, real), body=_asking(rewrite.block(list(a.body)), real))
+                        for a in spec.actions) + spec.actions
         instrumented = dataclasses.replace(spec, variables=variables, actions=actions, invariants=(),
                                            constraints=(), properties=(), reachables=(), fairness=(),
-                                           theorems=())
+                                           theorems=(), steps=())
         self.model = compile_spec(instrumented)
         self.guards = rewrite.guards
         self.assignments = rewrite.assignments
@@ -55,6 +59,20 @@ class Instrumented:
         extended = tuple(state) + (0,) * (self.n + 1)
         for args, s in self.model.actions[action](extended):
             yield args, s[self.n], s[self.n + 1:], s
+
+
+def _asking(node, offset: int):
+    """`node` (an IR expression or statement, or a tuple of them) with every `enabled(B)` asking
+    action number B + offset instead."""
+    if isinstance(node, tuple):
+        return tuple(_asking(x, offset) for x in node)
+    if isinstance(node, ir.Prim) and node.op == "enabled":
+        return dataclasses.replace(node, args=_asking(node.args, offset), info=(node.info[0] + offset, node.info[1]))
+    if isinstance(node, (ir.Expr, ir.Stmt, ir.PathStep)):
+        changed = {f.name: _asking(getattr(node, f.name), offset) for f in dataclasses.fields(node)
+                   if isinstance(getattr(node, f.name), (tuple, ir.Expr, ir.Stmt, ir.PathStep))}
+        return dataclasses.replace(node, **changed)
+    return node
 
 
 class _Instrument:

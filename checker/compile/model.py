@@ -165,7 +165,7 @@ class Model:
         self.temporal_domains = {e: (namespace[n], ids) for e, (n, ids) in generated.domains.items()}
         # per action: the `-> EXPR` target as (function of the state and the arguments, or None)
         self._sends = tuple(None if fn is None else (namespace[fn[0]], fn[1]) for fn in generated.sends)
-        self.fairness = tuple((namespace[bindings], tuple(None if fn is None else (namespace[fn[0]], fn[1]) for fn in args))
+        self.fairness = tuple((namespace[bindings], tuple(None if fn is None else (namespace[fn[0]], *fn[1:]) for fn in args))
                               for bindings, args in generated.fairness)
         # Slots each action may assign, slots each invariant reads (by name): see codegen.Generated.
         self.action_writes = tuple(generated.action_writes)
@@ -323,6 +323,9 @@ class Model:
             return f"the declared bound {vals[1]} of a sequence in `{detail}` is negative"
         if code == "E410":  # values: (length, limit, nested)
             return _MESSAGES[code].format(*vals, what="a sequence in" if vals[2] else "", name=detail).lstrip()
+        if code == "E408" and kind == "orderings":  # values: (size,)
+            return (f"`orderings` of a set of {vals[0]} elements would build {vals[0]}! sequences, more than the "
+                    f"2^20 a set may have (at most 9 elements)")
         if code == "E408" and kind == "range":  # values: (a, b)
             return (f"the range {vals[0]}..{vals[1]} has {_count(raw[1] - raw[0] + 1)} elements, more than "
                     f"the 2^20 a range may have to be built or iterated over")
@@ -440,7 +443,35 @@ def compile_spec(spec: ir.Spec) -> Model:
     except (RecursionError, MemoryError) as exc:
         raise model.limit_error(exc, "evaluating the constants") from None
     _check_symmetric_constants(model)
+    _check_assumptions(model)
     return model
+
+
+def _check_assumptions(model: Model) -> None:
+    """E133 for an `assume` that the constants' values do not satisfy (TLA+'s ASSUME), naming the
+    values of the constants it reads; an evaluation error in one is reported as in a constant."""
+    spec = model.ir
+    entries = model.generated.entries.assumptions
+    function_reads = ir.function_reads(spec.functions)
+    errors = []
+    for p, name in zip(spec.assumptions, entries):
+        try:
+            holds = model.namespace[name](())
+        except runtime.Fault as fault:
+            raise model.eval_error(fault) from None
+        except (RecursionError, MemoryError) as exc:
+            raise model.limit_error(exc, f"evaluating assumption `{p.name}`") from None
+        if holds:
+            continue
+        read = sorted(ir.reads(p.expr, function_reads)[1])
+        values = ", ".join(f"{spec.constants[i].name} = {format_value(model.constants[i], spec.constants[i].type)}"
+                           for i in read)
+        errors.append(Diagnostic("E133", f"assumption `{p.name}` is false" + (f" with {values}" if values else ""),
+                                 p.expr.span,
+                                 "the constants' values (their defaults, or -D on the command line) must satisfy it"
+                                 if read else "it reads no constant, so it is false whatever the constants are"))
+    if errors:
+        raise SpecError(errors)
 
 
 def _check_symmetric_constants(model: Model) -> None:
@@ -477,13 +508,14 @@ def _too_complex(spec: ir.Spec, generated: codegen.Generated | None, line: int |
                  "action": spec.actions, "invariant": spec.invariants, "constraint": spec.constraints,
                  "reachable": spec.reachables, "property": spec.properties, "fairness": spec.fairness,
                  "step": spec.steps, "derived": spec.derived, "initially": (spec.initially,),
-                 "refinement": spec.refinements}[kind]
+                 "refinement": spec.refinements, "assumption": spec.assumptions}[kind]
         decl = decls[index]
         span = decl.span
         what = {"variable": f"the initial states (variable `{getattr(decl, 'name', '')}`)",
                 "initially": "the initial states (the `init:` predicate)",
                 "fairness": "this fairness condition",
-                "reachable": f"reachable check `{getattr(decl, 'name', '')}`"}.get(
+                "reachable": f"reachable check `{getattr(decl, 'name', '')}`",
+                "assumption": f"assumption `{getattr(decl, 'name', '')}`"}.get(
             kind, f"{kind} `{getattr(decl, 'name', '')}`")
     hint = _LOOPS_HINT if "nested blocks" in reason else _DEPTH_HINT
     return SpecError.single("E008", f"cannot compile {what}: {reason}", span, hint)

@@ -10,7 +10,7 @@ and records as tuples (records in sorted field order); maps as a pair
 
 from __future__ import annotations
 
-from itertools import combinations, product
+from itertools import combinations, permutations, product
 
 
 class _NoneValue(complex):
@@ -214,6 +214,17 @@ def powerset(s, where: int):
     return frozenset(frozenset(c) for n in range(len(items) + 1) for c in combinations(items, n))
 
 
+ORDERINGS_LIMIT = 9  # 9! = 362,880 sequences; 10! is over 2^20
+
+
+def orderings(s, where: int):
+    """`orderings(S)`: every sequence listing each element of `s` once (the set built does not
+    depend on the order of `s`)."""
+    if len(s) > ORDERINGS_LIMIT:
+        raise Fault("E408", where, len(s))
+    return frozenset(permutations(tuple(s)))
+
+
 MAPS_LIMIT = 1 << 20
 
 
@@ -368,6 +379,15 @@ def enabled(action, state) -> bool:
     canonical order) has a step from `state`; its statements run until the first step is found."""
     for _ in action(state):
         return True
+    return False
+
+
+def step_of(action, state, succ, args: tuple | None) -> bool:
+    """`A(x, y)` (`args`) or `A` (None) in a step property: whether `succ` is a successor of
+    `state` by `action` (with those arguments), TLA+'s action used as a predicate of a step."""
+    for found, t in action(state):
+        if t == succ and (args is None or found == args):
+            return True
     return False
 
 

@@ -539,10 +539,10 @@ class Fairness:
                     by_positions = groups.setdefault(target.action, {})
                     if fn is None:
                         by_positions.setdefault((), [0, []])[0] |= bit
-                    else:
-                        f, positions = fn
+                    else:  # with `for some`, f gives the list of the values a step may have there
+                        f, positions, some = fn
                         by_positions.setdefault(positions, [0, []])[1].append(
-                            (bit, (lambda st, f=f, b=binding: f(st, *b))))
+                            (bit, (lambda st, f=f, b=binding: f(st, *b)), some))
         # action -> [(positions, mask for any arguments, [(bit, fn)] fixing them)]
         # (with a function giving the values at those positions of an argument tuple, as a tuple)
         self.plan = {a: [(positions, any_mask, fixed, _values_at(positions))
@@ -579,15 +579,16 @@ class Fairness:
                     if not fixed:
                         continue
                     table: dict = {}
-                    for bit, fn in fixed:
+                    for bit, fn, some in fixed:
                         try:
-                            v = fn(state)
+                            found = fn(state)
                         except EVAL_FAILURES as exc:
                             raise EvaluationFailed(exc, -1, "evaluating a fairness condition",
                                                    self.spans[bit.bit_length() - 1]) from None
-                        if len(positions) == 1:
-                            v, = v
-                        table[v] = table.get(v, 0) | bit
+                        for v in (found if some else (found,)):
+                            if len(positions) == 1:
+                                v, = v
+                            table[v] = table.get(v, 0) | bit
                     masks = [*map(or_, masks, map(table.get, map(values_at, args), repeat(0)))]
             if stutters is not None:  # a step to the state itself takes nothing
                 for i in compress(range(n), stutters):

@@ -41,7 +41,7 @@ class Local:
 # bound; `unwrap` the value inside an option known not to be none.
 OP_ARITY = {
     "not": 1, "neg": 1, "len": 1, "card": 1, "elems": 1, "domain": 1, "head": 1, "tail": 1,
-    "bigunion": 1, "unwrap": 1, "powerset": 1, "min": 1, "max": 1, "item": 1,
+    "bigunion": 1, "unwrap": 1, "powerset": 1, "orderings": 1, "min": 1, "max": 1, "item": 1,
     "and": 2, "or": 2, "implies": 2, "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
     "in": 2, "notin": 2, "subset": 2, "union": 2, "inter": 2, "diff": 2, "add": 2, "sub": 2,
     "mul": 2, "div": 2, "mod": 2, "concat": 2, "append": 2, "lookup": 2, "at": 2, "maps": 2,
@@ -50,6 +50,9 @@ OP_ARITY = {
     # `enabled(A)`: whether action A has a step from the state; info: (A's index, the slots it reads).
     # `enabled(A(x, y))` takes A's arguments (as many as A has parameters: ir/verify.py checks it)
     "enabled": 0,
+    # `A(x, y)` (or `A`) in a step property: whether the step (s, t) is one of action A's (with those
+    # arguments); info: (A's index, the slots it reads: every variable, before and after the step)
+    "step_of": 0,
 }
 
 # The operators, as enums whose members' names are their values: an Op is equal to its string
@@ -458,11 +461,14 @@ class FairTarget(Node):
 class Fairness(Node):
     """`fair weak|strong A(..) or B(..) for x in S`: one condition per binding of the generators."""
 
-    CHILDREN = ("targets", "generators")
+    CHILDREN = ("targets", "generators", "some")
     strong: bool
     targets: tuple[FairTarget, ...]
     generators: tuple[tuple[Local, Expr], ...]
     span: Span
+    # `for some q in S if c`: inside the one condition, a step of a target with some such q
+    # (TLA+'s WF_vars(\E q \in S : c /\ A(q))); (local, set, condition or None), outermost first
+    some: tuple[tuple[Local, Expr, Expr | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -548,7 +554,7 @@ class Conform:
 
 @dataclass(frozen=True)
 class Spec(Node):
-    CHILDREN = ("constants", "variables", "functions", "actions", "invariants", "constraints", "properties", "reachables", "fairness", "steps", "theorems", "derived", "initially", "refinements")
+    CHILDREN = ("constants", "variables", "functions", "actions", "invariants", "constraints", "properties", "reachables", "fairness", "steps", "theorems", "derived", "initially", "refinements", "assumptions")
     name: str
     file: str
     sorts: tuple  # SortT, in declaration order
@@ -581,6 +587,8 @@ class Spec(Node):
     refinements: tuple[Refinement, ...] = ()
     # `conform:`: the mapping of a real system's logs to this spec (None: the spec has none)
     conform: Conform | None = None
+    # `assume NAME: P`: booleans of the constants, checked once, when the model is built (TLA+'s ASSUME)
+    assumptions: tuple[Predicate, ...] = ()
 
 
 # ---------------------------------------------------------------- analyses shared by later stages
@@ -636,7 +644,7 @@ def reads(e: Expr, function_reads: list[tuple[frozenset, frozenset]]) -> tuple[s
         elif isinstance(x, CallDef):
             slots.update(s + x.shift for s in function_reads[x.index][0])
             consts.update(function_reads[x.index][1])
-        elif isinstance(x, Prim) and x.op == "enabled":
+        elif isinstance(x, Prim) and x.op in ("enabled", "step_of"):
             slots.update(x.info[1])
     return slots, consts
 

@@ -73,10 +73,12 @@ def _problem(x: Node, sorts: frozenset[str]) -> tuple[str, str, str] | None:
             if mentions(domain.type, sorts):
                 sort = _sort_of(domain.type, sorts)
                 what = "`choose` takes the first" if x.kind == ir.CompKind.choose else "the sequence is built"
+                hint = ("make the choice unique (or the order irrelevant), or " if x.kind == ir.CompKind.choose else
+                        "take every order instead, `with q in orderings(S):` (sound under symmetry), or ")
                 return ("warning", f"{what} in canonical order, which depends on how the members of the "
                                    f"symmetric set {sort} are numbered: the reduction is sound only if the result "
-                                   f"does not depend on it", "make the choice unique (or the order irrelevant), or "
-                                   "drop `symmetric` (check with --no-symmetry that the counts of violations agree)")
+                                   f"does not depend on it", hint + "drop `symmetric` (check with --no-symmetry "
+                                   "that the counts of violations agree)")
     return None
 
 

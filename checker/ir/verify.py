@@ -61,7 +61,7 @@ class _Verifier:
             if a.sends_expr is not None:
                 self.expr(a.sends_expr, scope, f"action {a.name}: its `->` target")
         for kind, preds in (("invariant", spec.invariants), ("constraint", spec.constraints),
-                            ("reachable", spec.reachables)):
+                            ("reachable", spec.reachables), ("assumption", spec.assumptions)):
             for p in preds:
                 self.expr(p.expr, {}, f"{kind} {p.name}")
                 self.same(p.expr.type, T.BOOL, f"{kind} {p.name}")
@@ -87,6 +87,11 @@ class _Verifier:
         for i, fair in enumerate(spec.fairness):
             where = f"fairness condition {i + 1}"
             scope = self.generators(fair.generators, {}, where)
+            scope = self.generators([(local, domain) for local, domain, _ in fair.some], scope, where)
+            for _, _, cond in fair.some:
+                if cond is not None:
+                    self.expr(cond, scope, where)
+                    self.same(cond.type, T.BOOL, f"{where}: a `for some` filter")
             for target in fair.targets:
                 if not 0 <= target.action < len(spec.actions):
                     self.problems.append(f"{where}: action index {target.action} out of range")
@@ -258,12 +263,12 @@ class _Verifier:
 
     def prim(self, e: ir.Prim, where: str) -> None:
         op, args = e.op, e.args
-        if op == "enabled" and args:  # `enabled(A(x, y))`: one argument per parameter of A, of its type
+        if op in ("enabled", "step_of") and args:  # `enabled(A(x, y))`, `A(x, y)`: one argument per parameter of A
             params = self.spec.actions[e.info[0]].params
             if len(args) != len(params):
-                self.problems.append(f"{where}: `enabled` with {len(args)} arguments, its action takes {len(params)}")
+                self.problems.append(f"{where}: `{op}` with {len(args)} arguments, its action takes {len(params)}")
             for a, (local, _) in zip(args, params):
-                self.same(a.type, local.type, f"{where}: an argument of `enabled`")
+                self.same(a.type, local.type, f"{where}: an argument of `{op}`")
             return
         if len(args) != ir.OP_ARITY[op]:
             self.problems.append(f"{where}: `{op}` with {len(args)} arguments, takes {ir.OP_ARITY[op]}")

@@ -36,7 +36,7 @@ _TOKEN_NAMES = {
     "TYPE_KW": "`type`", "BLOCK_KW": "`block`", "EXTEND_KW": "`extend`", "BEFORE_KW": "`before`", "AFTER_KW": "`after`",
     "DEADLOCK_KW": "`deadlock`", "INIT_KW": "`init`", "PROCESS_KW": "`process`", "AWAIT_KW": "`await`",
     "GOTO_KW": "`goto`", "WHILE_KW": "`while`", "REFINES_KW": "`refines`", "IMPORT_KW": "`import`", "STRING": "a string",
-    "CONFORM_KW": "`conform`",
+    "CONFORM_KW": "`conform`", "ASSUME_KW": "`assume`",
 }
 
 # Soft keywords: a name at the start of a line (or after `replace`), outside brackets, followed
@@ -47,7 +47,7 @@ _SOFT_KEYWORDS = {
     "type": ("NAME", "EQUAL"), "block": ("NAME", "LPAR"), "extend": ("ACTION",),
     "before": ("COLON",), "after": ("COLON",), "deadlock": ("COLON",), "init": ("COLON",),
     "process": ("NAME",), "goto": ("NAME",), "refines": ("NAME", "STRING"), "import": ("STRING",),
-    "conform": ("COLON", "_NL"),
+    "conform": ("COLON", "_NL"), "assume": ("NAME", "COLON"),
 }
 # Soft keywords that begin a statement with an expression (`await queue != []`, `while x < 3:`):
 # keywords unless the next token makes the name a variable's (`await = 1`, `while[k] = 2`, a field)
@@ -739,8 +739,17 @@ class _Builder(Transformer):
         strong = c[0] == "strong"
         targets = tuple(x for x in c[1:] if isinstance(x, S.FairTarget))
         gens = tuple(x for x in c[1:] if isinstance(x, S.Generator))
+        some = tuple(x for x in c[1:] if isinstance(x, S.FairSome))
         span = self.sp(meta)
-        return S.FairDecl(span, f"fair@{span.line}", span, strong, targets, gens)
+        return S.FairDecl(span, f"fair@{span.line}", span, strong, targets, gens, some)
+
+    def fair_some(self, meta, c):
+        word, name, domain, cond = c
+        if str(word) != "some":
+            raise SpecError.single("E001", f"unexpected `{word}` after `for` in a fairness condition", self.ts(word),
+                                   f"write `for {name} in ...` (one condition per value) or `for some {name} in ...` "
+                                   "(one condition: a step with some value)")
+        return S.FairSome(self.sp(meta), S.Generator(self.sp(meta), str(name), domain), cond)
 
     def weak(self, meta, c):
         return "weak"
@@ -776,10 +785,16 @@ class _Builder(Transformer):
         return ((), c[0])
 
     def variant_decl(self, meta, c):
-        name, desc, *items = c
+        name, word, parent, desc, *items = c
+        if word is not None and str(word) != "extends":
+            raise SpecError.single("E001", f"unexpected `{word}` after `variant {name}`", self.ts(word),
+                                   f"write `variant {name} extends {parent}:` to build on variant `{parent}`, "
+                                   f"or `variant {name} \"what it does\":`")
         text = str(desc)[1:-1] if desc is not None else None
         wrapped = tuple(i if isinstance(i, tuple) else ("add", i) for i in items)
-        return S.VariantDecl(self.sp(meta), str(name), self.ts(name), text, wrapped)
+        return S.VariantDecl(self.sp(meta), str(name), self.ts(name), text, wrapped,
+                             str(parent) if parent is not None else None,
+                             self.ts(parent) if parent is not None else None)
 
     def replace_item(self, meta, c):
         return ("replace", c[0])
@@ -928,6 +943,9 @@ class _Builder(Transformer):
     def conform_value(self, meta, c):
         text, member = c
         return (str(text)[1:-1], self.ts(text), str(member), self.ts(member))
+
+    def assume_decl(self, meta, c):
+        return S.AssumeDecl(self.sp(meta), str(c[1]), self.ts(c[1]), c[2])
 
     def invariant_decl(self, meta, c):
         return S.InvariantDecl(self.sp(meta), str(c[0]), self.ts(c[0]), c[1])

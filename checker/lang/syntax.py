@@ -499,6 +499,14 @@ class InvariantDecl(Decl):
 
 
 @dataclass(frozen=True)
+class AssumeDecl(Decl):
+    """`assume NAME: P`: a boolean of the constants, checked once before exploring (TLA+'s ASSUME)."""
+
+    CHILDREN = ("body",)
+    body: Expr
+
+
+@dataclass(frozen=True)
 class DerivedDecl(Decl):
     """`derived NAME: EXPR`: a value of each state, shown along traces (not a check)."""
 
@@ -536,13 +544,24 @@ class FairTarget(Node):
 
 
 @dataclass(frozen=True)
+class FairSome(Node):
+    """`for some q in S if c` after a fairness condition's targets: inside the one condition (TLA+'s
+    `WF_vars(\\E q \\in S : c /\\ A(q))`); `cond` a predicate of the state before the step, or None."""
+
+    CHILDREN = ("generator", "cond")
+    generator: Generator
+    cond: Expr | None
+
+
+@dataclass(frozen=True)
 class FairDecl(Decl):
     """`fair weak A(p) or B(p) for p in S`. `name` is a generated label (`fair#3`)."""
 
-    CHILDREN = ("targets", "generators")
+    CHILDREN = ("targets", "generators", "some")
     strong: bool
     targets: tuple[FairTarget, ...]
     generators: tuple[Generator, ...]
+    some: tuple[FairSome, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -614,9 +633,14 @@ class ConformDecl(Decl):
 
 @dataclass(frozen=True)
 class VariantDecl(Decl):
+    """`variant NAME [extends PARENT] ["description"]:` and its items, applied to the base spec (after
+    those of PARENT and its own parents, when it extends one: variants.py)."""
+
     CHILDREN = ("items",)
     description: str | None
     items: tuple[tuple[str, "Decl"], ...]  # ("add" | "replace", decl), ("remove", RemoveAction), ("extend", ExtendAction)
+    parent: str | None = None
+    parent_span: Span | None = None
 
 
 @dataclass(frozen=True)

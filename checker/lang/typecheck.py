@@ -26,7 +26,7 @@ from tlacheck.lang.parser import parse_expression
 # Built-in functions: name -> arity (None: takes a generator argument).
 BUILTINS = {
     "len": 1, "head": 1, "tail": 1, "append": 2, "subseq": 3, "elems": 1, "domain": 1,
-    "powerset": 1, "bigunion": 1, "min": 1, "max": 1, "maps": 2,
+    "powerset": 1, "bigunion": 1, "min": 1, "max": 1, "maps": 2, "orderings": 1,
     "all": None, "any": None, "sum": None, "choose": None, "enabled": 1,
 }
 
@@ -135,7 +135,14 @@ class _Checker:
         self.in_def = False
         self.no_state = False  # inside a theorem: state variables cannot be read
         self.in_step = False  # checking a step property: x' is the next state's x
+        self.in_property = False  # checking a temporal property's formula (not its step part)
         self.enabled_ok = False  # checking an invariant or a temporal property: enabled(A) allowed
+        self.in_action = False  # checking an action's (or a block's) statements: enabled(A) allowed too
+        self.assigned = False  # ... and some path to this point has assigned a variable
+        # The options known to hold a value here (`require x != none` before, `if x != none:` around,
+        # `x != none and ...` on the left): ("var", slot) and ("local", id). A name among them reads
+        # as its value, of the option's inner type (_narrowing).
+        self.narrowed: frozenset = frozenset()
         self.action_index: dict[str, int] = {}
         self.action_params: list = []
         # ir.function_reads of the checked functions (None until every def body is checked), and
@@ -184,11 +191,17 @@ class _Checker:
             self.function_reads = ir.function_reads(functions)
         action_decls = [d for d in decls if isinstance(d, S.ActionDecl)]
         self.action_index = {d.name: i for i, d in enumerate(action_decls)}
+        # the parameters of each action (None where they have an error), for `enabled(A(x))` in the
+        # guards of actions declared before A; their errors are reported when the action is checked
+        self.action_params = [self._recover([], self._signature, d) for d in action_decls]
         for d in self.blocks.values():  # on their own, once: an error in a block is reported at it
             self._recover(errors, self._check_block, d)
         actions = [self._recover(errors, self._check_action, d) for d in action_decls]
-        # the parameters of each action (None where it has an error): `enabled(A(x))` in invariants
+        # the parameters of each action as checked (None where it has an error): `enabled(A(x))` in invariants
         self.action_params = [a.params if a is not None else None for a in actions]
+        if None not in actions:
+            self._recover(errors, self._check_enabled_cycles, actions)
+        assumptions = [self._recover(errors, self._check_predicate, d, "assumption") for d in decls if isinstance(d, S.AssumeDecl)]
         invariants = [self._recover(errors, self._check_predicate, d, "invariant") for d in decls if isinstance(d, S.InvariantDecl)]
         constraints = [self._recover(errors, self._check_predicate, d, "constraint") for d in decls if isinstance(d, S.ConstraintDecl)]
         reachables = [self._recover(errors, self._check_predicate, d, "reachable check") for d in decls if isinstance(d, S.ReachableDecl)]
@@ -202,12 +215,14 @@ class _Checker:
         if errors and (self.function_reads is None or None in actions):
             raise SpecError(_in_source_order(errors))
         checked = [self._recover(errors, self._check_property, d) for d in decls if isinstance(d, S.PropertyDecl)]
-        properties = [p for p in checked if not isinstance(p, ir.Predicate)]
-        steps = [p for p in checked if isinstance(p, ir.Predicate)]
+        parts = [part for p in checked if p is not None for part in p]
+        properties = [p for p in parts if not isinstance(p, ir.Predicate)]
+        steps = [p for p in parts if isinstance(p, ir.Predicate)]
         fairness = [self._recover(errors, self._check_fairness, d) for d in decls if isinstance(d, S.FairDecl)]
         if errors:
             raise SpecError(_in_source_order(errors))
         self._check_evaluation_order()
+        self._check_assumptions(assumptions)
         for slot, var in enumerate(self.variables):
             if slot not in self.reads:
                 self.warnings.add("W201", f"variable `{var.name}` is never read", var.span,
@@ -247,6 +262,7 @@ class _Checker:
             initially=initially,
             refinements=tuple(refinements),
             conform=conform if isinstance(conform, ir.Conform) else None,
+            assumptions=tuple(assumptions),
         )
         broken = symmetry_breaks(spec)
         errors = [Diagnostic("E123", message, span, hint) for kind, span, message, hint in broken if kind == "error"]
@@ -263,14 +279,14 @@ class _Checker:
         """`check(*args)`, or None after adding its error to `errors` and putting the checker back
         as it was before (scopes, inference tables, the flags a declaration sets)."""
         saved = (len(self.scopes), self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
-                 self.enabled_ok)
+                 self.enabled_ok, self.in_property, self.in_action, self.assigned, self.narrowed)
         try:
             return check(*args)
         except SpecError as exc:
             errors.extend(exc.diagnostics)
             del self.scopes[saved[0]:]
             (self.in_def, self.no_state, self.var_init_limit, self.defer_bounds, self.in_step,
-             self.enabled_ok) = saved[1:]
+             self.enabled_ok, self.in_property, self.in_action, self.assigned, self.narrowed) = saved[1:]
             self.inferring = 0
             self.inferred.clear()
             self.binders.clear()
@@ -301,6 +317,16 @@ class _Checker:
                 raise _err("E111", f"the initial value of `{v.name}` depends on "
                            f"`{self.variables[min(later)].name}`, not yet initialised", v.init.span,
                            "initial values may read constants and variables declared above")
+
+    def _check_assumptions(self, assumptions: list[ir.Predicate]) -> None:
+        """An assumption is about the constants: it is checked once, before any state exists."""
+        for p in assumptions:
+            slots, _ = ir.reads(p.expr, self.function_reads)
+            if slots:
+                name = self.variables[min(slots)].name
+                raise _err("E117", f"assumption `{p.name}` depends on state variable `{name}`", p.expr.span,
+                           "an assumption is about the constants, checked once before exploring: for a fact about "
+                           "every state, write an `invariant`")
 
     def _check_duplicates(self, decls) -> None:
         seen: dict[str, S.Decl] = {}
@@ -603,17 +629,56 @@ class _Checker:
         return ir.Function(d.name, info.params, info.returns, body, d.name_span)
 
     # ---------------------------------------------------------------- actions and predicates
+    def _signature(self, d: S.ActionDecl) -> tuple[tuple[ir.Local, ir.Expr], ...]:
+        """The action's parameters, checked on their own."""
+        self.scopes.append(_Scope())
+        try:
+            return tuple(self._generator(g) for g in d.params)
+        finally:
+            self.scopes.pop()
+
     def _check_action(self, d: S.ActionDecl) -> ir.Action:
         self.scopes.append(_Scope())
-        params = []
-        for g in d.params:
-            local, domain = self._generator(g)
-            params.append((local, domain))
-        body = self._block(d.body)
+        self.in_action, self.assigned = True, False
+        try:
+            params = []
+            for g in d.params:
+                local, domain = self._generator(g)
+                params.append((local, domain))
+            body = self._block(d.body)
+        finally:
+            self.in_action = False
         actor = self._actor(d)
         label, target = self._target(d)
         self.scopes.pop()
         return ir.Action(d.name, tuple(params), body, d.name_span, actor, label, target)
+
+    def _check_enabled_cycles(self, actions: list[ir.Action]) -> None:
+        """E128 when an action's guard asks whether it is enabled itself, directly or through the
+        guards of other actions: deciding it would never end (TLA+ refuses such a definition too)."""
+        asks: list[list[tuple[int, Span]]] = []
+        for a in actions:
+            exprs = [domain for _, domain in a.params]
+            exprs += [e for st in ir.statements(a.body) for e in ir.stmt_exprs(st)]
+            asks.append([(x.info[0], x.span) for e in exprs for x in walk(e)
+                         if isinstance(x, ir.Prim) and x.op == "enabled"])
+        done: set[int] = set()
+
+        def visit(i: int, path: tuple[int, ...]) -> None:
+            for j, span in asks[i]:
+                if j in path + (i,):
+                    chain = path + (i,)
+                    names = [actions[k].name for k in chain[chain.index(j):]] + [actions[j].name]
+                    raise _err("E128", f"action `{actions[j].name}` asks whether it is enabled itself "
+                               f"({' -> '.join(names)})", span,
+                               "an action's guard may ask about other actions, but whether it is enabled is "
+                               "what its guard decides: write the condition itself")
+                if j not in done:
+                    visit(j, path + (i,))
+            done.add(i)
+
+        for i in range(len(actions)):
+            visit(i, ())
 
     def _actor(self, d: S.ActionDecl) -> str | None:
         """`by NAME`: a parameter (a lane per argument), a model value or enum member, or a label
@@ -673,18 +738,31 @@ class _Checker:
                    "a parameter is declared in the action's `(...)`; an actor label starts with a capital letter "
                    "(`by Runner`)")
 
-    def _check_property(self, d: S.PropertyDecl) -> ir.Property | ir.Predicate:
-        """A temporal property, or a step property: `always P` where P reads the next state
-        (x'), TLA+'s [][P]_vars: an ir.Predicate of two states (see _check_step)."""
-        body = d.body
-        if isinstance(body, S.Temporal) and body.op == "always" and _has_prime(body.left) \
-                and not _has_temporal(body.left):
-            return self._check_step(d, body.left)
-        self.enabled_ok = True
-        try:
-            return ir.Property(d.name, self._formula(d.body), d.name_span)
-        finally:
-            self.enabled_ok = False
+    def _check_property(self, d: S.PropertyDecl) -> list[ir.Property | ir.Predicate]:
+        """A temporal property, a step property (`always P` where P reads the next state, x':
+        TLA+'s [][P]_vars, an ir.Predicate of two states: see _check_step), or a conjunction of
+        both (`always P and always (x' >= x)`): the conjuncts that are step properties are one
+        ir.Predicate, the others one ir.Property, both under the property's name."""
+        conjuncts = _conjuncts(d.body)
+        steps = [c.left for c in conjuncts if _is_step(c, self.action_index)]
+        rest = [c for c in conjuncts if not _is_step(c, self.action_index)]
+        out: list[ir.Property | ir.Predicate] = []
+        if steps:
+            body = steps[0]
+            for more in steps[1:]:
+                body = S.BinOp(more.span, "and", body, more)
+            out.append(self._check_step(d, body))
+        if rest:
+            body = rest[0]
+            for more in rest[1:]:
+                body = S.BinOp(Span(more.span.file, body.span.line, body.span.column, more.span.end_line,
+                                    more.span.end_column), "and", body, more)
+            self.enabled_ok = self.in_property = True
+            try:
+                out.append(ir.Property(d.name, self._formula(body if steps else d.body), d.name_span))
+            finally:
+                self.enabled_ok = self.in_property = False
+        return out
 
     def _formula(self, e: S.Expr) -> ir.Formula:
         """A temporal formula: state predicates combined with always, eventually, leads_to,
@@ -746,6 +824,16 @@ class _Checker:
                            "range over a constant set with every value it can hold: fairness asks nothing of an "
                            "action while it is disabled")
             gens.append((local, domain))
+        some = []
+        for clause in d.some:  # evaluated in the state before the step: it may read the state
+            if clause.cond is not None and _has_prime(clause.cond):
+                raise _err("E118", "the `if` filter of `for some` is a condition of the state before the step: "
+                                   "`'` cannot be used there", clause.cond.span,
+                           "a condition on the step itself belongs in the action: a `require` there, or an action "
+                           "of its own for the steps that fairness is about")
+            local, domain = self._generator(clause.generator)
+            some.append((local, domain, self._bool(clause.cond, "the `if` filter of `for some`")
+                         if clause.cond is not None else None))
         targets = []
         for t in d.targets:
             if t.action not in self.action_index:
@@ -769,7 +857,7 @@ class _Checker:
                                              f"argument `{local.name}` of `{t.action}`"))
             targets.append(ir.FairTarget(index, tuple(args)))
         self.scopes.pop()
-        return ir.Fairness(d.strong, tuple(targets), tuple(gens), d.span)
+        return ir.Fairness(d.strong, tuple(targets), tuple(gens), d.span, tuple(some))
 
     def _check_theorem(self, d: S.TheoremDecl) -> ir.Theorem:
         inferred = _infer_binder_types(d, self.defs)
@@ -803,6 +891,11 @@ class _Checker:
             self.in_step = False
 
     def _e_Primed(self, e: S.Primed, expected):
+        if not self.in_step and self.in_property:
+            raise _err("E118", "`'` (the value after a step) can be used in a property only inside an `always` "
+                       "that is the property or one of its conjuncts", e.span,
+                       "`always (x' >= x)` is a step property (TLA+'s `[][x' >= x]_vars`); join it to a temporal "
+                       "formula with `and` at the top: `property P: always x >= 0 and always (x' >= x)`")
         if not self.in_step:
             raise _err("E118", "`'` (the value after a step) can be used only in a step property", e.span,
                        "a step property compares each state with the next: `property NAME: always (x' >= x)`")
@@ -986,18 +1079,23 @@ class _Checker:
         again (with the caller's locals out of sight, so the result is the same) to give the
         statements fresh locals: each binding in the IR is bound once."""
         params = [self._new_local(name, t) for name, t in self._block_params(d)]
-        self._block_body(d, params)
+        self.in_action, self.assigned = True, False  # its statements run in actions
+        try:
+            self._block_body(d, params)
+        finally:
+            self.in_action = False
 
     def _block_body(self, d: S.BlockDecl, params: list[ir.Local]) -> tuple[ir.Stmt, ...]:
         """The block's statements in a scope of its parameters alone: hygienic, a name in the block
         means what it means at the block (never a `let` or parameter of the caller), and its `let`
         names are not seen by the caller."""
-        saved = self.scopes
+        saved, narrowed = self.scopes, self.narrowed
         self.scopes = [_Scope({p.name: p for p in params})]
+        self.narrowed = frozenset()  # what the caller knows of its options is not the block's
         try:
             return self._block(d.body)
         finally:
-            self.scopes = saved
+            self.scopes, self.narrowed = saved, narrowed
 
     def _call_block(self, s: S.BlockCall) -> tuple[ir.Stmt, ...]:
         """`name(args)`: each argument evaluated where the call stands and bound to its parameter
@@ -1026,8 +1124,13 @@ class _Checker:
         return tuple(lets) + self._block_body(d, [let.local for let in lets])
 
     # ---------------------------------------------------------------- statements
-    def _block(self, stmts) -> tuple[ir.Stmt, ...]:
+    def _block(self, stmts, facts: frozenset = frozenset()) -> tuple[ir.Stmt, ...]:
+        """The statements, with the options `facts` known to hold a value at their start. What a
+        `require` establishes holds for the statements after it in the block, until the variable is
+        assigned; after the block, what held before it, but for the variables it assigns."""
         self.scopes.append(_Scope())
+        entry = self.narrowed
+        self.narrowed = entry | facts
         out = []
         for s in stmts:
             if isinstance(s, S.BlockCall):
@@ -1036,6 +1139,10 @@ class _Checker:
                 out += self._block(s.body)
             else:
                 out.append(self._stmt(s))
+            if isinstance(s, S.Require):
+                self.narrowed |= self._facts(s.cond, True)
+            self.narrowed -= _assigned_keys(out[-1:] if not isinstance(s, (S.BlockCall, S.Scoped)) else out)
+        self.narrowed = entry - _assigned_keys(out)
         self.scopes.pop()
         return tuple(out)
 
@@ -1053,11 +1160,17 @@ class _Checker:
         if isinstance(s, S.Assign):
             return self._assign(s)
         if isinstance(s, S.If):
-            branches = tuple((self._bool(c, "an `if` condition"), self._block(b)) for c, b in s.branches)
-            orelse = self._block(s.orelse) if s.orelse else ()
-            return ir.IfS(s.span, branches, orelse)
+            conditions, facts, otherwise = [], [], frozenset()
+            for c, _ in s.branches:  # a branch runs where its condition holds and those before it do not
+                conditions.append(self._infer_knowing(otherwise, c, T.BOOL))
+                if conditions[-1].type != T.BOOL:
+                    raise _err("E105", f"an `if` condition must be a boolean, not {conditions[-1].type}", c.span)
+                facts.append(otherwise | self._facts(c, True))
+                otherwise |= self._facts(c, False)
+            bodies = self._branches([b for _, b in s.branches] + [s.orelse or ()], facts + [otherwise])
+            return ir.IfS(s.span, tuple(zip(conditions, bodies[:-1])), bodies[-1])
         if isinstance(s, S.Either):
-            return ir.EitherS(s.span, tuple(self._block(b) for b in s.branches))
+            return ir.EitherS(s.span, self._branches(s.branches))
         if isinstance(s, S.With):
             self.scopes.append(_Scope())
             binders = tuple(self._generator(g) for g in s.binders)
@@ -1065,6 +1178,19 @@ class _Checker:
             self.scopes.pop()
             return ir.WithS(s.span, binders, body)
         raise AssertionError(s)  # pragma: no cover
+
+    def _branches(self, bodies, facts=None) -> tuple[tuple[ir.Stmt, ...], ...]:
+        """The branches of an `if` or `either`, each after the statements before it (`assigned`: some
+        path assigns a variable before this point; after them, if one of them does), each knowing
+        its `facts` (the options that hold a value where it runs)."""
+        before, after = self.assigned, False
+        out = []
+        for i, body in enumerate(bodies):
+            self.assigned = before
+            out.append(self._block(body, facts[i] if facts is not None else frozenset()))
+            after = after or self.assigned
+        self.assigned = after
+        return tuple(out)
 
     def _assign(self, s: S.Assign) -> ir.AssignS:
         target = s.target
@@ -1105,6 +1231,7 @@ class _Checker:
             else:
                 raise _err("E102", f"cannot index into {t}", span, "only maps and sequences can be updated by `[...]`")
         value = self._expect(self.infer(s.value, t), t, f"the value assigned to `{name}`")
+        self.assigned = True  # `enabled(...)` after this would not ask about the state the step starts from
         bound = ir.bound_at(self.var_bounds[slot], steps)
         if bound is not None:  # checked where it is assigned: E402, E410 point at this statement
             value = ir.Prim(value.type, s.span, "check_bounds", (value, ir.bound_value(bound, s.span)),
@@ -1178,7 +1305,11 @@ class _Checker:
     # ---------------------------------------------------------------- expressions
     def _expect(self, e: ir.Expr, t: T.Type, what: str) -> ir.Expr:
         if not T.assignable(t, e.type):
-            raise _err("E102", f"{what} should be {t}, but this is {e.type}", e.span)
+            hint = None
+            if isinstance(e.type, T.OptionT) and T.assignable(t, e.type.inner):
+                hint = ("it may be none here: check that it is not none first (`require x != none`, `if x != none:`, "
+                        "`x != none and ...`), then it is a value; or give a default, `x ?? d`")
+            raise _err("E102", f"{what} should be {t}, but this is {e.type}", e.span, hint)
         return e
 
     def _bool(self, e: S.Expr, what: str) -> ir.Expr:
@@ -1216,7 +1347,8 @@ class _Checker:
         ones once per enclosing level and per expected type, 2^depth times. With it, each node
         costs at most once per distinct expected type it is given. An `_Ambiguous` outcome is
         remembered too (callers catch it and try another expected type)."""
-        key = (id(e), expected, tuple(local.id for scope in self.scopes for local in scope.names.values()))
+        key = (id(e), expected, tuple(local.id for scope in self.scopes for local in scope.names.values()),
+               self.narrowed)
         known = self.inferred.get(key)
         if known is not None:
             if isinstance(known, _Ambiguous):
@@ -1256,7 +1388,7 @@ class _Checker:
             whole = ir.LocalRef(local.local.type, e.span, local.local)
             return ir.Prim(local.type, e.span, "item", (whole,), local.index)
         if local is not None:
-            return ir.LocalRef(local.type, e.span, local)
+            return self._narrowing(("local", local.id), ir.LocalRef(local.type, e.span, local))
         if name in self.vars and self.no_state:
             raise _err("E115", f"a theorem cannot read state variable `{name}`", e.span,
                        "theorems are about functions of their `forall` variables; use an invariant for states")
@@ -1266,7 +1398,7 @@ class _Checker:
                 raise _err("E111", f"the initial value cannot read `{name}`, declared later", e.span,
                            "initial values may read constants and variables declared above")
             self.reads.add(slot)
-            return ir.VarRef(t, e.span, slot)
+            return self._narrowing(("var", slot), ir.VarRef(t, e.span, slot))
         if name in self.vars or (self.var_init_limit is not None and name in self.top_names
                                  and isinstance(self.top_names[name], S.VarDecl)):
             raise _err("E111", f"the initial value cannot read `{name}`, declared later", e.span,
@@ -1285,6 +1417,8 @@ class _Checker:
                        f"write `{name}(...)`")
         if name in BUILTINS:
             raise _err("E103", f"`{name}` is a built-in function: call it with arguments", e.span)
+        if name in self.action_index:
+            return self._action_step(e, None)
         if name in self.top_names:
             kind = type(self.top_names[name]).__name__.replace("Decl", "").lower()
             raise _err("E100", f"`{name}` is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a value", e.span)
@@ -1295,6 +1429,47 @@ class _Checker:
             candidates += list(scope.names)
         hint = name.lower() if name.lower() in ("true", "false", "none") else suggest(name, candidates)
         raise _err("E100", f"unknown name `{name}`", e.span, f"did you mean `{hint}`?" if hint else None)
+
+    def _narrowing(self, key: tuple, ref: ir.Expr) -> ir.Expr:
+        """A read of an option known to hold a value here (`narrowed`): its value, of the inner type."""
+        if key in self.narrowed and isinstance(ref.type, T.OptionT):
+            return ir.Prim(ref.type.inner, ref.span, "unwrap", (ref,))
+        return ref
+
+    def _key(self, e: S.Expr) -> tuple | None:
+        """The narrowing key of `e` when it names an option variable or bound name (not an item)."""
+        if not isinstance(e, S.Name):
+            return None
+        local = self._lookup_local(e.name)
+        if isinstance(local, ir.Local):
+            return ("local", local.id) if isinstance(local.type, T.OptionT) else None
+        if local is None and e.name in self.vars and isinstance(self.vars[e.name][1], T.OptionT):
+            return ("var", self.vars[e.name][0])
+        return None
+
+    def _facts(self, cond: S.Expr, holds: bool) -> frozenset:
+        """The options known to hold a value where `cond` is true (`holds`) or false: `x != none`,
+        `x == none` (false), and combinations of these by and, or, not and implies."""
+        if isinstance(cond, S.Not):
+            return self._facts(cond.operand, not holds)
+        if isinstance(cond, S.BinOp):
+            if cond.op in ("==", "!=") and (isinstance(cond.left, S.NoneLit) or isinstance(cond.right, S.NoneLit)):
+                key = self._key(cond.right if isinstance(cond.left, S.NoneLit) else cond.left)
+                return frozenset([key]) if key is not None and holds == (cond.op == "!=") else frozenset()
+            if cond.op == "and" and holds or cond.op == "or" and not holds:
+                return self._facts(cond.left, holds) | self._facts(cond.right, holds)
+            if cond.op == "implies" and not holds:
+                return self._facts(cond.left, True) | self._facts(cond.right, False)
+        return frozenset()
+
+    def _infer_knowing(self, facts: frozenset, e: S.Expr, expected=None) -> ir.Expr:
+        """`e` inferred where the options `facts` are known to hold a value too."""
+        saved = self.narrowed
+        self.narrowed = saved | facts
+        try:
+            return self.infer(e, expected)
+        finally:
+            self.narrowed = saved
 
     def _atom(self, name: str, span: Span, expected) -> ir.Expr:
         options = self.atoms[name]
@@ -1309,7 +1484,11 @@ class _Checker:
 
     def _e_IfExpr(self, e: S.IfExpr, expected):
         cond = self._bool(e.cond, "the condition of `if ... then ... else`")
-        then, orelse = self._pair(e.then, e.orelse, expected)
+        if self._facts(e.cond, True) or self._facts(e.cond, False):
+            then = self._infer_knowing(self._facts(e.cond, True), e.then, expected)
+            orelse = self._infer_knowing(self._facts(e.cond, False), e.orelse, then.type if expected is None else expected)
+        else:
+            then, orelse = self._pair(e.then, e.orelse, expected)
         t = T.join(then.type, orelse.type)
         if t is None:
             raise _err("E102", f"the branches of `if` have different types: {then.type} and {orelse.type}", e.span)
@@ -1345,7 +1524,11 @@ class _Checker:
         `let t = x in (if t == none then d else unwrap(t))`, where unwrap is x's value as a `T`."""
         hint = "`??` takes the value out of an option `T?`, with a value to use when it is none"
         want = T.OptionT(expected) if expected is not None and not isinstance(expected, (T.OptionT, T.AnyT)) else None
-        left = self.infer(e.left, want)
+        saved, self.narrowed = self.narrowed, frozenset()  # `x ?? d` takes the option itself
+        try:
+            left = self.infer(e.left, want)
+        finally:
+            self.narrowed = saved
         if not isinstance(left.type, T.OptionT) or isinstance(left.type.inner, T.AnyT):
             what = "`none`" if isinstance(left.type, T.OptionT) else _article(left.type)
             raise _err("E102", f"the left side of `??` should be an option, not {what}", e.left.span, hint)
@@ -1364,10 +1547,21 @@ class _Checker:
         op = e.op
         if op in ("and", "or", "implies"):
             left = self._bool(e.left, f"the left side of `{op}`")
-            right = self._bool(e.right, f"the right side of `{op}`")
+            # the right side is evaluated only where the left one is true (and, implies) or false (or)
+            right = self._infer_knowing(self._facts(e.left, op != "or"), e.right, T.BOOL)
+            if right.type != T.BOOL:
+                raise _err("E105", f"the right side of `{op}` must be a boolean, not {right.type}", e.right.span)
             return ir.Prim(T.BOOL, e.span, op, (left, right))
-        if op in ("==", "!="):
+        if op in ("==", "!=") and (isinstance(e.left, S.NoneLit) or isinstance(e.right, S.NoneLit)):
+            # `x != none` asks about the option itself, also where x is known to hold a value
+            saved, self.narrowed = self.narrowed, frozenset()
+            try:
+                left, right = self._pair(e.left, e.right)
+            finally:
+                self.narrowed = saved
+        elif op in ("==", "!="):
             left, right = self._pair(e.left, e.right)
+        if op in ("==", "!="):
             if T.join(left.type, right.type) is None:
                 raise _err("E102", f"cannot compare {left.type} with {right.type}", e.span)
             for a, b in ((left, right), (right, left)):
@@ -1463,7 +1657,8 @@ class _Checker:
         t = target.type
         if isinstance(t, T.OptionT) and isinstance(t.inner, T.RecordT):
             raise _err("E102", f"`{e.name}` is read from a {t}, which may be none", e.span,
-                       "compare with `none` first")
+                       f"check that it is not none first (`require x != none`, `x != none and x.{e.name} ...`): "
+                       "then it is the record")
         if not isinstance(t, T.RecordT):
             raise _err("E106", f"`.{e.name}` needs a record, not {t}", e.span)
         pos = t.index_of(e.name)
@@ -1536,8 +1731,9 @@ class _Checker:
         self.scopes.append(_Scope())
         gens = tuple(self._generator(g) for g in c.generators)
         cond = self._bool(c.cond, "the `if` filter") if c.cond is not None else None
-        k = self.infer(key, key_expected) if key is not None else None
-        body = self.infer(c.element, body_expected)
+        facts = self._facts(c.cond, True) if c.cond is not None else frozenset()
+        k = self._infer_knowing(facts, key, key_expected) if key is not None else None
+        body = self._infer_knowing(facts, c.element, body_expected)
         self.scopes.pop()
         return gens, cond, body, k
 
@@ -1575,6 +1771,12 @@ class _Checker:
         name = e.name
         if name in self.defs and self._lookup_local(name) is None:
             return self._call_def(e)
+        if name in self.action_index and self._lookup_local(name) is None:
+            return self._action_step(e, e.args)
+        if isinstance(self.top_names.get(name), S.ActionDecl) and self._lookup_local(name) is None:
+            raise _err("E134", f"action `{name}` can be used as a predicate only in a step property", e.span,
+                       f"a `def` is a value of one state; a step property asks it of each step: "
+                       f"`property P: always ({name}(...) implies ...)`")
         if name in self.blocks:
             raise _err("E103", f"`{name}` is a block: it is called as a statement, not in an expression",
                        e.name_span, f"write `{name}(...)` on a line of its own, or declare a `def` for a value")
@@ -1647,9 +1849,13 @@ class _Checker:
     def _b_enabled(self, e, expected):
         """`enabled(A)`: whether action A can take a step from the state, with some arguments
         (TLA+ `ENABLED A`, `ENABLED \\E p \\in S : A(p)` for an action with parameters)."""
-        if not self.enabled_ok or self.in_def:
-            raise _err("E128", "`enabled(...)` can be used only in an invariant or a temporal property", e.span,
-                       "write it in the `invariant` or `property` itself, not in a `def` or an action")
+        if not (self.enabled_ok or self.in_action) or self.in_def:
+            raise _err("E128", "`enabled(...)` can be used only in an invariant, a temporal property or an action",
+                       e.span, "write it in the `invariant`, `property` or action itself, not in a `def`")
+        if self.in_action and self.assigned:
+            raise _err("E128", "`enabled(...)` in an action must come before its assignments", e.span,
+                       "it asks about the state the step starts from (TLA+'s `ENABLED` in a guard): move the "
+                       "`require` above the first assignment")
         a = e.args[0]
         if isinstance(a, S.Call) and a.name in self.action_index and a.comprehension is None:
             return self._enabled_with(a)
@@ -1679,6 +1885,37 @@ class _Checker:
         slots = frozenset(range(len(self.vars)))
         self.reads.update(slots)
         return ir.Prim(T.BOOL, a.span, "enabled", args, info=(index, slots))
+
+    def _action_step(self, e: S.Call | S.Name, given) -> ir.Expr:
+        """`A(x, y)` or `A` in a step property: whether the step is a step of action A (with these
+        arguments; `A` alone, with some), TLA+'s action `A(x, y)` used as a predicate of a step
+        (`[][A(x) => B(x)]_vars`). The successors of A from the state before the step are computed
+        and the state after it looked for among them."""
+        name = e.name
+        if not self.in_step:
+            raise _err("E134", f"action `{name}` can be used as a predicate only in a step property", e.span,
+                       f"a step property asks it of each step: `property P: always ({name}{'(...)' if given else ''}"
+                       " implies ...)`; in a state, ask whether it can take a step: "
+                       f"`enabled({name}{'(...)' if given else ''})`")
+        if isinstance(e, S.Call) and e.comprehension is not None:
+            raise _err("E134", f"`{name}` takes arguments, not a generator", e.span)
+        index = self.action_index[name]
+        slots = frozenset(range(2 * len(self.vars)))
+        if given is None:
+            self.reads.update(slots)
+            return ir.Prim(T.BOOL, e.span, "step_of", (), info=(index, slots))
+        params = self.action_params[index] if index < len(self.action_params) else None
+        if params is None:  # the action has an error of its own, reported at it
+            raise _err("E134", f"`{name}(...)`: action `{name}` has an error", e.span)
+        if len(given) != len(params):
+            names = ", ".join(local.name for local, _ in params)
+            raise _err("E134", f"action `{name}` takes {len(params)} argument{'s' if len(params) != 1 else ''} "
+                       f"({names or 'none'}), not {len(given)}", e.span,
+                       f"give one value per parameter, or write `{name}` alone for a step with any of them")
+        args = tuple(self._expect(self.infer(x, local.type), local.type, f"argument `{local.name}` of `{name}`")
+                     for x, (local, _) in zip(given, params))
+        self.reads.update(slots)
+        return ir.Prim(T.BOOL, e.span, "step_of", args, info=(index, slots))
 
     def _b_head(self, e, expected):
         s = self._seq_arg(e)
@@ -1716,6 +1953,13 @@ class _Checker:
         s = self._set_arg(e)
         return ir.Prim(T.SetT(s.type), e.span, "powerset", (s,))
 
+    def _b_orderings(self, e, expected):
+        """`orderings(S)`: every sequence that lists each element of S once (a queue built from a
+        set without an order of its own: sound under symmetry, as the set of them is)."""
+        s = self._set_arg(e, 0, T.SetT(expected.element.element) if isinstance(expected, T.SetT)
+                          and isinstance(expected.element, T.SeqT) else None)
+        return ir.Prim(T.SetT(T.SeqT(s.type.element)), e.span, "orderings", (s,))
+
     def _b_maps(self, e, expected):
         d = self._set_arg(e, 0, T.SetT(expected.element.key) if isinstance(expected, T.SetT)
                           and isinstance(expected.element, T.MapT) else None)
@@ -1742,9 +1986,35 @@ def _has_temporal(e: S.Node) -> bool:
     return any(isinstance(x, S.Temporal) for x in walk(e))
 
 
-def _has_prime(e: S.Node) -> bool:
-    """Whether an AST expression contains `x'`."""
-    return any(isinstance(x, S.Primed) for x in walk(e))
+def _conjuncts(e: S.Expr) -> list[S.Expr]:
+    """The operands of the `and`s at the top of `e`."""
+    if isinstance(e, S.BinOp) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _is_step(e: S.Expr, actions=()) -> bool:
+    """`always P` with P a predicate of a step (it reads x' or names one of the `actions` as a
+    step, and has no temporal operator)."""
+    return (isinstance(e, S.Temporal) and e.op == "always" and _has_prime(e.left, actions)
+            and not _has_temporal(e.left))
+
+
+def _has_prime(e: S.Node, actions=()) -> bool:
+    """Whether an AST expression contains `x'` (or, with `actions`, names one of them: `A(x)`, `A`,
+    a step of that action, reads the state after the step too)."""
+    if isinstance(e, S.Primed):
+        return True
+    if isinstance(e, S.Call) and e.name == "enabled":
+        return False  # `enabled(A(x))` asks about the state before the step
+    if isinstance(e, (S.Call, S.Name)) and e.name in actions:
+        return True
+    return any(_has_prime(c, actions) for c in e.children())
+
+
+def _assigned_keys(stmts) -> frozenset:
+    """The narrowing keys of the variables the IR statements `stmts` may assign."""
+    return frozenset(("var", st.slot) for st in ir.statements(stmts) if isinstance(st, ir.AssignS))
 
 
 def _has_local(e: ir.Expr) -> bool:

@@ -382,7 +382,7 @@ _OP_NAMES = {
     "len": "`len`",
     "card": "`len` of a set", "concat": "sequence concatenation", "append": "`append`",
     "head": "`head`", "tail": "`tail`", "subseq": "`subseq`", "elems": "`elems`", "domain": "`domain`",
-    "subset": "`subset`", "inter": "set intersection", "diff": "set difference", "powerset": "`powerset`",
+    "subset": "`subset`", "inter": "set intersection", "diff": "set difference", "powerset": "`powerset`", "orderings": "`orderings`",
     "bigunion": "`bigunion`", "maps": "`maps`", "min": "`min`", "max": "`max`",
 }
 
