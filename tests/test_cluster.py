@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -206,10 +207,24 @@ def test_ray_options_that_do_not_go_together(args, message):
     assert r.returncode == 2 and message in r.stderr, r.stderr
 
 
-def _expanding() -> set[int]:
-    """The actors expanding a level now (their process title says so): those of the run started."""
+def _expanding(address: str) -> set[int]:
+    """The actors of the cluster at `address` expanding a level now: their process title says so,
+    and their parent is one of its raylets (another suite's cluster on the same machine has actors
+    of the same title)."""
     out = subprocess.run(["pgrep", "-f", "ray::Partition.expand"], capture_output=True, text=True).stdout
-    return {int(p) for p in out.split()}
+    return {int(p) for p in out.split() if _raylet_of(int(p)) == address}
+
+
+def _raylet_of(pid: int) -> str | None:
+    """The GCS address of the raylet that started process `pid`; None if it is gone or not one."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        parent = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
+        args = Path(f"/proc/{parent}/cmdline").read_bytes().split(b"\0")
+    except (OSError, StopIteration):
+        return None
+    flags = [a.decode(errors="replace") for a in args if a.startswith(b"--gcs-address=")]
+    return flags[0].split("=", 1)[1] if flags else None
 
 
 def _alive(pids: set[int]) -> set[int]:
@@ -222,15 +237,15 @@ def _start_and_wait_for_actors(cluster):
     Actors of an earlier test may still be expanding while Ray reaps them: only new ones count,
     or the signal reaches a run that has not yet installed its handler (exit -15, not 5).
     """
-    earlier = _expanding()
+    earlier = _expanding(cluster)
     proc = subprocess.Popen([sys.executable, "-m", "tlacheck", "check", BIG, "--json", "--quiet", "--ray", cluster,
                              "--ray-actors", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT)
     deadline = time.time() + 120
-    while len(_expanding() - earlier) < 2 and time.time() < deadline and proc.poll() is None:
+    while len(_expanding(cluster) - earlier) < 2 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.2)
     assert proc.poll() is None, proc.communicate()
-    return proc, _expanding() - earlier
+    return proc, _expanding(cluster) - earlier
 
 
 def test_an_actor_killed_ends_the_run_with_a_clear_error_not_a_verdict(cluster):
