@@ -215,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     actors = tuple(int(a) for a in (args.actors or default).split(","))
     import ray
 
-    ray.init(num_cpus=max(4, max(actors)), include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    # a cluster of its own, even where one runs already (ray.init would join it, and refuse num_cpus)
+    ray.init(address="local", num_cpus=max(4, max(actors)), include_dashboard=False, logging_level="ERROR",
+             log_to_driver=False)
     try:
         if args.check:
             return check(actors, args.max_distinct)
