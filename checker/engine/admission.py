@@ -228,8 +228,10 @@ class Admission:
             return False
         if self.keep:
             self._store(k, 0, state, fp, (), 0)
-        checks.check(state, checks.state, k)
-        checks.check(state, checks.initially, k, initial=True)
+        if checks.state:  # (most models have few checks: a call less per initial state without)
+            checks.check(state, checks.state, k)
+        if checks.initially:
+            checks.check(state, checks.initially, k, initial=True)
         return True
 
     def step(self, state: tuple, succ: tuple, k: int) -> None:

@@ -264,25 +264,29 @@ class Coordinator(Search):
         """One initial state not seen before; an error in a reachable check is met before the
         initial state's other checks, as one process evaluates them."""
         i = self.distinct
+        witnessed = len(admission.witnesses)
         try:
             stored = admission.admit_initial(i, state, fp)
         except Failure as failure:
             if failure.unstored or failure.kind == Check.CONSTRAINT:
                 self._failed(failure, -1, state)
-            self._store_initial(admission, fp, slot)
+            self._store_initial(admission, fp, slot, witnessed)
             if admission.faults:
                 self._check_reachables(i, state)
             self._failed(failure, i, state)
         if stored:
-            self._store_initial(admission, fp, slot)
+            self._store_initial(admission, fp, slot, witnessed)
             if admission.faults:
                 self._check_reachables(i, state)
-        for _, failure in self.checks.take_collected():  # collect mode
-            self._violated(i if stored else -1, state, failure.unstored, failure.kind, failure.name, failure.initial)
+        if self.checks.collect:
+            for _, failure in self.checks.take_collected():
+                self._violated(i if stored else -1, state, failure.unstored, failure.kind, failure.name,
+                               failure.initial)
 
-    def _store_initial(self, admission: Admission, fp: int, slot: int) -> None:
+    def _store_initial(self, admission: Admission, fp: int, slot: int, witnessed: int) -> None:
         """Store the initial state the admission sequence kept last, whose fingerprint `fp` is not in
-        the table, where a probe ended at the empty ~`slot`."""
+        the table, where a probe ended at the empty ~`slot`; the reachable checks it witnesses are
+        those the admission found after the first `witnessed` (each is witnessed once)."""
         table = self.table
         table.put(fp, ~slot)
         i = self.distinct
@@ -292,7 +296,8 @@ class Coordinator(Search):
         state = admission.kept.states[-1]
         if self.exact is not None:
             self.states.append(state)
-        self.witnesses.update((name, i) for name, k in admission.witnesses.items() if k == i)
+        if len(admission.witnesses) > witnessed:
+            self.witnesses.update((name, i) for name, k in admission.witnesses.items() if k == i)
         if self.symmetric:
             self.orbit_states += self.model.symmetry.orbit_size(state, self.fingerprint)
         if not table.room(1):

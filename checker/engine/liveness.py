@@ -59,7 +59,7 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from bisect import bisect_right
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from functools import reduce
 from operator import itemgetter, or_
 from dataclasses import dataclass, field, replace
@@ -189,53 +189,56 @@ class Transitions(NamedTuple):
     steps: object
 
 
+_keys_of = itemgetter(1)  # the keys of an action's (successors, keys) (Recorder.expanded)
+
+
 class Recorder:
     """What a worker records of the behaviour graph while it expands and admits a level (Graph:
-    every state is kept out of it). The expansion calls `successors` with each action's
-    successors of a parent, then `expanded` once per parent (the fairness conditions enabled there
-    and those its transitions take); the admission sequence calls `stored` for each state it stores
-    (admission.py: the atoms' values). `transitions()` and `values()` hand the part over, with the
-    worker's messages, and start the next."""
+    every state is kept out of it). The expansion calls `expanded` once per parent, with the
+    successors of each of its actions (their keys, the step atoms, the fairness conditions enabled
+    there and those its transitions take); the admission sequence calls `stored` for each state it
+    stores (admission.py: the atoms' values). `transitions()` and `values()` hand the part over,
+    with the worker's messages, and start the next."""
 
     def __init__(self, plan: "Plan"):
         self.plan = plan
         self.fair = plan.fairness if plan.fairness.count else None
         self.by_args = self.fair.by_args if self.fair is not None else frozenset()
-        # [the arguments of the last successors of an action in by_args]: the successor functions
-        # of those actions leave them here (levels.Worker._successor_functions)
-        self.args: list = [None]
+        # {action in by_args: the arguments of its last successors}: the successor functions of
+        # those actions leave them here (worker.Worker._successor_functions)
+        self.args: dict = {}
         self.bits = plan.bits
         self.step_bits = plan.step_bits if plan.step_atoms else None
         self.graph = Graph(plan, succ=array("q"))
-        self.pending: list = []  # the parent's transitions so far, by action: (action, arguments, keys)
 
-    def successors(self, state: tuple, ai: int, succs: list, keys: list) -> None:
-        graph = self.graph
-        graph.succ.extend(keys)
-        if self.step_bits is not None:
-            graph.steps.extend(map(self.step_bits, repeat(state, len(succs)), succs))
-        if self.fair is not None:
-            self.pending.append((ai, self.args[0] if ai in self.by_args else None, keys))
-
-    def expanded(self, state: tuple, key: int, number: int, successors: int) -> None:
+    def expanded(self, state: tuple, key: int, number: int, successors: int, taken: list,
+                 complete: bool = True) -> None:
         """Parent `state` (key `key`, number `number`) is expanded, with `successors` transitions:
-        record the fairness conditions it enables and those its transitions take. A condition's
+        `taken` holds, per action in order, its successors and their keys (the list is emptied).
+        Record them, and the fairness conditions the parent enables and those its transitions
+        take, unless the expansion stopped at an event in it (not `complete`). A condition's
         arguments that fail to evaluate are reported after the search, if nothing is found before
-        (Graph.fairness_fault)."""
-        if self.fair is None:
-            return
+        (Graph.fairness_fault). One call per parent: the expansion's loop appends to a list."""
         graph = self.graph
-        take = graph.take
-        mark = len(take)
-        try:
-            graph.enabled.append(self.fair.masks(state, key, self.pending, take))
-        except EvaluationFailed:
-            del take[mark:]
-            take.extend(repeat(0, successors))
-            graph.enabled.append(0)
-            if graph.fairness_fault < 0:
-                graph.fairness_fault = number
-        self.pending = []
+        graph.succ.extend(chain.from_iterable(map(_keys_of, taken)))
+        if self.step_bits is not None:
+            step_bits, extend = self.step_bits, graph.steps.extend
+            for succs, _ in taken:
+                extend(map(step_bits, repeat(state, len(succs)), succs))
+        if self.fair is not None and complete:
+            by_args, args = self.by_args, self.args
+            pending = [(ai, args.get(ai) if ai in by_args else None, keys) for ai, (_, keys) in enumerate(taken)]
+            take = graph.take
+            mark = len(take)
+            try:
+                graph.enabled.append(self.fair.masks(state, key, pending, take))
+            except EvaluationFailed:
+                del take[mark:]
+                take.extend(repeat(0, successors))
+                graph.enabled.append(0)
+                if graph.fairness_fault < 0:
+                    graph.fairness_fault = number
+        taken.clear()
 
     def stored(self, state: tuple) -> None:
         self.graph.values.append(self.bits(state))

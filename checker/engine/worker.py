@@ -113,8 +113,8 @@ class Worker:
             act = model.actions[ai]
             if recorder is not None and ai in recorder.by_args:
                 with_args = model.next_states_with_args[ai]
-                nexts = (_with_args(act, self.key or self.fingerprint, recorder.args)
-                         if self.key is not None or with_args is None else _args_kept(with_args, recorder.args))
+                nexts = (_with_args(act, self.key or self.fingerprint, recorder.args, ai)
+                         if self.key is not None or with_args is None else _args_kept(with_args, recorder.args, ai))
             elif self.exact:
                 nexts = None
             elif self.key is not None:
@@ -199,6 +199,8 @@ class Worker:
         event = None
         steps = self.admission.step if self.checks.steps else None
         recorder, found = self.recorder, self.admission.kept.fps
+        taken = [] if recorder is not None else None  # a parent's successors and keys, per action, for the recorder
+        record = taken.append if taken is not None else None
         sizes = self.keying[1] if self.sized is not None else None
         spent = self.keying[0]
         fingerprint = self.fingerprint
@@ -224,8 +226,8 @@ class Worker:
                         keys = [*map(setdefault, succs, numbers)]
                 except EVAL_FAILURES as error:
                     succs, keys, fault = self._until_fault(act, state, error)
-                if recorder is not None:
-                    recorder.successors(state, ai, succs, keys)
+                if record is not None:
+                    record((succs, keys))
                 first = k + 1  # the key of the first of these successors
                 try:
                     for succ, fp in zip(succs, keys):
@@ -255,11 +257,11 @@ class Worker:
                 if event is not None:
                     counts.extend([0] * (a_count - ai - 1))
                     break
+            if recorder is not None:
+                recorder.expanded(state, pfp, g, k + 1 - base, taken, event is None)
             if event is not None:
                 events.append(event)
                 break  # later parents cannot hold an earlier event
-            if recorder is not None:
-                recorder.expanded(state, pfp, g, k + 1 - base)
             if k < base and self.check_deadlock and self._deadlock(base, events):
                 break
         return self._expanded(parents, counts, enabled, generated, events, placed, spent)
@@ -405,22 +407,23 @@ def _keyed(act, key: Callable[[tuple], int], keying: list):
     return nexts
 
 
-def _with_args(act, key: Callable[[tuple], int], args: list):
-    """A successor function that also leaves the arguments of each successor's action instance
-    in `args` (the behaviour graph's fairness conditions that depend on them: liveness.Fairness)."""
+def _with_args(act, key: Callable[[tuple], int], args: dict, ai: int):
+    """A successor function of action `ai` that also leaves the arguments of each successor's
+    action instance in `args[ai]` (the behaviour graph's fairness conditions that depend on them:
+    liveness.Fairness)."""
     def nexts(state, raw, memos, entries):
         steps = [*act(state)]
-        args[0] = [*map(_first, steps)]
+        args[ai] = [*map(_first, steps)]
         succs = [*map(_second, steps)]
         return succs, [*map(key, succs)]
     return nexts
 
 
-def _args_kept(nexts_with_args, args: list):
-    """The generated successor function that also gives the arguments (w{i}), leaving them in
-    `args` as _with_args does."""
+def _args_kept(nexts_with_args, args: dict, ai: int):
+    """The generated successor function of action `ai` that also gives the arguments (w{i}),
+    leaving them in `args[ai]` as _with_args does."""
     def nexts(state, raw, memos, entries):
-        succs, fps, args[0] = nexts_with_args(state, raw, memos, entries)
+        succs, fps, args[ai] = nexts_with_args(state, raw, memos, entries)
         return succs, fps
     return nexts
 
