@@ -261,47 +261,43 @@ class Coordinator(Search):
         return admission.kept.states, list(admission.kept.fps)
 
     def _initial(self, admission: Admission, state: tuple, fp: int, slot: int) -> None:
-        """One initial state not seen before; an error in a reachable check is met before the
-        initial state's other checks, as one process evaluates them."""
+        """One initial state not seen before, whose fingerprint `fp` is not in the table, where a
+        probe ended at the empty ~`slot`: admitted, and stored if it is in the model (also when a
+        check fails on it: the trace ends there); an error in a reachable check is met before the
+        initial state's other checks, as one process evaluates them. (One call per initial state:
+        the store is written here, not in a method of its own.)"""
         i = self.distinct
-        witnessed = len(admission.witnesses)
+        witnessed = len(admission.witnesses)  # each reachable check is witnessed once: the new ones follow
+        failed = None
         try:
             stored = admission.admit_initial(i, state, fp)
         except Failure as failure:
             if failure.unstored or failure.kind == Check.CONSTRAINT:
                 self._failed(failure, -1, state)
-            self._store_initial(admission, fp, slot, witnessed)
-            if admission.faults:
-                self._check_reachables(i, state)
-            self._failed(failure, i, state)
+            stored, failed = True, failure
         if stored:
-            self._store_initial(admission, fp, slot, witnessed)
+            table = self.table
+            table.put(fp, ~slot)
+            self.distinct = i + 1
+            self.parents.append(-1)
+            self.fps.append(fp)
+            state = admission.kept.states[-1]
+            if self.exact is not None:
+                self.states.append(state)
+            if len(admission.witnesses) > witnessed:
+                self.witnesses.update((name, i) for name, k in admission.witnesses.items() if k == i)
+            if self.symmetric:
+                self.orbit_states += self.model.symmetry.orbit_size(state, self.fingerprint)
+            if not table.room(1):
+                self.table = table.grown(table.count + 1)
             if admission.faults:
                 self._check_reachables(i, state)
+            if failed is not None:
+                self._failed(failed, i, state)
         if self.checks.collect:
             for _, failure in self.checks.take_collected():
                 self._violated(i if stored else -1, state, failure.unstored, failure.kind, failure.name,
                                failure.initial)
-
-    def _store_initial(self, admission: Admission, fp: int, slot: int, witnessed: int) -> None:
-        """Store the initial state the admission sequence kept last, whose fingerprint `fp` is not in
-        the table, where a probe ended at the empty ~`slot`; the reachable checks it witnesses are
-        those the admission found after the first `witnessed` (each is witnessed once)."""
-        table = self.table
-        table.put(fp, ~slot)
-        i = self.distinct
-        self.distinct = i + 1
-        self.parents.append(-1)
-        self.fps.append(fp)
-        state = admission.kept.states[-1]
-        if self.exact is not None:
-            self.states.append(state)
-        if len(admission.witnesses) > witnessed:
-            self.witnesses.update((name, i) for name, k in admission.witnesses.items() if k == i)
-        if self.symmetric:
-            self.orbit_states += self.model.symmetry.orbit_size(state, self.fingerprint)
-        if not table.room(1):
-            self.table = table.grown(table.count + 1)
 
     def _counts(self) -> tuple[int, int]:
         return self.distinct, self.distinct - self.expanded
