@@ -96,9 +96,14 @@ def entries(names: list[str] | None, min_distinct: int) -> list[dict]:
     return [e for e in found if e["distinct"] >= min_distinct]
 
 
+def spec_path(e: dict, root: Path = ROOT) -> Path:
+    """The port of counts entry `e` in the tree `root`."""
+    return root / e["spec"] if "spec" in e else root / "specs" / e["port"]
+
+
 def tlacheck_command(e: dict, root: Path = ROOT) -> list[str]:
     """`tlacheck check` of the port of counts entry `e` in the tree `root`, as TLC checks it."""
-    spec = root / e["spec"] if "spec" in e else root / "specs" / e["port"]
+    spec = spec_path(e, root)
     cmd = [sys.executable, "-m", "tlacheck", "check", str(spec), "--json", "--quiet"]
     for name, value in (e.get("overrides") or {}).items():
         cmd += ["-D", f"{name}={value}"]
@@ -119,6 +124,8 @@ def counts_of(out: str) -> tuple[int, int] | None:
     try:
         data = json.loads(out[out.find("{\n"):])
     except ValueError:
+        return None
+    if "distinct_states" not in data:  # an error's JSON (the run stopped before a result)
         return None
     return data["distinct_states"], data["states_generated"]
 

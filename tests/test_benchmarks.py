@@ -168,3 +168,21 @@ def test_issue_35_projections_measure_what_a_transition_cache_could_answer():
     assert row["instances"] + len(set(model.init())) == pinned["generated"]
     # reading every variable, each state is its own projection; by entries, fewer
     assert row["variables_distinct"] == row["evaluations"] and row["entries_distinct"] < row["instances"]
+
+
+def test_counts_of_a_run_that_stopped_with_an_error_is_none():
+    """An error's JSON has no counts: the comparison says what went wrong instead of a KeyError."""
+    from benchmarks import corpus
+
+    assert corpus.counts_of('{\n  "distinct_states": 3,\n  "states_generated": 5\n}') == (3, 5)
+    assert corpus.counts_of('{\n  "error": "E001",\n  "message": "no such file"\n}') is None
+    assert corpus.counts_of("Traceback ...") is None
+
+
+def test_compare_skips_a_model_that_one_side_does_not_have(tmp_path, capsys):
+    from benchmarks import compare, corpus
+
+    e = corpus.entries(["hour_clock"], 0)[0]
+    compare._compare_corpus({"base": tmp_path, "new": ROOT}, ["hour_clock"], 1, 10)
+    out = capsys.readouterr().out
+    assert corpus.spec_path(e, ROOT).exists() and "| hour_clock | | not in base |" in out
