@@ -9,6 +9,7 @@ from tlacheck.compile.symmetry import Symmetry
 from tlacheck.core.errors import SpecError
 from tlacheck.core.result import Verdict
 from tlacheck.engine.explore import explore, symmetry_not_applied
+from tlacheck.engine.fingerprints import Fingerprinter
 from tlacheck.engine.options import Options, Storage
 from tests.conftest import model_of, run
 from tests.oracle.symmetric import orbits as _orbits, reachable as _reachable
@@ -46,7 +47,7 @@ def test_every_renaming_is_a_state_of_the_same_orbit_and_the_key_is_the_orbits()
     model = model_of(MUTEX)
     symmetry = model.symmetry
     assert len(symmetry.renamings) == 5  # 3! - 1
-    key = symmetry.key(lambda s: hash(s))
+    key = symmetry.key(Fingerprinter(model.var_types))
     for s in _reachable(model):
         assert len({key(t) for t in symmetry.orbit(s)}) == 1
         assert all(r(s) in _reachable(model) for r in symmetry.renamings)
@@ -175,8 +176,7 @@ def test_the_key_is_the_orbits_when_only_occurrences_sign_the_members():
     model = model_of(VOTES)
     symmetry = model.symmetry
     assert len(symmetry.renamings) == 6 * 6 - 1
-    fingerprint = lambda s: hash(s)  # noqa: E731 - any function of the state will do here
-    key = symmetry.key(fingerprint)
+    key = symmetry.key(Fingerprinter(model.var_types))
     states = _reachable(model)
     for s in states:
         assert len({key(t) for t in symmetry.orbit(s)}) == 1
@@ -189,19 +189,17 @@ def test_occurrences_and_interchangeable_members_cut_the_renamings_tried():
     occur nowhere (v2, v3 before anyone votes for them) are interchangeable and keep one order."""
     model = model_of(VOTES)
     symmetry = model.symmetry
-    tried = []
-    key = symmetry.key(lambda s: tried.append(s) or hash(s))
     init = next(iter(model.init()))
-    key(init)  # nobody occurs anywhere, every entry of `seen` is 0: the state is its own renaming
-    assert len(tried) == 1
+    # nobody occurs anywhere, every entry of `seen` is 0: the state is its own renaming
+    assert symmetry.candidates(init) == ([None], 6 * 6)
     r = {n: i for i, n in enumerate(("r1", "r2", "r3"))}
     v = {n: i for i, n in enumerate(("v1", "v2", "v3"))}
     msgs = frozenset({(r["r1"], v["v1"], 0), (r["r2"], v["v1"], 0), (r["r2"], v["v2"], 1)})
     state = init[:0] + (msgs,) + init[1:2] + (((0, 1, 2), (1, 2, 0)),)
     assert state[0] == msgs and len(state) == len(init)
-    tried.clear()
-    key(state)  # r1 voted once, r2 twice, r3 never; v1 twice, v2 once, v3 never: all told apart
-    assert len(tried) == 1
+    # r1 voted once, r2 twice, r3 never; v1 twice, v2 once, v3 never: all told apart
+    (renaming,), ties = symmetry.candidates(state)
+    assert ties == 1 and renaming is not None
 
 
 # ---------------------------------------------------------------- what symmetry costs and saves (issue 32, item 12)
@@ -272,3 +270,68 @@ def test_issue_32_the_summary_and_json_say_what_symmetry_saved_and_cost(tmp_path
     assert json.loads(capsys.readouterr().out)["symmetry"] is None
     assert main(["check", str(path), "--no-deadlock", "--no-symmetry"]) == 0
     assert "symmetry " not in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the key's cost (issue 35, item 3)
+
+# Workers are not symmetric, jobs are: `clock` and `busy` hold no job, so no renaming moves them.
+JOBS = textwrap.dedent("""
+    symmetric const J: set[model] = {j1, j2, j3}
+    enum W { w1, w2 }
+    var owner: map[J, W?] = {j -> none for j in J}
+    var done: set[J] = {}
+    var busy: map[W, bool] = {w -> false for w in W}
+    var clock: 0..3 = 0
+    action Take(j in J, w in W):
+        require owner[j] == none and j not in done and not busy[w]
+        owner[j] = w
+        busy[w] = true
+    action Finish(j in J, w in W):
+        require owner[j] == w
+        owner[j] = none
+        done = done | {j}
+        busy[w] = false
+    action Tick:
+        require clock < 3
+        clock = clock + 1
+    """)
+
+
+def test_issue_35_the_orbit_part_is_computed_once_per_projection_on_the_slots_renamings_move():
+    """The key's costly part (the signatures, the renamings tried) depends only on the slots some
+    renaming moves; states that share them, or a state keyed again, reuse it; the key is still
+    the orbit's, and the reduced search stores one state per orbit."""
+    model = model_of(JOBS)
+    symmetry = model.symmetry
+    computed = []
+    candidates = symmetry.candidates
+    symmetry.candidates = lambda state: computed.append(state) or candidates(state)
+    key = symmetry.key(Fingerprinter(model.var_types))
+    states = _reachable(model)
+    moved = {(s[0], s[1]) for s in states}
+    assert len(moved) < len(states)  # `busy` and `clock` vary on their own
+    for s in states:
+        assert len({key(t) for t in symmetry.orbit(s)}) == 1
+    for s in states:
+        key(s)
+    assert len(computed) == len({(s[0], s[1]) for s in computed}) == len(moved)
+    del symmetry.candidates
+    reduced = explore(model, Options(check_deadlock=False))
+    assert reduced.distinct_states == _orbits(model, states) < len(states)
+
+
+def test_issue_35_keys_tell_states_apart_by_the_slots_no_renaming_moves():
+    model = model_of(JOBS)
+    key = model.symmetry.key(Fingerprinter(model.var_types))
+    init = next(iter(model.init()))
+    later = init[:3] + (2,)
+    assert key(init) != key(later)
+
+
+def test_issue_35_a_symmetric_set_no_variable_holds_keys_by_the_fingerprint():
+    model = model_of("symmetric const S: set[model] = {s1, s2}\nvar x: 0..2 = 0\n"
+                     "action Up(s in S):\n    require x < 2\n    x = x + 1\n")
+    fingerprint = Fingerprinter(model.var_types)
+    key = model.symmetry.key(fingerprint)
+    assert all(key(s) == fingerprint(s) for s in _reachable(model))
+    assert explore(model, Options(check_deadlock=False)).distinct_states == 3

@@ -22,9 +22,10 @@ Temporal properties and exact storage are checked without the reduction (explore
 
 from __future__ import annotations
 
+from functools import reduce
 from itertools import permutations, product
 from math import factorial
-from operator import itemgetter
+from operator import itemgetter, xor
 from typing import Callable, Sequence
 
 from tlacheck.core import types as T
@@ -102,19 +103,25 @@ class Symmetry:
         self._all = [list(permutations(range(len(s.members)))) for s in self.sorts]
         self.renamings: list[Callable[[tuple], tuple]] = []
         self.perms: list[dict[str, tuple[int, ...]]] = []  # each renaming: sort name -> member images
-        self._by_images: dict[tuple, Callable[[tuple], tuple]] = {}  # per-sort images -> the renaming
+        # The slots some renaming moves (their types hold symmetric members), and the others
+        self._moved = tuple(i for i, t in enumerate(var_types) if mentions(t, names))
+        self._still = tuple(i for i, t in enumerate(var_types) if not mentions(t, names))
+        self._identities = tuple(tuple(range(len(s.members))) for s in self.sorts)
+        # per-sort images -> each moved slot's renamer
+        self._slot_renamers: dict[tuple, tuple] = {}
         count = 1
         for images in self._all:
             count *= len(images)
-        limit = max(_MEMO_LIMIT // count, 256)  # each renaming's memos: all of them together, about _MEMO_LIMIT
+        # each renaming's memos: all of them together, about _MEMO_LIMIT
+        self._limit = limit = max(_MEMO_LIMIT // count, 256)
         for images in product(*self._all):
-            if all(p == tuple(range(len(p))) for p in images):
+            if images == self._identities:
                 continue  # the identity
             perm = {s.name: p for s, p in zip(self.sorts, images)}
             self.perms.append(perm)
-            rename = _state_renaming(tuple(renamer(t, perm) for t in var_types), limit)
-            self.renamings.append(rename)
-            self._by_images[images] = rename
+            slots = tuple(renamer(t, perm) for t in var_types)
+            self.renamings.append(_state_renaming(slots, limit))
+            self._slot_renamers[images] = tuple(slots[i] for i in self._moved)
         # Per sort, its members' signatures in a state (_Signatures), and the slots of every map
         # keyed by it (two members absent elsewhere whose entries there are equal can be swapped
         # without changing the state).
@@ -140,18 +147,18 @@ class Symmetry:
         """Every renaming of `state`, itself included."""
         return {state, *(r(state) for r in self.renamings)}
 
-    def key(self, fingerprint: Callable[[tuple], int], sizes: list | None = None) -> Callable[[tuple], int]:
-        """The key of a state's orbit: the smallest fingerprint of the renamings that put each
-        symmetric set's members in the order of their signatures, trying every order of the
-        members whose signatures tie. A member's signature is its entries in the maps keyed by
-        the set whose values hold no symmetric member and how often it occurs at each place of
-        the state's type (_Signatures: as the `acceptor` of a message, as a map's value, ...);
-        both are unchanged by renaming the member together with the state, so the renamed
-        states that qualify are the same for every state of an orbit and the key is the orbit's.
-        When the signatures differ, one renaming qualifies instead of all n!. Members that tie
-        and can be swapped without changing the state (they occur nowhere but as keys of maps
-        keyed by the set, with equal entries there) keep one order: the other orders give the
-        same states.
+    def key(self, fingerprint, sizes: list | None = None) -> Callable[[tuple], int]:
+        """The key of a state's orbit, with `fingerprint` a Fingerprinter (engine/fingerprints.py):
+        the XOR of the hashes of the slots no renaming moves (as in the state's fingerprint) and
+        of the smallest XOR of the other slots' hashes over the renamings that put each
+        symmetric set's members in the order of their signatures (`candidates`). The renamings
+        that qualify give the same renamed states for every state of an orbit, and the slots
+        that never move are the same in all of them, so the key is the orbit's.
+
+        The moved slots' part is cached by the projection of the state onto them (it recurs:
+        a state is reached from many parents, and states that differ only in slots that never
+        move share it), and each renaming hashes a renamed slot straight from the value,
+        memoised per value, without building the renamed state.
 
         With `sizes`, the key also appends to it the number of states of the orbit: the group's
         order over the order of the stabiliser of the state. A renaming that fixes the state
@@ -159,33 +166,92 @@ class Symmetry:
         group T of those permutations); the orbit of the state under T holds as many states as
         the renamings tried give (those left out give states tried), and it is
         |T| / |stabiliser|."""
-        plans, by_images, order = self._plans, self._by_images, self.order
-        single = len(plans) == 1
+        memos = fingerprint.memos
+        moved, still = self._moved, self._still
+        project = None if len(moved) == len(memos) else _projection(moved)  # None: the state is its projection
+        still_memos = tuple(memos[i] for i in still)
+        still_values = _projection(still) if still else None
+        moved_memos = tuple(memos[i] for i in moved)
+        hashers: dict[tuple, Callable] = {}  # the images of a renaming -> the hash of a renamed projection
+        limit = self._limit
+
+        def identity(part: tuple) -> int:
+            return reduce(xor, map(_getitem, moved_memos, part), 0)
+
+        def hasher(images: tuple) -> Callable:
+            slots = tuple((f, memo, {}) for f, memo in zip(self._slot_renamers[images], moved_memos))
+
+            def renamed(part: tuple) -> int:
+                h = 0
+                for (f, memo, mine), v in zip(slots, part):
+                    x = mine.get(v)
+                    if x is None:
+                        if len(mine) >= limit:
+                            mine.clear()
+                        x = mine[v] = memo[f(v)]
+                    h ^= x
+                return h
+            hashers[images] = renamed
+            return renamed
+
+        def orbit_part(state: tuple, part: tuple) -> tuple[int, int]:
+            """The smallest hash of the renamed projections, and the orbit's size."""
+            found, ties = self.candidates(state)
+            if ties == 1:  # one renaming, and only the identity fixes the state
+                images = found[0]
+                h = identity(part) if images is None else (hashers.get(images) or hasher(images))(part)
+                return h, order
+            hs = {identity(part) if images is None else (hashers.get(images) or hasher(images))(part)
+                  for images in found}
+            return min(hs), order * len(hs) // ties
+
+        order, cache = self.order, {}
         append = None if sizes is None else sizes.append
 
         def key(state: tuple) -> int:
-            ties = 1
-            choices = []
-            for signatures, keyed in plans:
-                sigs = signatures(state)
-                if len(set(sigs)) == signatures.n:  # all told apart: one renaming
-                    choices.append((_ordering(sigs),))
-                    continue
-                images, tied = _arrangements(state, sigs, signatures, keyed)
-                choices.append(images)
-                ties *= tied
-            if ties == 1:  # one renaming, and only the identity fixes the state
-                rename = by_images.get(choices[0] if single else tuple(c[0] for c in choices))
-                if append is not None:
-                    append(order)
-                return fingerprint(state if rename is None else rename(state))
-            fps = {fingerprint(state if (rename := by_images.get(images)) is None else rename(state))
-                   for images in product(*choices)}
+            part = state if project is None else project(state)
+            hit = cache.get(part)
+            if hit is None:
+                if len(cache) >= _KEY_CACHE:
+                    cache.clear()
+                hit = cache[part] = orbit_part(state, part)
             if append is not None:
-                append(order * len(fps) // ties)
-            return min(fps)
+                append(hit[1])
+            h = hit[0]
+            if still_values is not None:
+                h = reduce(xor, map(_getitem, still_memos, still_values(state)), h)
+            return h or 1
 
         return key
+
+    def candidates(self, state: tuple) -> tuple[list, int]:
+        """The renamings the key tries on `state`, each as the images of its members per sort
+        (None: the identity): those that put each symmetric set's members in the order of their
+        signatures, every order of the members whose signatures tie. A member's signature is
+        its entries in the maps keyed by the set whose values hold no symmetric member and how
+        often it occurs at each place of the state's type (_Signatures: as the `acceptor` of a
+        message, as a map's value, ...); both are unchanged by renaming the member together with
+        the state, so the renamed states are the same for every state of an orbit. When the
+        signatures differ, one renaming qualifies instead of all n!. Members that tie and can be
+        swapped without changing the state (they occur nowhere but as keys of maps keyed by the
+        set, with equal entries there) keep one order: the other orders give the same states.
+        Also the number of renamings that keep every signature (1: only the identity fixes the
+        state)."""
+        ties = 1
+        choices = []
+        for signatures, keyed in self._plans:
+            sigs = signatures(state)
+            if len(set(sigs)) == signatures.n:  # all told apart: one renaming
+                choices.append((_ordering(sigs),))
+                continue
+            images, tied = _arrangements(state, sigs, signatures, keyed)
+            choices.append(images)
+            ties *= tied
+        identities = self._identities
+        if ties == 1:
+            images = tuple(c[0] for c in choices)
+            return [None if images == identities else images], 1
+        return [None if images == identities else images for images in product(*choices)], ties
 
     def orbit_size(self, state: tuple, fingerprint: Callable[[tuple], int]) -> int:
         """The number of states of the orbit of `state` (as `key` with `sizes` counts it)."""
@@ -198,6 +264,21 @@ _MISSING = (-1,)  # the signature entry of a member a partial map does not hold 
 
 # The most values whose parts of the signatures one slot memoises (_Signatures); emptied when full
 _MEMO_LIMIT = 1 << 16
+
+# The most projections whose orbit part one key caches (Symmetry.key); emptied when full
+_KEY_CACHE = 1 << 17
+
+_getitem = dict.__getitem__
+
+
+def _projection(slots: tuple) -> Callable[[tuple], tuple]:
+    """The function giving the values of a state's `slots`, as a tuple."""
+    if len(slots) > 1:
+        return itemgetter(*slots)
+    if slots:
+        i = slots[0]
+        return lambda state: (state[i],)
+    return lambda state: ()
 
 
 def _plain(t: T.Type) -> bool:
