@@ -43,15 +43,21 @@ def renamer(t: T.Type, perm: dict[str, tuple[int, ...]]) -> Callable | None:
         image = perm[t.name]
         return image.__getitem__
     if isinstance(t, T.SetT):
-        f = renamer(t.element, perm)
+        f = _per_element(renamer(t.element, perm), t.element)
         return lambda v: frozenset(map(f, v))
     if isinstance(t, T.SeqT):
-        f = renamer(t.element, perm)
+        f = _per_element(renamer(t.element, perm), t.element)
         return lambda v: tuple(map(f, v))
     if isinstance(t, (T.TupleT, T.RecordT)):
         parts = t.elements if isinstance(t, T.TupleT) else tuple(e for _, e in t.fields)
-        fs = tuple(renamer(e, perm) for e in parts)
-        return lambda v: tuple(x if f is None else f(x) for f, x in zip(fs, v))
+        fs = tuple((k, f) for k, e in enumerate(parts) if (f := renamer(e, perm)) is not None)
+
+        def fields(v):
+            w = list(v)
+            for k, f in fs:
+                w[k] = f(w[k])
+            return tuple(w)
+        return fields
     if isinstance(t, T.OptionT):
         f = renamer(t.inner, perm)
         return lambda v: v if v is NONE else f(v)
@@ -87,6 +93,28 @@ def renamer(t: T.Type, perm: dict[str, tuple[int, ...]]) -> Callable | None:
 
         return rename_map
     raise AssertionError(f"no renamer for {t}")  # pragma: no cover
+
+
+def _per_element(f: Callable, t: T.Type) -> Callable:
+    """The renamer `f` of the elements (of type `t`) of a set or sequence, memoised per element
+    when they are compound: an element (a message, a record) occurs in many sets, each renamed
+    whole when it changes."""
+    if isinstance(t, T.SortT):
+        return f
+    memo: dict = {}
+
+    def element(v):
+        w = memo.get(v)
+        if w is None:
+            if len(memo) >= _ELEMENT_MEMO:
+                memo.clear()
+            w = memo[v] = f(v)
+        return w
+    return element
+
+
+# The most elements whose renamed values one renaming memoises per set or sequence type
+_ELEMENT_MEMO = 1 << 12
 
 
 def _key_order(pair):
