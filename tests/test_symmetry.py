@@ -266,6 +266,7 @@ def test_issue_32_the_summary_and_json_say_what_symmetry_saved_and_cost(tmp_path
     data = json.loads(capsys.readouterr().out)
     sym = data["symmetry"]
     assert (sym["orbits"], sym["states"], sym["reduction"]) == (7, 20, 2.86) and sym["keys_s"] >= 0
+    assert 0 <= sym["keys_share"] <= 1 and isinstance(sym["pays"], bool)
     assert main(["check", str(path), "--no-deadlock", "--json", "--quiet", "--no-symmetry"]) == 0
     assert json.loads(capsys.readouterr().out)["symmetry"] is None
     assert main(["check", str(path), "--no-deadlock", "--no-symmetry"]) == 0
@@ -335,3 +336,50 @@ def test_issue_35_a_symmetric_set_no_variable_holds_keys_by_the_fingerprint():
     key = model.symmetry.key(fingerprint)
     assert all(key(s) == fingerprint(s) for s in _reachable(model))
     assert explore(model, Options(check_deadlock=False)).distinct_states == 3
+
+
+def test_issue_35_what_the_keys_cost_against_what_the_reduction_saves():
+    """The keys' share of the search's time (its processes' together), and whether the reduction
+    probably paid: without it, the time left outside the keys is spent on `reduction` times as
+    many states."""
+    from tlacheck.core.result import SymmetryStats
+
+    halved = SymmetryStats(orbits=100, states=200, keys_s=1.0)  # 2x fewer states
+    assert halved.keys_share(4.0) == 0.25 and halved.pays(4.0)  # 2 x 0.75 > 1
+    assert halved.keys_share(2.0) == 0.5 and not halved.pays(2.0)  # 2 x 0.5: no gain
+    assert not halved.pays(1.5)
+    two = SymmetryStats(orbits=100, states=200, keys_s=1.0, processes=2)  # keys summed over 2 workers
+    assert two.keys_share(2.0) == 0.25 and two.pays(2.0)
+    assert SymmetryStats(100, 110, 0.5).keys_share(0.1) == 1.0  # capped
+    assert not SymmetryStats(100, 100, 0.0).pays(1.0)  # nothing removed, nothing saved
+
+
+def _summary(stats, elapsed: float, generated: int) -> str:
+    from tlacheck.core.result import Result
+    from tlacheck.output.report import format_summary
+
+    model = model_of(MUTEX)
+    result = Result(Verdict.OK, stats.orbits, generated, 5, elapsed, symmetry=stats)
+    return format_summary(model, result)
+
+
+def test_issue_35_the_summary_says_the_keys_cost_per_successor_and_share():
+    from tlacheck.core.result import SymmetryStats
+
+    text = _summary(SymmetryStats(orbits=1_000, states=5_000, keys_s=0.5), elapsed=2.0, generated=100_000)
+    line = next(x for x in text.splitlines() if x.strip().startswith("symmetry"))
+    assert line.endswith("1,000 orbits stored, standing for 5,000 states (5.0x fewer); orbit keys 0.50 s "
+                         "(5.0 us a successor, 25% of the time)")
+    assert "hint" not in text
+
+
+def test_issue_35_the_summary_hints_when_symmetry_probably_costs_more_than_it_saves():
+    from tlacheck.core.result import SymmetryStats
+
+    text = _summary(SymmetryStats(orbits=1_000, states=1_200, keys_s=0.8), elapsed=2.0, generated=40_000)
+    lines = text.splitlines()
+    at = next(i for i, x in enumerate(lines) if x.strip().startswith("symmetry"))
+    assert "(20.0 us a successor, 40% of the time)" in lines[at]
+    assert lines[at + 1] == ("  = hint: symmetry probably cost more time than it saved: 1.2x fewer states, but the "
+                             "orbit keys took 40% of the time; compare a run with --no-symmetry "
+                             "(docs/language.md, \"When symmetry pays\")")

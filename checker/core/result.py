@@ -157,16 +157,31 @@ class SimulationStats:
 class SymmetryStats:
     """What the symmetry reduction of a search did (engine/levels.py): the states it expanded,
     one per orbit; the states of those orbits, which a search without the reduction would have
-    expanded (the same count when the search is complete); the seconds computing orbit keys."""
+    expanded (the same count when the search is complete); the seconds computing orbit keys,
+    summed over the `processes` that expanded states (the workers, or a cluster's actors)."""
 
     orbits: int
     states: int
     keys_s: float
+    processes: int = 1
 
     @property
     def reduction(self) -> float:
         """How many times fewer states the reduced search expanded."""
         return self.states / self.orbits if self.orbits else 1.0
+
+    def keys_share(self, elapsed_s: float) -> float:
+        """The share of a search of `elapsed_s` seconds (its processes' time together) that went
+        to the orbit keys."""
+        total = elapsed_s * self.processes
+        return min(self.keys_s / total, 1.0) if total > 0 else 0.0
+
+    def pays(self, elapsed_s: float) -> bool:
+        """Whether the reduction probably saved more time than the keys cost, estimated: the
+        search without it spends the time not spent in the keys on `reduction` times as many
+        states (each state it does not store is a successor it does not expand), so it pays
+        while reduction x (1 - the keys' share) exceeds 1."""
+        return self.reduction * (1.0 - self.keys_share(elapsed_s)) > 1.0
 
 
 @dataclass

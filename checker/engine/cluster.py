@@ -312,6 +312,9 @@ class ClusterSearch(Coordinator):
         self.expanding: list = []  # the level's expansions and merges, on their way
         self.merging: list = []
 
+    def _processes(self) -> int:
+        return self.n
+
     def _search(self, initial: list, initial_fps: list) -> Result:
         """Start the actors with the initial states, and search level by level (levels.Coordinator)."""
         self.next_report = time.perf_counter() + self.progress_every

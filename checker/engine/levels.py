@@ -310,7 +310,12 @@ class Coordinator(Search):
         return None if self.exact is not None else collision_probability(self._counts()[0], self.generated)
 
     def _symmetry(self) -> SymmetryStats | None:
-        return SymmetryStats(self._counts()[0], self.orbit_states, self.keying) if self.symmetric else None
+        return (SymmetryStats(self._counts()[0], self.orbit_states, self.keying, self._processes())
+                if self.symmetric else None)
+
+    def _processes(self) -> int:
+        """The processes that expand states (SymmetryStats.processes)."""
+        return self.workers
 
     # ---------------------------------------------------------------- the workers
     def _run(self) -> Result:

@@ -2,7 +2,7 @@
 
 One counterexample gives, under the stem `<spec file>.<variant>.<property>`:
 `.txt` (the text report without the run-dependent summary), `.json` (what
-`check --json` prints, with `elapsed_s` (and `symmetry.keys_s`) null so the file is reproducible),
+`check --json` prints, with `elapsed_s` (and `symmetry`'s `keys_s`, `keys_share`, `pays`) null so the file is reproducible),
 `.itf.json` (ITF), `.dot` (trace diagram), when the trace involves more
 than one actor or when asked, `.swimlanes.dot`, and `.html` (the offline
 report of output/html.py). The command line turns each
@@ -175,7 +175,7 @@ def run_json(model: Model, result: Result, spec_path: str, variant: str, defines
     if reproducible:
         data["elapsed_s"] = None
         if data["symmetry"] is not None:
-            data["symmetry"]["keys_s"] = None
+            data["symmetry"].update(keys_s=None, keys_share=None, pays=None)
     return data
 
 

@@ -261,10 +261,17 @@ def format_summary(model: Model, result: Result, unchecked_deadlock: str | None 
     ]
     sym = result.symmetry
     if sym is not None:  # what the reduction saved, and what its orbit keys cost
+        share = sym.keys_share(result.elapsed_s)
+        per = sym.keys_s / result.states_generated * 1e6 if result.states_generated else 0.0
         rows.append(("symmetry", f"{_n(sym.orbits)} orbits stored, standing for {_n(sym.states)} states "
-                                 f"({sym.reduction:.1f}x fewer); orbit keys {sym.keys_s:.2f} s"))
+                                 f"({sym.reduction:.1f}x fewer); orbit keys {sym.keys_s:.2f} s "
+                                 f"({per:.1f} us a successor, {share:.0%} of the time)"))
     out = ["Summary:"]
     out += [f"  {k:<17} {v}" for k, v in rows]
+    if sym is not None and not sym.pays(result.elapsed_s):
+        out.append(f"  = hint: symmetry probably cost more time than it saved: {sym.reduction:.1f}x fewer states, "
+                   f"but the orbit keys took {share:.0%} of the time; compare a run with --no-symmetry "
+                   "(docs/language.md, \"When symmetry pays\")")
     if result.fingerprint_collision is None:
         out.append("  states are stored exactly: no fingerprint collision is possible")
     else:
@@ -323,8 +330,8 @@ def _changes_json(model: Model, old: tuple, new: tuple) -> list[dict]:
 
 
 def result_json(model: Model, result: Result, spec_path: str) -> dict:
-    """The `--json` object. Keys are stable; `elapsed_s` and `symmetry.keys_s` are the only
-    run-dependent values."""
+    """The `--json` object. Keys are stable; `elapsed_s` and `symmetry`'s `keys_s`, `keys_share`
+    and `pays` are the only run-dependent values."""
     violation = None
     if result.violation is not None:
         v = result.violation
@@ -359,7 +366,9 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
         "stop_reason": result.stop_reason,
         "symmetry": None if result.symmetry is None else {
             "orbits": result.symmetry.orbits, "states": result.symmetry.states,
-            "reduction": round(result.symmetry.reduction, 2), "keys_s": round(result.symmetry.keys_s, 3)},
+            "reduction": round(result.symmetry.reduction, 2), "keys_s": round(result.symmetry.keys_s, 3),
+            "keys_share": round(result.symmetry.keys_share(result.elapsed_s), 3),
+            "pays": result.symmetry.pays(result.elapsed_s)},
         "coverage": {
             info.name: {"enabled": cov.enabled, "generated": cov.generated, "distinct": cov.distinct}
             for info, cov in zip(model.action_info, result.coverage)
