@@ -383,3 +383,17 @@ def test_issue_35_the_summary_hints_when_symmetry_probably_costs_more_than_it_sa
     assert lines[at + 1] == ("  = hint: symmetry probably cost more time than it saved: 1.2x fewer states, but the "
                              "orbit keys took 40% of the time; compare a run with --no-symmetry "
                              "(docs/language.md, \"When symmetry pays\")")
+
+
+def test_issue_35_a_sets_elements_are_hashed_apart_from_the_slots_values():
+    """Orbit keys hash a set as the XOR of its elements' hashes (fingerprints._ElementMemo): the
+    same in every process, personalised apart from the slot's own hashes, and the key is still
+    the orbit's on a model whose messages are a set of records (VOTES)."""
+    model = model_of(VOTES)
+    a, b = Fingerprinter(model.var_types), Fingerprinter(model.var_types)
+    message = (0, 1, 0)
+    assert a.elements[0][message] == b.elements[0][message] != a.memos[0][frozenset({message})]
+    assert a.elements[1] is None  # `chosen` is not a set
+    key = model.symmetry.key(a)
+    for s in _reachable(model):
+        assert len({key(t) for t in model.symmetry.orbit(s)}) == 1

@@ -137,6 +137,7 @@ class Symmetry:
         self._identities = tuple(tuple(range(len(s.members))) for s in self.sorts)
         # per-sort images -> each moved slot's renamer
         self._slot_renamers: dict[tuple, tuple] = {}
+        self._element_renamers: dict[tuple, tuple] = {}  # and of each moved slot's elements, for sets
         count = 1
         for images in self._all:
             count *= len(images)
@@ -150,6 +151,8 @@ class Symmetry:
             slots = tuple(renamer(t, perm) for t in var_types)
             self.renamings.append(_state_renaming(slots, limit))
             self._slot_renamers[images] = tuple(slots[i] for i in self._moved)
+            self._element_renamers[images] = tuple(renamer(var_types[i].element, perm) if isinstance(var_types[i], T.SetT)
+                                                   else None for i in self._moved)
         # Per sort, its members' signatures in a state (_Signatures), and the slots of every map
         # keyed by it (two members absent elsewhere whose entries there are equal can be swapped
         # without changing the state).
@@ -199,7 +202,11 @@ class Symmetry:
         project = None if len(moved) == len(memos) else _projection(moved)  # None: the state is its projection
         still_memos = tuple(memos[i] for i in still)
         still_values = _projection(still) if still else None
-        moved_memos = tuple(memos[i] for i in moved)
+        # Per moved slot, the hash of its value: the slot's own (as in the fingerprint), but for a
+        # set the XOR of its elements' hashes (fingerprints._ElementMemo), which a renaming gets
+        # from its renamed elements' hashes, memoised per element
+        elements = tuple(fingerprint.elements[i] for i in moved)
+        moved_memos = tuple(memos[i] if e is None else _SetHashes(e) for i, e in zip(moved, elements))
         hashers: dict[tuple, Callable] = {}  # the images of a renaming -> the hash of a renamed projection
         limit = self._limit
 
@@ -207,7 +214,8 @@ class Symmetry:
             return reduce(xor, map(_getitem, moved_memos, part), 0)
 
         def hasher(images: tuple) -> Callable:
-            slots = tuple((f, memo, {}) for f, memo in zip(self._slot_renamers[images], moved_memos))
+            slots = tuple((f, memo, {}) if e is None else (_set_hash(self._element_renamers[images][k], e, limit), None, {})
+                          for k, (f, memo, e) in enumerate(zip(self._slot_renamers[images], moved_memos, elements)))
 
             def renamed(part: tuple) -> int:
                 h = 0
@@ -216,7 +224,7 @@ class Symmetry:
                     if x is None:
                         if len(mine) >= limit:
                             mine.clear()
-                        x = mine[v] = memo[f(v)]
+                        x = mine[v] = f(v) if memo is None else memo[f(v)]
                     h ^= x
                 return h
             hashers[images] = renamed
@@ -297,6 +305,40 @@ _MEMO_LIMIT = 1 << 16
 _KEY_CACHE = 1 << 17
 
 _getitem = dict.__getitem__
+
+
+class _SetHashes(dict):
+    """A set -> the XOR of its elements' hashes (`elements`, a fingerprints._ElementMemo),
+    computed on first use; bounded as the other memos."""
+
+    __slots__ = ("elements",)
+
+    def __init__(self, elements: dict):
+        super().__init__()
+        self.elements = elements
+
+    def __missing__(self, v) -> int:
+        h = reduce(xor, map(self.elements.__getitem__, v), 0)
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+        self[v] = h
+        return h
+
+
+def _set_hash(f: Callable, elements: dict, limit: int) -> Callable:
+    """The hash of a set renamed by `f` (its elements' renamer), from the hashes of its renamed
+    elements (`elements`), each memoised per element."""
+    memo: dict = {}
+
+    def renamed(e) -> int:
+        x = memo.get(e)
+        if x is None:
+            if len(memo) >= limit:
+                memo.clear()
+            x = memo[e] = elements[f(e)]
+        return x
+
+    return lambda v: reduce(xor, map(renamed, v), 0)
 
 
 def _projection(slots: tuple) -> Callable[[tuple], tuple]:

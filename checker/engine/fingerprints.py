@@ -187,16 +187,16 @@ def _pieces(tree):
                 yield marshal.dumps(x, 2)
 
 
-def _remember(memo: dict, key, tree) -> int:
-    """H of the canonical tree `tree` under `memo`'s salt, kept in `memo` under `key` unless its
-    encoding is longer than _MEMO_BYTES (a full memo is emptied first)."""
+def _remember(memo: dict, key, tree, person: bytes = _PERSON) -> int:
+    """H of the canonical tree `tree` under `memo`'s salt (and `person`), kept in `memo` under
+    `key` unless its encoding is longer than _MEMO_BYTES (a full memo is emptied first)."""
     if _large(tree):
-        hasher = blake2b(digest_size=8, salt=memo.salt, person=_PERSON)
+        hasher = blake2b(digest_size=8, salt=memo.salt, person=person)
         for piece in _pieces(tree):
             hasher.update(piece)
         return int.from_bytes(hasher.digest(), "little", signed=True)
     data = marshal.dumps(tree, 2)
-    h = int.from_bytes(blake2b(data, digest_size=8, salt=memo.salt, person=_PERSON).digest(), "little", signed=True)
+    h = int.from_bytes(blake2b(data, digest_size=8, salt=memo.salt, person=person).digest(), "little", signed=True)
     if len(data) <= _MEMO_BYTES:
         if len(memo) >= _MEMO_LIMIT:
             memo.clear()
@@ -237,6 +237,30 @@ class _EntryMemo(dict):
         return _remember(self, entry, (k if self.key is None else self.key(k), v if self.value is None else self.value(v)))
 
 
+# The personalisation of the hashes of a set's elements (_ElementMemo): apart from the slots' and
+# the entries' hashes
+_ELEMENT_PERSON = b"tlacheck.el.v1"
+
+
+class _ElementMemo(dict):
+    """Element -> its hash as an element of the set in a slot of set type: as _SlotMemo, over the
+    element's encoding, personalised apart. The orbit keys of symmetry (compile/symmetry.py) hash
+    such a set as the XOR of its elements' hashes, as a map's hash is its entries': a set's
+    elements are its facts, so the argument of the module docstring holds, and a renamed set is
+    hashed from its renamed elements' hashes without building, sorting and encoding it."""
+
+    __slots__ = ("salt", "canonical")
+
+    def __init__(self, slot: int, t: T.SetT):
+        super().__init__()
+        self.salt = slot.to_bytes(16, "little")
+        self.canonical = _canonical(t.element)
+
+    def __missing__(self, e) -> int:
+        canonical = self.canonical
+        return _remember(self, e, e if canonical is None else canonical(e), _ELEMENT_PERSON)
+
+
 _MAP_ENTRIES = 256  # larger maps are not kept in a _MapMemo (their entries are)
 
 
@@ -275,6 +299,8 @@ class Fingerprinter:
         self.entries = tuple(_EntryMemo(i, t) if isinstance(t, T.MapT) else None for i, t in enumerate(var_types))
         self.memos = tuple(_SlotMemo(i, t) if e is None else _MapMemo(e)
                            for i, (t, e) in enumerate(zip(var_types, self.entries)))
+        # For a slot of set type, its elements' hashes (_ElementMemo: symmetry's keys); None for others
+        self.elements = tuple(_ElementMemo(i, t) if isinstance(t, T.SetT) else None for i, t in enumerate(var_types))
 
     def __call__(self, state: tuple) -> int:
         return reduce(xor, map(_getitem, self.memos, state), 0) or 1
