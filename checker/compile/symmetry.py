@@ -4,10 +4,11 @@ A `symmetric const S: set[model] = {...}` says that renaming S's members never c
 the spec can do: permuting them in a state gives a state with the same successors (permuted
 the same way) and the same truth values of every check. The search then stores one state per
 orbit (the states equal up to such a renaming) and explores the first one it finds; the key a
-store keeps is the orbit's: the smallest fingerprint over all renamings of the state
-(`Symmetry.key`). Traces are rebuilt by matching these keys (traces.py), so a printed trace is
-a sequence of real states and steps of the spec, and it is still a shortest one: a state at
-depth d has every renaming of itself at depth d.
+store keeps is the orbit's: a 64-bit hash of a canonical renaming of the state, the one whose
+hash is smallest among those its members' signatures allow (`Symmetry.key`). Traces are
+rebuilt by matching these keys (traces.py), so a printed trace is a sequence of real states and
+steps of the spec, and it is still a shortest one: a state at depth d has every renaming of
+itself at depth d.
 
 The group is the product of the symmetric groups of all the symmetric sets (every
 combination of a renaming of each). TLC's SYMMETRY with `Permutations(A) \\cup
@@ -151,8 +152,8 @@ class Symmetry:
             slots = tuple(renamer(t, perm) for t in var_types)
             self.renamings.append(_state_renaming(slots, limit))
             self._slot_renamers[images] = tuple(slots[i] for i in self._moved)
-            self._element_renamers[images] = tuple(renamer(var_types[i].element, perm) if isinstance(var_types[i], T.SetT)
-                                                   else None for i in self._moved)
+            self._element_renamers[images] = tuple(
+                renamer(var_types[i].element, perm) if isinstance(var_types[i], T.SetT) else None for i in self._moved)
         # Per sort, its members' signatures in a state (_Signatures), and the slots of every map
         # keyed by it (two members absent elsewhere whose entries there are equal can be swapped
         # without changing the state).
@@ -181,7 +182,8 @@ class Symmetry:
     def key(self, fingerprint, sizes: list | None = None) -> Callable[[tuple], int]:
         """The key of a state's orbit, with `fingerprint` a Fingerprinter (engine/fingerprints.py):
         the XOR of the hashes of the slots no renaming moves (as in the state's fingerprint) and
-        of the smallest XOR of the other slots' hashes over the renamings that put each
+        of the smallest XOR of the other slots' hashes (the fingerprint's, but a set's is the
+        XOR of its elements' hashes: fingerprints._ElementMemo) over the renamings that put each
         symmetric set's members in the order of their signatures (`candidates`). The renamings
         that qualify give the same renamed states for every state of an orbit, and the slots
         that never move are the same in all of them, so the key is the orbit's.
@@ -214,7 +216,8 @@ class Symmetry:
             return reduce(xor, map(_getitem, moved_memos, part), 0)
 
         def hasher(images: tuple) -> Callable:
-            slots = tuple((f, memo, {}) if e is None else (_set_hash(self._element_renamers[images][k], e, limit), None, {})
+            per_element = self._element_renamers[images]
+            slots = tuple((f, memo, {}) if e is None else (_set_hash(per_element[k], e, limit), None, {})
                           for k, (f, memo, e) in enumerate(zip(self._slot_renamers[images], moved_memos, elements)))
 
             def renamed(part: tuple) -> int:
@@ -289,7 +292,7 @@ class Symmetry:
             return [None if images == identities else images], 1
         return [None if images == identities else images for images in product(*choices)], ties
 
-    def orbit_size(self, state: tuple, fingerprint: Callable[[tuple], int]) -> int:
+    def orbit_size(self, state: tuple, fingerprint) -> int:
         """The number of states of the orbit of `state` (as `key` with `sizes` counts it)."""
         sizes: list[int] = []
         self.key(fingerprint, sizes)(state)

@@ -13,8 +13,8 @@ decides whether a successor is new and by which traces are rebuilt (traces.py). 
   no two states share one, and the store keeps every state: the key is the state itself.
   Exact storage, collect mode, and the state graph of the temporal properties.
 
-A store that keys states by the fingerprint of a canonical representative (symmetry) is a
-FingerprintStore whose `key_of` canonicalises first: the search and traces need nothing else.
+A store that keys states by their orbit's key (symmetry: the hash of a canonical representative,
+compile/symmetry.py) is a FingerprintStore whose `key_of` is that key: the search and traces need nothing else.
 
 The loops read the arrays directly (levels.py inlines the table's probe): the store is the owner
 of the layout, not a layer of calls on the hot path.

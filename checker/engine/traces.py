@@ -2,7 +2,7 @@
 
 Every store keeps, per stored state, its parent's index (-1: an initial state) and a key:
 the state itself (exact storage), its 64-bit fingerprint (fingerprint storage, `--workers`),
-and, with symmetry, the fingerprint of its canonical representative. The trace to stored
+and, with symmetry, its orbit's key (the hash of a canonical representative: compile/symmetry.py). The trace to stored
 state i follows the parent links from an initial state to i, and finds each state again by
 running the spec: the first initial state whose key is the path's first key, then from each
 state of the trace the first successor (actions in declaration order, instances in canonical
