@@ -173,16 +173,18 @@ class Admission:
     their keys, fingerprints, actions and states, the values an action writes interned in `pools`); with
     `recorder`, the behaviour graph's atoms; with `sized`, the size of each one's orbit (the
     caller's `size`). Without `keep` (the simulator) nothing is stored; `admit` says whether the
-    successor is in the model."""
+    successor is in the model. `queue`: what holds the states kept (a worker's
+    statequeue.StateQueue; None: a list)."""
 
     def __init__(self, model: Model, checks: Checks, keep: bool = True, pools=None, recorder=None,
-                 sized: bool = False):
+                 sized: bool = False, queue=None):
         self.model = model
         self.checks = checks
         self.keep = keep
         self.pools = pools
         self.recorder = recorder
         self.sized = sized
+        self.queue = queue
         self.constraints = bool(model.constraints)
         self.replan()
         self.begin(())
@@ -197,7 +199,8 @@ class Admission:
 
     def begin(self, pending: tuple) -> None:
         """A new level: nothing admitted yet; `pending`: the reachable checks still to witness."""
-        self.kept = Batch(sizes=array("q") if self.sized else None)  # the states stored
+        self.kept = Batch(sizes=array("q") if self.sized else None,  # the states stored
+                          states=self.queue() if self.queue is not None else [])
         self.reach = [(name, pred) for name, pred in self.model.reachables if name in pending]
         self.witnesses: dict[str, int] = {}
         self.faults: dict[str, int] = {}

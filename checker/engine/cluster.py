@@ -110,7 +110,7 @@ class Partition(Worker):
         self.offer = self._route
         self.indices = array("q")  # the global index of each state of the frontier
         self.new_fps = array("q")  # the last merge's new states, to store once numbered
-        self.new_states: list[tuple] = []
+        self.new_states = self.queue()
         self.batches: list = []  # the level's batch for each owner
         self.own: Batch | None = None  # the last expansion's batch for this partition itself
 
@@ -123,8 +123,8 @@ class Partition(Worker):
     def start(self, states: list, fps: array, indices: array) -> None:
         """Hold the initial states this partition owns, and store their keys."""
         self._admit_keys(fps)
-        self.frontier = list(map(self.model.canonical_keys, states))
-        self.frontier_fps = list(fps)
+        self.frontier = self.queue(map(self.model.canonical_keys, states))
+        self.frontier_fps = array("q", fps)
         self.indices = indices
 
     def _admit_keys(self, fps) -> None:
@@ -142,8 +142,8 @@ class Partition(Worker):
         then expand the frontier: (Expansion, one Batch per owner: None for itself)."""
         if numbering is not None:
             self._admit_keys(self.new_fps)
-            self.frontier, self.new_states = self.new_states, []
-            self.frontier_fps, self.new_fps = list(self.new_fps), array("q")
+            self.frontier, self.new_states = self.new_states, self.queue()
+            self.frontier_fps, self.new_fps = self.new_fps, array("q")
             self.indices = numbering
         self.pending = pending
         sized = self.sized is not None
@@ -151,7 +151,7 @@ class Partition(Worker):
         try:
             expansion, _ = self._expand()
         finally:
-            self.frontier, self.frontier_fps = [], []
+            self.frontier, self.frontier_fps = self.queue(), array("q")
         if expansion.halted:
             self.batches = [Batch() for _ in range(self.partitions)]
         me = self.index
@@ -159,7 +159,7 @@ class Partition(Worker):
         self.own, self.batches[me] = self.batches[me], None  # it stays here: merge takes it from self.own
         return (expansion, *self.batches)
 
-    def _level(self) -> tuple[list, list, object]:
+    def _level(self) -> tuple:
         frontier, frontier_fps, _ = super()._level()
         return frontier, frontier_fps, iter(self.indices)
 
@@ -207,6 +207,7 @@ class Partition(Worker):
         if self.pools.review(self.stored):
             admission.replan()
         self.new_fps, self.new_states = admission.kept.fps, admission.kept.states
+        self.new_states.seal()
         return admission.admitted(events, placed, [])
 
 

@@ -133,6 +133,7 @@ from tlacheck.engine.messages import (UNSTORED, Admitted, Copy, Event, EventKind
                                       nothing_admitted)
 from tlacheck.engine.options import Options, Progress, unreduced_cause
 from tlacheck.engine.search import Search
+from tlacheck.engine.statequeue import make_root, remove_root
 from tlacheck.engine.stores import ExactStore, FingerprintStore
 from tlacheck.engine.successors import nth_step
 from tlacheck.engine.worker import LIVE, ORDINAL_BITS, ORDINAL_MASK, Worker, worker_main
@@ -236,6 +237,7 @@ class Coordinator(Search):
         self.conns: list = []
         self.procs: list = []
         self.watch = MemoryWatch(options, self._memory_mb)  # the early memory warning, for all processes
+        self.spill_root: str | None = None  # with --memory-budget: where the queues spill (statequeue.py)
 
     def _new_store(self):
         return self.exact if self.exact is not None else FingerprintStore(self.key)
@@ -332,11 +334,14 @@ class Coordinator(Search):
     def _search(self, initial: list, initial_fps: list) -> Result:
         """Start the workers with the initial states, and search level by level."""
         plan = None if self.graph is None else self.graph.plan
+        if self.options.memory_budget_mb is not None:
+            self.spill_root = make_root()
         if self.workers == 1:
             # It reads the watchdog's verdict as its stop flag; its counters are its own.
             self.local = Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
-                                self.checks, [0] * LIVE, self._tick, self.symmetric, exact=self.exact, plan=plan)
-            self.local.frontier, self.local.frontier_fps = initial, initial_fps
+                                self.checks, [0] * LIVE, self._tick, self.symmetric, exact=self.exact, plan=plan,
+                                budget=self._budget(), spill=self.spill_root)
+            self.local.frontier, self.local.frontier_fps = self.local.queue(initial), array("q", initial_fps)
             return self._levels()
         self._fork(plan)
         n = self.workers
@@ -351,7 +356,7 @@ class Coordinator(Search):
             mine, theirs = ctx.Pipe()
             proc = ctx.Process(target=worker_main,
                                args=(theirs, self.model, self.table, self.halt, self.options.check_deadlock,
-                                     self.checks, self.live_counts, w, self.symmetric, plan),
+                                     self.checks, self.live_counts, w, self.symmetric, plan, self._budget(), self.spill_root),
                                daemon=True)
             proc.start()
             theirs.close()
@@ -359,7 +364,14 @@ class Coordinator(Search):
             self.procs.append(proc)
         self.table.close_fd()
 
+    def _budget(self) -> int | None:
+        """Each worker's share of --memory-budget, in bytes, for its queue (statequeue.Spill)."""
+        mb = self.options.memory_budget_mb
+        return None if mb is None else mb * 2**20 // self.workers
+
     def _shutdown(self) -> None:
+        if self.local is not None:
+            self.local.spill.close()  # the queue's segments on disk, if any
         for conn in self.conns:
             try:
                 conn.send(Stop())
@@ -378,6 +390,9 @@ class Coordinator(Search):
             self.halt.close()
             self.live.release()
             self.live_counts.close()
+        if self.spill_root is not None:  # (also what a worker killed above left)
+            remove_root(self.spill_root)
+            self.spill_root = None
 
     def _tick(self, expanded: int, found: int, generated: int) -> None:
         """The in-process worker's look up, every 1024 states it expands (forked workers are watched

@@ -25,6 +25,9 @@ class Options:
     max_depth: int | None = None
     time_limit: float | None = None
     memory_limit_mb: int | None = None  # resident memory of this process, checked every 1024 states
+    # The queue's memory (its sealed segments, estimated) beyond which it writes segments to disk,
+    # shared out between the workers (engine/statequeue.py); None: never; 0: every segment.
+    memory_budget_mb: int | None = None
     stop: object = None  # a threading.Event (or anything with is_set()): set it to stop cleanly
     # Called once with a MemoryEstimate when the memory growth says the run will not fit (None: no watch).
     warn: Callable[["MemoryEstimate"], None] | None = None

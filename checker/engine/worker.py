@@ -38,6 +38,7 @@ from tlacheck.engine.liveness import Recorder
 from tlacheck.engine.messages import (Admitted, Copy, Event, EventKind, Expansion, Failed, Go, Holding, Incoming,
                                       Init, LookedUp, Lookup, Moved, Own, Step, Stepped, Stop, halted)
 from tlacheck.engine.pools import ValuePools
+from tlacheck.engine.statequeue import Spill, StateQueue
 from tlacheck.engine.stores import ExactStore
 from tlacheck.engine.successors import until_fault
 from tlacheck.engine.watchdog import StepInterrupted, Watchdog
@@ -59,7 +60,7 @@ class Worker:
 
     def __init__(self, conn, model: Model, table: FingerprintTable, halt, check_deadlock: bool, checks: Checks,
                  live, tick: Callable[[int, int, int], None] | None = None, symmetric: bool = False,
-                 exact: ExactStore | None = None, plan=None):
+                 exact: ExactStore | None = None, plan=None, budget: int | None = None, spill: str | None = None):
         self.conn = conn
         self.live = live  # its shared counters: step, expanded, candidates, generated in this expansion
         self.tick = tick
@@ -85,14 +86,17 @@ class Worker:
         self.sized = model.symmetry.key(self.fingerprint, self.keying[1]) if symmetric and not exact else None
         self.id_draw = exact.draw() if exact else None
         self.recorder = None if plan is None else Recorder(plan)
+        # The queue's segments beyond `budget` bytes go to disk, in the directory `spill` (statequeue.py); exact storage keeps
+        # every state in its store anyway: only its frontier is a queue
+        self.spill = Spill(budget, spill)
         self.admission = Admission(model, checks, pools=self.pools, recorder=self.recorder,
-                                   sized=self.sized is not None)
+                                   sized=self.sized is not None, queue=None if self.exact else self.queue)
         self.offer = self.admission.admit  # what becomes of a successor not seen before
         self.deadlocked = False  # collect mode: the first deadlock is collected, once
         self.collected: list[tuple] = []
         self.successors = self._successor_functions()
-        self.frontier: list[tuple] = []  # the states it holds, in order
-        self.frontier_fps: list[int] = []  # and their fingerprints
+        self.frontier = self.queue()  # the states it holds, in order
+        self.frontier_fps = array("q")  # and their fingerprints
         self.first = 0  # the global index of the first
         self.pending: tuple = ()
         # This level's candidates and the successors rejected by a constraint, as a set. On exact
@@ -102,7 +106,13 @@ class Worker:
         # states already tells new ones.
         self.recent: set = set()
         self.fps = array("q")  # the last level's candidates: their keys, and the states
-        self.states: list[tuple] = []
+        self.states = self.queue() if not self.exact else []
+
+    def queue(self, states=()) -> StateQueue:
+        """A queue of states (these), spilling with this worker's budget."""
+        queue = StateQueue(len(self.model.var_types), self.spill, self.model.canonical_keys)
+        queue.extend(states)
+        return queue
 
     def _successor_functions(self) -> list[tuple]:
         """Per action: its index, the function giving its successors and their keys from a parent
@@ -130,8 +140,8 @@ class Worker:
             if isinstance(msg, Stop):
                 return
             if isinstance(msg, Init):
-                self.first, self.frontier = msg.first, msg.states
-                self.frontier_fps = list(map(self.fingerprint, self.frontier))
+                self.first, self.frontier = msg.first, self.queue(msg.states)
+                self.frontier_fps = array("q", map(self.fingerprint, msg.states))
             elif isinstance(msg, Step):
                 conn.send(self._step(msg))
             elif isinstance(msg, Lookup):
@@ -167,7 +177,8 @@ class Worker:
         try:
             return self._expand()
         except StepInterrupted:  # the coordinator halted the search in the middle of a step
-            self.frontier = self.frontier_fps = []
+            self.frontier.clear()
+            self.frontier_fps = array("q")
             return halted("halted", len(self.successors)), None
 
     def _expect(self, kind: type):
@@ -207,9 +218,7 @@ class Worker:
         setdefault, numbers = self.id_draw if self.id_draw is not None else (None, None)
         memos, entries, raw_of = fingerprint.memos, fingerprint.entries, fingerprint.raw
         frontier, frontier_fps, indices = self._level()
-        pop, pop_fp = frontier.pop, frontier_fps.pop
-        while frontier:
-            state, pfp, g = pop(), pop_fp(), next(indices)
+        for state, pfp, g in zip(frontier.drain(), frontier_fps, indices):
             if not g & HALT_EVERY and self._look(g - self.first, len(found), generated):
                 return halted(self.halt[0] if isinstance(self.halt[0], str) else "halted", a_count), None
             base = g << ORDINAL_BITS
@@ -266,13 +275,11 @@ class Worker:
                 break
         return self._expanded(parents, counts, enabled, generated, events, placed, spent)
 
-    def _level(self) -> tuple[list, list, object]:
-        """The states it holds and their fingerprints, reversed (expanded from the end, each state
-        is freed once expanded), and an iterator of their numbers, in order."""
-        frontier, self.frontier = self.frontier, []
-        frontier_fps, self.frontier_fps = self.frontier_fps, []
-        frontier.reverse()
-        frontier_fps.reverse()
+    def _level(self) -> tuple[StateQueue, array, object]:
+        """The states it holds (drained as they are expanded: each segment is freed once read) and
+        their fingerprints, and an iterator of their numbers, in order."""
+        frontier, self.frontier = self.frontier, self.queue()
+        frontier_fps, self.frontier_fps = self.frontier_fps, array("q")
         return frontier, frontier_fps, iter(range(self.first, self.first + len(frontier)))
 
     def _look(self, expanded: int, found: int, generated: list) -> bool:
@@ -327,6 +334,8 @@ class Worker:
             self.pools.pools.clear()
         self.stored += len(admission.kept.fps)
         self.fps, self.states = admission.kept.fps, admission.kept.states
+        if not self.exact:
+            self.states.seal()  # the next level: its last segment to disk too if the budget is full
         collected = self.checks.take_collected() + self.collected if self.checks.collect else []
         self.collected = []
         graph = self.recorder.transitions() if self.recorder is not None else None
@@ -344,23 +353,28 @@ class Worker:
         """Take the states of the new level this worker holds, in global order, handing over
         those another worker holds."""
         states, fps = self.states, self.fps
-        self.states, self.fps = [], array("q")
+        self.states, self.fps = self.queue() if not self.exact else [], array("q")
         if not self.exact:
             self.recent = set()
         if holding.send:  # first, so that the receivers can go on
             self.conn.send(Moved({dest: pickle.dumps(list(map(states.__getitem__, pos)), pickle.HIGHEST_PROTOCOL)
                                   for dest, pos in holding.send.items()}))
+        self.first = holding.first
+        segments = holding.segments
+        if (not self.exact and holding.own is None and len(segments) == 1 and isinstance(segments[0], Own)
+                and (segments[0].start, segments[0].stop) == (0, len(states))):
+            self.frontier, self.frontier_fps = states, fps  # all of its candidates, in order (one worker)
+            return
         own = range(len(states)) if holding.own is None else list(compress(range(len(states)), holding.own))
-        copied = [segment.fps for segment in holding.segments if isinstance(segment, Copy)]
+        copied = [segment.fps for segment in segments if isinstance(segment, Copy)]
         if copied:  # positions of the states it holds for earlier workers
             wanted = set().union(*copied)
             here = list(map(wanted.__contains__, fps))
             position = dict(zip(compress(fps, here), compress(range(len(fps)), here)))
-        states.append(None)  # position -1: a state handed over by another worker, still to arrive
-        frontier = []
-        frontier_fps = []  # their fingerprints (those of states handed over: computed on arrival)
+        held = array("q")  # the position of each state it holds among its candidates (-1: handed over)
+        frontier_fps = array("q")  # their fingerprints (those of states handed over: computed on arrival)
         awaited = {}  # worker handing states over -> their positions in the frontier
-        for segment in holding.segments:
+        for segment in segments:
             if isinstance(segment, Own):
                 mine = own[segment.start:segment.stop]
                 frontier_fps.extend(map(fps.__getitem__, mine))
@@ -372,20 +386,22 @@ class Worker:
                     mine = array("q", [-1]) * segment.count
                     frontier_fps.extend(mine)
                 if -1 in mine:
-                    g = len(frontier)
+                    g = len(held)
                     awaited[segment.worker] = compress(range(g, g + len(mine)), map((-1).__eq__, mine))
-            frontier.extend(map(states.__getitem__, mine))
-        del states, own, fps
+            held.extend(mine)
+        del own, fps
         canonical = self.model.canonical_keys
         fingerprint = self.fingerprint
+        arrived = {}  # position in the frontier -> a state handed over
         for _ in awaited:
             msg = self._expect(Incoming)
             for i, state in zip(awaited[msg.sender], map(canonical, pickle.loads(msg.data))):
-                frontier[i] = state
+                arrived[i] = state
                 frontier_fps[i] = fingerprint(state)
-        self.first = holding.first
-        self.frontier = frontier
+        self.frontier = self.queue(states[p] if p >= 0 else arrived[i] for i, p in enumerate(held))
         self.frontier_fps = frontier_fps
+        if not self.exact:
+            states.clear()
 
 
 # -------------------------------------------------------------------- successor functions
@@ -435,7 +451,8 @@ class _Stopped(Exception):
 
 
 def worker_main(conn, model: Model, table: FingerprintTable, halt: mmap.mmap, check_deadlock: bool,
-                checks: Checks, live: mmap.mmap, w: int, symmetric: bool, plan) -> None:
+                checks: Checks, live: mmap.mmap, w: int, symmetric: bool, plan, budget: int | None,
+                spill: str | None) -> None:
     """A forked worker's life: it serves the coordinator's messages until Stop; a bug, or running
     out of memory outside the spec's code (in the spec's code it is an event), is sent as Failed."""
     import signal
@@ -446,10 +463,13 @@ def worker_main(conn, model: Model, table: FingerprintTable, halt: mmap.mmap, ch
     # exchange of states between workers before it.
     watchdog = Watchdog(lambda: "halted" if halt[0] else None, model.code_name,
                         protected=[Worker._hold.__code__])
+    worker = None
     try:
         with watchdog:
-            Worker(conn, model, table, halt, check_deadlock, checks,
-                   memoryview(live).cast("q")[LIVE * w:LIVE * (w + 1)], None, symmetric, plan=plan).serve()
+            worker = Worker(conn, model, table, halt, check_deadlock, checks,
+                            memoryview(live).cast("q")[LIVE * w:LIVE * (w + 1)], None, symmetric, plan=plan,
+                            budget=budget, spill=spill)
+            worker.serve()
     except (_Stopped, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
     except MemoryError:  # the worker's own tables
@@ -462,3 +482,6 @@ def worker_main(conn, model: Model, table: FingerprintTable, halt: mmap.mmap, ch
             conn.send(Failed(traceback.format_exc()))
         except OSError:
             pass
+    finally:
+        if worker is not None:
+            worker.spill.close()  # its queue's segments on disk, if any
