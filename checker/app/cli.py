@@ -352,6 +352,9 @@ def _build_parser() -> argparse.ArgumentParser:
                             "(host:port, or `auto`), or without it a local one; needs tlacheck[ray]")
     check.add_argument("--ray-actors", type=_positive_int, metavar="N",
                        help="with --ray: N partitions, one Ray actor each (default: one per CPU of the cluster)")
+    check.add_argument("--memory-budget", type=_non_negative_int, metavar="MB",
+                       help="keep at most this much of the search's queue in memory and write the rest to "
+                            "a temporary directory (same result; 0: all of it)")
     check.add_argument("--storage", choices=("fingerprint", "exact"), default="fingerprint",
                        help="seen states as 64-bit fingerprints (default) or exactly (about 10x the memory)")
     check.add_argument("--no-symmetry", action="store_true",
@@ -1051,6 +1054,7 @@ def _explore(args, sources: dict[str, Source], notices: "_Notices"):
         max_depth=args.max_depth,
         time_limit=args.time_limit,
         memory_limit_mb=args.memory_limit,
+        memory_budget_mb=getattr(args, "memory_budget", None),
         stop=threading.Event(),
         # the early memory estimate (docs/cli.md, Memory estimate)
         warn=lambda estimate: notices.add(estimate.message(), estimate.hint),

@@ -1,0 +1,229 @@
+"""The search's queue (engine/statequeue.py): states held encoded, in segments, spilled to disk
+beyond --memory-budget (issue 35, item 2). The search gives the same Result, traces and JSON with
+and without spill, and leaves no file behind, also when it ends on an error."""
+
+import json
+import os
+import tempfile
+
+import pytest
+
+from tlacheck.core.result import Verdict
+from tlacheck.core.runtime import NONE, keys_tuple
+from tlacheck.core.source import Source
+from tlacheck.engine import statequeue
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
+from tlacheck.engine.statequeue import SEGMENT, Spill, StateQueue
+from tlacheck.output.report import result_json
+from tlacheck.pipeline.driver import build_model
+from tests.conftest import SPECS, model_of
+from tests.oracle.generate import generate
+from tlacheck.app.cli import read_source
+
+
+def _states(n: int) -> list[tuple]:
+    """n distinct states of five variables of assorted kinds (ints, bools, none, sets, maps,
+    tuples), some values shared between states and some not."""
+    keys = keys_tuple(tuple(range(10)))  # a map's interned keys (a tuple subclass)
+    return [(i, i % 3 == 0, NONE if i % 2 else i % 5, frozenset({i % 4, 7}), (keys, tuple(range(i % 2, i % 2 + 10))))
+            for i in range(n)]
+
+
+# ---------------------------------------------------------------- the class
+
+def test_issue_35_a_queue_gives_back_its_states_in_order_and_by_position():
+    states = _states(300)
+    queue = StateQueue(5, segment=64)
+    queue.extend(states)
+    assert len(queue) == 300
+    assert [queue[i] for i in range(300)] == states
+    assert len(queue.segments) == 4  # 4 sealed segments of 64, the open one holds the rest
+    assert list(queue.drain()) == states
+    assert len(queue) == 0 and queue.segments == []
+
+
+def test_issue_35_a_queue_in_memory_gives_back_the_same_objects():
+    shared = frozenset(range(50))
+    states = [(i % 3, shared) for i in range(10)]
+    queue = StateQueue(2, segment=4)
+    queue.extend(states)
+    drained = list(queue.drain())
+    assert drained == states
+    assert all(s[1] is shared for s in drained)
+    assert all(type(x) is type(y) for s, t in zip(drained, states) for x, y in zip(s, t))
+
+
+def test_issue_35_a_segment_numbers_up_to_2_16_distinct_values_per_variable():
+    queue = StateQueue(2)
+    states = [(i, -i) for i in range(SEGMENT + 3)]
+    queue.extend(states)
+    assert len(queue.segments) == 1 and queue.segments[0].count == SEGMENT
+    assert list(queue.drain()) == states
+
+
+def test_issue_35_states_without_variables_are_counted():
+    queue = StateQueue(0, segment=2)
+    queue.extend([()] * 5)
+    assert len(queue) == 5 and queue[4] == ()
+    assert list(queue.drain()) == [()] * 5
+
+
+def test_issue_35_beyond_the_budget_segments_go_to_disk_and_come_back_restored(tmp_path):
+    spill = Spill(budget=0, root=str(tmp_path))
+    restored = []
+
+    def restore(state):
+        restored.append(state)
+        return state
+
+    states = _states(200)
+    queue = StateQueue(5, spill, restore, segment=50)
+    queue.extend(states)
+    queue.seal()
+    assert spill.written == 4 and spill.held == 0
+    assert len(os.listdir(spill.dir)) == 4
+    assert queue[120] == states[120]  # read back, and kept for the next look-up
+    assert list(queue.drain()) == states
+    assert restored[-200:] == states  # every state read from disk went through `restore`
+    assert os.listdir(spill.dir) == []  # each file removed once read
+    spill.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_issue_35_under_the_budget_segments_stay_in_memory_and_are_counted(tmp_path):
+    spill = Spill(budget=1 << 30, root=str(tmp_path))
+    queue = StateQueue(5, spill, segment=50)
+    queue.extend(_states(120))
+    queue.seal()
+    assert spill.written == 0 and spill.dir is None
+    assert spill.held == sum(s.size for s in queue.segments) > 0
+    list(queue.drain())
+    assert spill.held == 0
+
+
+def test_issue_35_a_drain_stopped_early_or_a_clear_frees_every_segment(tmp_path):
+    spill = Spill(budget=0, root=str(tmp_path))
+    queue = StateQueue(5, spill, segment=10)
+    queue.extend(_states(100))
+    drain = queue.drain()
+    assert next(drain) == _states(1)[0]
+    drain.close()  # a level stopped at an event
+    assert os.listdir(spill.dir) == []
+    queue.extend(_states(30))
+    queue.seal()
+    assert len(os.listdir(spill.dir)) == 3
+    queue.clear()
+    assert os.listdir(spill.dir) == [] and len(queue) == 0
+    spill.close()
+
+
+def test_issue_35_a_spill_over_budget_is_decided_on_what_it_holds():
+    spill = Spill(budget=100)
+    assert not spill.over(100)
+    spill.held = 60
+    assert spill.over(41) and not spill.over(40)
+    assert not Spill().over(1 << 60)  # no budget: never
+
+
+# ---------------------------------------------------------------- the search, with and without spill
+
+def _json(model, options: Options, path: str) -> dict:
+    data = result_json(model, explore(model, options), path)
+    data.pop("elapsed_s")
+    return data
+
+
+@pytest.fixture
+def spills(tmp_path, monkeypatch):
+    """The spills' temporary directories go under tmp_path/tmp; the segments written are
+    counted in tmp_path/written, one line each (forked workers too)."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    log = tmp_path / "written"
+    real = Spill.write
+
+    def write(self, data):
+        with open(log, "a") as fh:
+            fh.write("segment\n")
+        return real(self, data)
+
+    monkeypatch.setattr(Spill, "write", write)
+    return root, log
+
+
+def _written(log) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+PORTS = ["classic/diehard.spec", "classic/two_phase.spec", "corpus/mc_internal_memory.spec",
+         "corpus/voucher_cancel.spec", "corpus/mc_tcp.spec"]
+
+
+@pytest.mark.parametrize("port", PORTS)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_issue_35_spilling_the_queue_gives_the_same_json_on_the_corpus_ports(port, workers, spills):
+    root, log = spills
+    model = build_model(read_source(str(SPECS / port)))
+    plain = _json(model, Options(workers=workers), port)
+    spilled = _json(model, Options(workers=workers, memory_budget_mb=0), port)
+    assert spilled == plain
+    assert _written(log) >= plain["depth"] - 1  # every level but the last (empty) one went to disk
+    assert os.listdir(root) == []  # every file and directory removed after the run
+
+
+@pytest.mark.parametrize("seed", range(1, 41))
+def test_issue_35_spilling_the_queue_gives_the_same_json_on_generated_specs(seed, spills):
+    root, _ = spills
+    g = generate(seed)
+    try:
+        model = build_model(Source(f"oracle_{seed}.spec", g.text))
+    except Exception:  # the generator's rare bad spec is the oracle's business (tests/test_oracle.py)
+        pytest.skip("the generator's spec does not build")
+    base = Options(check_deadlock=g.check_deadlock, max_states=20_000, time_limit=60)
+    plain = _json(model, base, "g.spec")
+    for workers in (1, 2):
+        opts = Options(check_deadlock=g.check_deadlock, max_states=20_000, time_limit=60, workers=workers,
+                       memory_budget_mb=0)
+        assert _json(model, opts, "g.spec") == plain, (workers, g.text)
+    assert os.listdir(root) == []
+
+
+def test_issue_35_spilled_segments_are_removed_when_the_search_ends_on_an_error(spills):
+    root, log = spills
+    model = model_of("""
+        var x: int = 0
+        var y: int = 0
+        action Up:
+            require x < 30
+            x = x + 1
+        action Side:
+            require y < 30
+            y = y + 1
+        action Boom:
+            require x == 20
+            y = 1 // (x - 20)
+        """)
+    for workers in (1, 2):
+        result = explore(model, Options(workers=workers, memory_budget_mb=0))
+        assert result.verdict == Verdict.ERROR and result.error.code == "E407"
+        assert os.listdir(root) == []
+    assert _written(log) > 0
+
+
+def test_issue_35_the_cli_takes_a_memory_budget(tmp_path, capsys, monkeypatch):
+    from tlacheck.app.cli import main
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    spec = str(SPECS / "classic" / "diehard.spec")
+    outputs = []
+    for extra in ([], ["--memory-budget", "0"]):
+        code = main(["check", spec, "--json", "--quiet", *extra])
+        data = json.loads(capsys.readouterr().out)
+        data.pop("elapsed_s")
+        outputs.append((code, data))
+    assert outputs[0] == outputs[1]
+    assert os.listdir(tmp_path) == []
+    assert main(["check", spec, "--memory-budget", "-1"]) != 0
+    assert "--memory-budget: expected a number of 0 or more, not -1" in capsys.readouterr().err
