@@ -55,11 +55,13 @@ def test_issue_35_a_queue_in_memory_gives_back_the_same_objects():
 
 
 def test_issue_35_a_segment_numbers_up_to_2_16_distinct_values_per_variable():
-    queue = StateQueue(2)
-    states = [(i, -i) for i in range(SEGMENT + 3)]
+    queue = StateQueue(2, segment=1 << 16)
+    states = [(i, -i) for i in range((1 << 16) + 3)]
     queue.extend(states)
-    assert len(queue.segments) == 1 and queue.segments[0].count == SEGMENT
+    assert len(queue.segments) == 1 and queue.segments[0].count == 1 << 16
+    assert queue[(1 << 16) - 1] == states[(1 << 16) - 1]
     assert list(queue.drain()) == states
+    assert SEGMENT <= 1 << 16
 
 
 def test_issue_35_states_without_variables_are_counted():
@@ -108,7 +110,7 @@ def test_issue_35_a_drain_stopped_early_or_a_clear_frees_every_segment(tmp_path)
     queue.extend(_states(100))
     drain = queue.drain()
     assert next(drain) == _states(1)[0]
-    drain.close()  # a level stopped at an event
+    del drain  # a level stopped at an event
     assert os.listdir(spill.dir) == []
     queue.extend(_states(30))
     queue.seal()

@@ -5,15 +5,16 @@ A worker holds the level it expands (its frontier) and the states it admits for 
 `append` a state, `drain` them in order (each segment freed as it is read), `len`, `[i]` (the
 states a worker hands over, in order: --workers).
 
-Encoding. The states are appended to segments of at most SEGMENT states. Within a segment, each
-variable's values are numbered in the order first met (a dict per variable, while the segment is
-open; a list per variable once it is sealed), and a state is the numbers of its values: 2 bytes a
-variable (a segment holds at most 2^16 states, so at most 2^16 distinct values per variable). A
-state is decoded as the tuple of its numbers' values, the same objects that were appended: equal
-states, and the objects the pools shared (pools.py) are shared still. A tuple of objects costs 56
-+ 8 bytes per variable and the list's pointer; the encoded state 2 bytes per variable, and each
-distinct value of a segment a pointer (values shared by many states cost next to nothing; a value
-that no other state of the segment has, as much as before).
+Encoding. The states are appended to segments of SEGMENT states. The open segment is a list of
+tuples; sealed, it is encoded a variable at a time: the variable's values are numbered in the order
+first met, and the segment keeps, per variable, the list of its distinct values and the number of
+each state's value, 2 bytes (a segment holds at most 2^16 states, so at most 2^16 distinct values
+per variable). Decoding zips the variables' values back into tuples (C iterators, no Python code
+per state): the same objects that were appended, so the values the pools share (pools.py) are
+shared still. A queued tuple of objects costs 40 bytes + 8 per variable and the list's pointer; an
+encoded state 2 bytes per variable, plus, per distinct value of its segment, a pointer (values
+shared by many states cost next to nothing; a value no other state of the segment has, as much as
+before). The open segment, at most SEGMENT tuples, stays as it is.
 
 Spill (TLC's DiskStateQueue idea). The queues of one process share a `Spill`: a budget in bytes
 for the sealed segments they hold in memory (an estimate: their codes, and 64 bytes per distinct
@@ -32,29 +33,15 @@ import pickle
 import shutil
 import tempfile
 from array import array
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import Callable, Iterable, Iterator
 
-SEGMENT = 1 << 16  # states per segment: a variable's value numbers fit in 16 bits
+SEGMENT = 1 << 13  # states per segment (at most 2^16: a variable's value numbers fit in 16 bits)
 VALUE_BYTES = 64  # the estimate of what one distinct value of a sealed segment holds in memory
 
-_getitem = dict.__getitem__
 _index = list.__getitem__
-
-
-class _Numbered(dict):
-    """One variable's values in the open segment -> their numbers, given in the order first met
-    (`values`: the values by number)."""
-
-    __slots__ = ("values",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.values: list = []
-
-    def __missing__(self, v) -> int:
-        code = self[v] = len(self.values)
-        self.values.append(v)
-        return code
+_index_array = array.__getitem__
 
 
 def make_root() -> str:
@@ -100,68 +87,76 @@ class Spill:
 
 
 class _Segment:
-    """A sealed segment: `count` states, their `codes` and the `values` of each variable, in
-    memory (`size`: the estimate of their bytes, counted in the Spill's `held`), or in the file
-    `path`."""
+    """A sealed segment: `count` states, their `codes` (per variable, the number of each state's
+    value) and the `values` of each variable, in memory (`size`: the estimate of their bytes,
+    counted in the Spill's `held`), or in the file `path`."""
 
     __slots__ = ("count", "codes", "values", "size", "path")
 
-    def __init__(self, count: int, codes: array, values: tuple, size: int) -> None:
+    def __init__(self, count: int, codes: tuple, values: tuple, size: int) -> None:
         self.count, self.codes, self.values, self.size, self.path = count, codes, values, size, None
 
-    def read(self) -> tuple[array, tuple]:
+    def read(self) -> tuple[tuple, tuple]:
         if self.path is None:
             return self.codes, self.values
         with open(self.path, "rb") as fh:
             return pickle.load(fh)
 
 
+def _encode(states: list, i: int) -> tuple[array, list]:
+    """Variable `i` of `states`: the number of each one's value, and the values by number (numbered
+    as first met: the next number is the dict's size; all in C)."""
+    numbered: dict = {}
+    n = len(states)
+    codes = array("H", map(numbered.setdefault, map(itemgetter(i), states), map(len, repeat(numbered, n))))
+    return codes, list(numbered)
+
+
 class StateQueue:
     """States in order, encoded (the module docstring). `width`: the number of variables; `spill`:
     the process's Spill (None: one of its own, which never spills); `restore`: applied to the
-    states read back from disk; `segment`: the states per segment (at most SEGMENT)."""
+    states read back from disk; `segment`: the states per segment (at most SEGMENT).
 
-    __slots__ = ("width", "spill", "restore", "segment", "segments", "count", "_codes", "_numbered", "_open",
-                 "_cached")
+    The open segment is a list of states, encoded when it is sealed, a variable at a time; a
+    sealed segment is decoded by zipping its variables' values back into tuples."""
+
+    __slots__ = ("width", "spill", "restore", "segment", "segments", "_sealed", "_open", "_cached")
 
     def __init__(self, width: int, spill: Spill | None = None, restore: Callable[[tuple], tuple] | None = None,
                  segment: int = SEGMENT) -> None:
-        assert 0 < segment <= SEGMENT
+        assert 0 < segment <= 1 << 16
         self.width = width
         self.spill = spill if spill is not None else Spill()
         self.restore = restore
         self.segment = segment
         self.segments: list[_Segment] = []
-        self.count = 0
+        self._sealed = 0  # states in the sealed segments
+        self._open: list[tuple] = []  # the states of the open segment
         self._cached: tuple = (-1, None, None)  # a spilled segment read back for `[i]`
-        self._start()
-
-    def _start(self) -> None:
-        self._codes = array("H")
-        self._numbered = tuple(_Numbered() for _ in range(self.width))
-        self._open = 0  # states in the open segment
 
     def __len__(self) -> int:
-        return self.count
+        return self._sealed + len(self._open)
 
     def append(self, state: tuple) -> None:
-        if self._open == self.segment:
+        self._open.append(state)
+        if len(self._open) == self.segment:
             self.seal()
-        self._codes.extend(map(_getitem, self._numbered, state))
-        self._open += 1
-        self.count += 1
 
     def extend(self, states: Iterable[tuple]) -> None:
         for state in states:
             self.append(state)
 
     def seal(self) -> None:
-        """Close the open segment (if it holds states): it stays in memory, or goes to disk when
+        """Encode the open segment (if it holds states): it stays in memory, or goes to disk when
         the spill's budget is full."""
-        if not self._open:
+        states = self._open
+        if not states:
             return
-        codes, values = self._codes, tuple(n.values for n in self._numbered)
-        seg = _Segment(self._open, codes, values, 2 * len(codes) + VALUE_BYTES * sum(map(len, values)))
+        self._open = []
+        columns = [_encode(states, i) for i in range(self.width)]
+        codes, values = tuple(c for c, _ in columns), tuple(v for _, v in columns)
+        seg = _Segment(len(states), codes, values, 2 * len(states) * self.width + VALUE_BYTES * sum(map(len, values)))
+        del states, columns
         spill = self.spill
         if spill.over(seg.size):
             seg.path = spill.write(pickle.dumps((codes, values), pickle.HIGHEST_PROTOCOL))
@@ -169,7 +164,7 @@ class StateQueue:
         else:
             spill.held += seg.size
         self.segments.append(seg)
-        self._start()
+        self._sealed += seg.count
 
     def _release(self, seg: _Segment) -> None:
         """Free a sealed segment: its memory, or its file."""
@@ -183,58 +178,51 @@ class StateQueue:
                 pass
             seg.path = None
 
-    def _decode(self, codes: array, values: tuple, restore) -> Iterator[tuple]:
-        w = self.width
-        if not w:
-            return
-        for i in range(0, len(codes), w):
-            state = tuple(map(_index, values, codes[i:i + w]))
-            yield state if restore is None else restore(state)
+    def _states(self, segments: list) -> Iterator[Iterator[tuple]]:
+        """Per segment, an iterator of its states (decoded in C); each segment is freed once its
+        iterator is asked for, all of them if the iteration stops early."""
+        try:
+            for seg in segments:
+                codes, values = seg.read()
+                spilled = seg.path is not None
+                self._release(seg)
+                if not self.width:
+                    yield repeat((), seg.count)
+                    continue
+                states = zip(*[map(v.__getitem__, c) for v, c in zip(values, codes)])
+                yield map(self.restore, states) if spilled and self.restore is not None else states
+        finally:
+            for seg in segments:
+                if seg.codes is not None or seg.path is not None:
+                    self._release(seg)
 
     def drain(self) -> Iterator[tuple]:
         """The states in order; the queue is left empty, and each segment is freed once read (all
         of them if the iteration stops early)."""
         self.seal()
-        segments, self.segments, self.count = self.segments, [], 0
+        segments, self.segments, self._sealed = self.segments, [], 0
         self._cached = (-1, None, None)
-        try:
-            for seg in segments:
-                codes, values = seg.read()
-                restore = self.restore if seg.path is not None else None
-                self._release(seg)
-                if self.width:
-                    yield from self._decode(codes, values, restore)
-                else:
-                    for _ in range(seg.count):
-                        yield ()
-        finally:
-            for seg in segments:
-                if seg.codes is not None or seg.path is not None:
-                    self._release(seg)
+        return chain.from_iterable(self._states(segments))
 
     def __getitem__(self, i: int) -> tuple:
         """State number `i` (0 <= i < len): a spilled segment is read back (and kept until another
         one is needed)."""
         s, j = divmod(i, self.segment)
         if s == len(self.segments):
-            codes, values = self._codes, tuple(n.values for n in self._numbered)
-            restore = None
+            return self._open[j]
+        seg = self.segments[s]
+        if seg.path is None:
+            codes, values, restore = seg.codes, seg.values, None
         else:
-            seg = self.segments[s]
-            if seg.path is None:
-                codes, values, restore = seg.codes, seg.values, None
-            else:
-                if self._cached[0] != s:
-                    self._cached = (s, *seg.read())
-                _, codes, values = self._cached
-                restore = self.restore
-        w = self.width
-        state = tuple(map(_index, values, codes[j * w:(j + 1) * w]))
+            if self._cached[0] != s:
+                self._cached = (s, *seg.read())
+            _, codes, values = self._cached
+            restore = self.restore
+        state = tuple(map(_index, values, map(_index_array, codes, repeat(j))))
         return state if restore is None else restore(state)
 
     def clear(self) -> None:
         """Drop every state (and the files of those spilled)."""
         for seg in self.segments:
             self._release(seg)
-        self.segments, self.count, self._cached = [], 0, (-1, None, None)
-        self._start()
+        self.segments, self._sealed, self._cached, self._open = [], 0, (-1, None, None), []
