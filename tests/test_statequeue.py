@@ -229,3 +229,16 @@ def test_issue_35_the_cli_takes_a_memory_budget(tmp_path, capsys, monkeypatch):
     assert os.listdir(tmp_path) == []
     assert main(["check", spec, "--memory-budget", "-1"]) != 0
     assert "--memory-budget: expected a number of 0 or more, not -1" in capsys.readouterr().err
+
+
+def test_issue_35_the_queue_bytes_benchmark_measures_both_ways(capsys):
+    import re
+
+    from benchmarks.queue_bytes import main
+
+    main([str(SPECS / "corpus" / "mc_internal_memory.spec")])
+    out = capsys.readouterr().out
+    m = re.search(r"4 variables, 4,408 states, largest level ([\d,]+): tuples (\d+) B/state, StateQueue (\d+) B/state",
+                  out)
+    assert m, out
+    assert int(m.group(3)) < int(m.group(2))
