@@ -14,6 +14,7 @@ from tlacheck.core.source import Source
 from tlacheck.engine import statequeue
 from tlacheck.engine.explore import explore
 from tlacheck.engine.options import Options
+from tlacheck.engine.fingerprints import FingerprintTable, SortedRun
 from tlacheck.engine.statequeue import SEGMENT, Spill, StateQueue
 from tlacheck.output.report import result_json
 from tlacheck.pipeline.driver import build_model
@@ -128,6 +129,32 @@ def test_issue_35_a_spill_over_budget_is_decided_on_what_it_holds():
     assert not Spill().over(1 << 60)  # no budget: never
 
 
+def test_issue_35_a_sorted_run_holds_what_it_merged_and_nothing_else(tmp_path):
+    import random
+
+    rng = random.Random(35)
+    fps = list({rng.randrange(-(1 << 63), 1 << 63) for _ in range(5000)})[:4500]
+    run = SortedRun(str(tmp_path))
+    assert 7 not in run and len(run) == 0
+    run.merge(fps[:1200])
+    run.merge(fps[1200:1201])
+    run.merge(fps[1201:4000])
+    assert len(run) == 4000 and len(os.listdir(tmp_path)) == 1  # each merge replaces the file
+    assert all(fp in run for fp in fps[:4000])
+    assert not any(fp in run for fp in fps[4000:])  # (distinct: a set)
+    assert min(fps[:4000]) in run and max(fps[:4000]) in run
+    run.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_issue_35_a_cleared_table_is_empty():
+    table = FingerprintTable(1 << 10)
+    table.insert([5, 1029, -3])
+    table.clear()
+    assert len(table) == 0 and 5 not in table and 1029 not in table and table.room(512)
+    assert table.add(1029) and 1029 in table
+
+
 # ---------------------------------------------------------------- the search, with and without spill
 
 def _json(model, options: Options, path: str) -> dict:
@@ -152,6 +179,14 @@ def spills(tmp_path, monkeypatch):
         return real(self, data)
 
     monkeypatch.setattr(Spill, "write", write)
+    merge = SortedRun.merge
+
+    def merged(self, fps):
+        with open(tmp_path / "merged", "a") as fh:
+            fh.write(f"{len(fps)}\n")
+        return merge(self, fps)
+
+    monkeypatch.setattr(SortedRun, "merge", merged)
     return root, log
 
 
@@ -172,6 +207,9 @@ def test_issue_35_spilling_the_queue_gives_the_same_json_on_the_corpus_ports(por
     spilled = _json(model, Options(workers=workers, memory_budget_mb=0), port)
     assert spilled == plain
     assert _written(log) >= plain["depth"] - 1  # every level but the last (empty) one went to disk
+    merged = log.parent / "merged"
+    if workers == 1 and plain["distinct_states"] > 1024:  # the table's fingerprints went to disk too
+        assert merged.exists() and sum(map(int, merged.read_text().split())) >= 512
     assert os.listdir(root) == []  # every file and directory removed after the run
 
 

@@ -70,11 +70,13 @@ were found earlier in the same level), so those are found at the first probe:
 
 from __future__ import annotations
 
+import heapq
 import marshal
 import mmap
 import os
 import tempfile
 from array import array
+from bisect import bisect_left, bisect_right
 from functools import reduce
 from hashlib import blake2b
 from operator import xor
@@ -450,6 +452,11 @@ class FingerprintTable:
         self.close()
         return grown
 
+    def clear(self) -> None:
+        """Empty the table (its fingerprints spilled: SortedRun)."""
+        self.table[:] = memoryview(bytes(8 * (self.mask + 1))).cast("q")
+        self.count = 0
+
     def close_fd(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
@@ -459,6 +466,72 @@ class FingerprintTable:
         self.table.release()
         self.mm.close()
         self.close_fd()
+
+
+_BLOCK = 512  # fingerprints per block of a SortedRun: one read of 4 KB per look-up
+
+
+class SortedRun:
+    """Fingerprints spilled from the table (TLC's DiskFPSet idea): sorted, in a file of int64 in
+    `directory`, with the first fingerprint of each block of _BLOCK in memory (`index`, 8 bytes per
+    512 fingerprints): a look-up bisects the index, reads one block (os.pread) and bisects it.
+    `merge` writes a new file with the table's fingerprints merged in (the old one removed)."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self.fd: int | None = None
+        self.path: str | None = None
+        self.index = array("q")
+        self.count = 0
+        self.files = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __contains__(self, fp: int) -> bool:
+        b = bisect_right(self.index, fp) - 1
+        if b < 0:
+            return False
+        block = memoryview(os.pread(self.fd, 8 * _BLOCK, 8 * _BLOCK * b)).cast("q")
+        i = bisect_left(block, fp)
+        return i < len(block) and block[i] == fp
+
+    def _stored(self):
+        """The fingerprints of the file, in order, read a chunk at a time."""
+        if self.fd is None:
+            return
+        offset = 0
+        while True:
+            data = os.pread(self.fd, 8 * _BLOCK * 64, offset)
+            if not data:
+                return
+            offset += len(data)
+            yield from memoryview(data).cast("q")
+
+    def merge(self, fps: array) -> None:
+        """Add fingerprints absent from the run (and distinct)."""
+        path = os.path.join(self.directory, f"fingerprints-{self.files}")
+        self.files += 1
+        index, out, count = array("q"), array("q"), 0
+        with open(path, "wb") as fh:
+            for fp in heapq.merge(self._stored(), sorted(fps)):
+                if not count % _BLOCK:
+                    index.append(fp)
+                out.append(fp)
+                count += 1
+                if len(out) == _BLOCK * 64:
+                    out.tofile(fh)
+                    out = array("q")
+            out.tofile(fh)
+        self.close()
+        self.fd, self.path, self.index, self.count = os.open(path, os.O_RDONLY), path, index, count
+
+    def close(self) -> None:
+        """Remove the file."""
+        if self.fd is not None:
+            os.close(self.fd)
+            os.unlink(self.path)
+            self.fd = self.path = None
 
 
 class NumberTable:

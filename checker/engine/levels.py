@@ -125,7 +125,8 @@ from tlacheck.compile.model import Model
 from tlacheck.core.result import Check, Result, Step as TraceStep, SymmetryStats, Verdict
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.admission import Admission, Failure
-from tlacheck.engine.fingerprints import FingerprintTable, NumberTable, Fingerprinter, collision_probability, slots_for
+from tlacheck.engine.fingerprints import (FingerprintTable, NumberTable, Fingerprinter, SortedRun,
+                                          collision_probability, slots_for)
 from tlacheck.engine.limits import MemoryWatch, limit_reached, resident_mb
 from tlacheck.engine.liveness import Recorder
 from tlacheck.engine.messages import (UNSTORED, Admitted, Copy, Event, EventKind, Expansion, Failed, Go, Holding,
@@ -143,6 +144,7 @@ _FLIP = bytes([1, 0]) + bytes(254)  # bytes.translate table: 0 <-> 1
 _CHUNK = 1 << 12  # fingerprints inserted between two looks at the workers' answers
 _WATCH_S = 0.1  # how often the limits are checked while the workers expand
 _MIN_CPU_S = 0.05  # a step this short says nothing about the workers' speeds
+_TABLE_SLOTS = 1 << 10  # the smallest table under --memory-budget (it spills when half full)
 
 
 class WorkerError(RuntimeError):
@@ -238,6 +240,10 @@ class Coordinator(Search):
         self.procs: list = []
         self.watch = MemoryWatch(options, self._memory_mb)  # the early memory warning, for all processes
         self.spill_root: str | None = None  # with --memory-budget: where the queues spill (statequeue.py)
+        # With --memory-budget and one process: the table's fingerprints beyond its share of the budget,
+        # sorted on disk (fingerprints.SortedRun), and the slots the table may have
+        self.spilled: SortedRun | None = None
+        self.max_slots = 0
 
     def _new_store(self):
         return self.exact if self.exact is not None else FingerprintStore(self.key)
@@ -336,12 +342,18 @@ class Coordinator(Search):
         plan = None if self.graph is None else self.graph.plan
         if self.options.memory_budget_mb is not None:
             self.spill_root = make_root()
+            if self.workers == 1 and self.exact is None:
+                self.spilled = SortedRun(self.spill_root)
+                self.max_slots = _TABLE_SLOTS
+                while 8 * self.max_slots * 2 <= self._budget():
+                    self.max_slots <<= 1
         if self.workers == 1:
             # It reads the watchdog's verdict as its stop flag; its counters are its own.
             self.local = Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
                                 self.checks, [0] * LIVE, self._tick, self.symmetric, exact=self.exact, plan=plan,
                                 budget=self._budget(), spill=self.spill_root)
             self.local.frontier, self.local.frontier_fps = self.local.queue(initial), array("q", initial_fps)
+            self.local.spilled = self.spilled
             return self._levels()
         self._fork(plan)
         n = self.workers
@@ -367,7 +379,7 @@ class Coordinator(Search):
     def _budget(self) -> int | None:
         """Each worker's share of --memory-budget, in bytes, for its queue (statequeue.Spill)."""
         mb = self.options.memory_budget_mb
-        return None if mb is None else mb * 2**20 // self.workers
+        return None if mb is None else mb * 2**20 // self.workers // (2 if self.spilled is not None else 1)
 
     def _shutdown(self) -> None:
         if self.local is not None:
@@ -390,6 +402,8 @@ class Coordinator(Search):
             self.halt.close()
             self.live.release()
             self.live_counts.close()
+        if self.spilled is not None:
+            self.spilled.close()
         if self.spill_root is not None:  # (also what a worker killed above left)
             remove_root(self.spill_root)
             self.spill_root = None
@@ -637,7 +651,17 @@ class Coordinator(Search):
         is left in `self.grown` for the workers. Also run while the workers expand, for the
         level they will find: they read the old table meanwhile, which nobody writes then."""
         table = self.table
-        if table.room(needed - table.count) or self.exact is not None:
+        if self.exact is not None:
+            return
+        if self.spilled is not None and table.count and 2 * needed > self.max_slots:
+            needed -= table.count  # over its share of the budget: its fingerprints to the sorted run on disk
+            self.spilled.merge(table.fingerprints())
+            if table.mask + 1 > self.max_slots:
+                table.close()
+                self.table = table = FingerprintTable(self.max_slots)
+            else:
+                table.clear()
+        if table.room(needed - table.count):
             return
         self.grown = grown = FingerprintTable(slots_for(2 * needed), shared=True)  # 4x at a time: less rehashing
         yield from table.copy_into(grown, _CHUNK)

@@ -105,6 +105,9 @@ class Worker:
         # holds the initial states only: a set look-up of an int per successor, as the dict of
         # states already tells new ones.
         self.recent: set = set()
+        # With --memory-budget, one process: the fingerprints the coordinator spilled from the table
+        # (fingerprints.SortedRun), which a successor not in the table may still be in
+        self.spilled = None
         self.fps = array("q")  # the last level's candidates: their keys, and the states
         self.states = self.queue() if not self.exact else []
 
@@ -194,7 +197,7 @@ class Worker:
         """Expand the states it holds, in order (the module docstring). A candidate another worker
         found first is admitted there too, at a smaller key, so the coordinator's first event and
         first witnesses are never at a candidate that is not new."""
-        table, mask = self.table.table, self.table.mask
+        table, mask, spilled = self.table.table, self.table.mask, self.spilled
         live = self.live
         live[1] = live[2] = live[3] = 0
         live[0] = self.step
@@ -251,7 +254,8 @@ class Worker:
                                 x = table[j]
                             else:
                                 add(fp)
-                                offer(k, ai, succ, fp, sizes[k - first] if sizes is not None else 0)
+                                if spilled is None or fp not in spilled:  # (the table's spilled part)
+                                    offer(k, ai, succ, fp, sizes[k - first] if sizes is not None else 0)
                         if steps is not None and succ != state:
                             steps(state, succ, k)
                 except Failure as failure:
