@@ -66,6 +66,10 @@ states it stored last far more often than old ones (most duplicate successors
 were found earlier in the same level), so those are found at the first probe:
 0.10 extra probes per lookup instead of 0.66 on flags_16, 0.14 instead of
 0.66 on two_phase_7, 0.22 instead of 0.75 on notify_race_4, at the same load.
+
+Beyond `--memory-budget`, with one process, the table spills (TLC's DiskFPSet idea): the
+coordinator merges its fingerprints into a `SortedRun`, a sorted file on disk, and empties it
+(levels.Coordinator._growth); the worker looks a successor up there before taking it as new.
 """
 
 from __future__ import annotations
