@@ -368,7 +368,8 @@ class Coordinator(Search):
             mine, theirs = ctx.Pipe()
             proc = ctx.Process(target=worker_main,
                                args=(theirs, self.model, self.table, self.halt, self.options.check_deadlock,
-                                     self.checks, self.live_counts, w, self.symmetric, plan, self._budget(), self.spill_root),
+                                     self.checks, self.live_counts, w, self.symmetric, plan, self._budget(),
+                                     self.spill_root),
                                daemon=True)
             proc.start()
             theirs.close()

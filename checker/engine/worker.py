@@ -7,9 +7,10 @@ function from its parent's, its orbit's under symmetry, or its id on exact stora
 each successor not seen before to its `offer`: the admission sequence (admission.py), or, for a
 Ray partition, the batch for the successor's owner. A successor is seen before when it is in the
 table (the states of the earlier levels) or among this level's candidates (`recent`: a set look-up
-is cheaper than a probe, and most duplicates were found earlier in the same level). Every step that
-changes the state is then checked against the step properties. The behaviour graph is recorded by a
-liveness.Recorder, which the admission sequence also calls.
+is cheaper than a probe, and most duplicates were found earlier in the same level), or, with
+--memory-budget in one process, in the table's part spilled to disk (fingerprints.SortedRun).
+Every step that changes the state is then checked against the step properties. The behaviour
+graph is recorded by a liveness.Recorder, which the admission sequence also calls.
 
 What it reports is messages.py's: per parent, its successor counts per action (the coordinator
 derives every count from them), the first event in key order (a check, an action's evaluation
@@ -86,8 +87,9 @@ class Worker:
         self.sized = model.symmetry.key(self.fingerprint, self.keying[1]) if symmetric and not exact else None
         self.id_draw = exact.draw() if exact else None
         self.recorder = None if plan is None else Recorder(plan)
-        # The queue's segments beyond `budget` bytes go to disk, in the directory `spill` (statequeue.py); exact storage keeps
-        # every state in its store anyway: only its frontier is a queue
+        # The queue's segments beyond `budget` bytes go to disk, in the directory `spill`
+        # (statequeue.py); exact storage keeps every state in its store anyway: only its frontier
+        # is a queue
         self.spill = Spill(budget, spill)
         self.admission = Admission(model, checks, pools=self.pools, recorder=self.recorder,
                                    sized=self.sized is not None, queue=None if self.exact else self.queue)
