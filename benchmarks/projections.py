@@ -12,7 +12,8 @@ counts the (state, action) evaluations and the distinct projections among them, 
   today (`ir.reads`);
 - **entries**: per enabled action instance (its parameter values as yielded), a map read only as
   `m[p]` with `p` a parameter of the action (or assigned only at `m[p]`) is projected onto that
-  entry, every other read onto the whole variable. Only enabled instances are counted here (the
+  entry, every other read onto the whole variable (`ir.access`, which the transition cache keys
+  on too). Only enabled instances are counted here (the
   action yields them); a cache would also hold the disabled ones.
 
 A hit rate is 1 - distinct / evaluations: the share of evaluations an unbounded cache would
@@ -33,45 +34,11 @@ from tlacheck.core import runtime
 from tlacheck.ir import nodes as ir
 
 
-def read_sets(action: ir.Action, function_reads) -> tuple[frozenset, dict[int, int]]:
-    """(whole variables, {map variable: the parameter position it is read and assigned at only})."""
-    params = {local.id: i for i, (local, _) in enumerate(action.params)}
-    whole: set[int] = set()
-    entries: dict[int, set] = {}
-
-    def walk(x: ir.Expr) -> None:
-        if isinstance(x, ir.Prim) and x.op == "lookup" and isinstance(x.args[0], ir.VarRef) \
-                and isinstance(x.args[1], ir.LocalRef) and x.args[1].local.id in params:
-            entries.setdefault(x.args[0].slot, set()).add(params[x.args[1].local.id])
-            return
-        if isinstance(x, ir.VarRef):
-            whole.add(x.slot)
-        elif isinstance(x, ir.CallDef) or (isinstance(x, ir.Prim) and x.op == "enabled"):
-            whole.update(ir.reads(x, function_reads)[0])
-        for c in x.children():
-            walk(c)
-
-    for _, domain in action.params:
-        walk(domain)
-    for st in ir.statements(action.body):
-        for e in ir.stmt_exprs(st):
-            walk(e)
-        if isinstance(st, ir.AssignS) and st.steps:  # `m[k] = v` carries the rest of m over: m is read
-            first = st.steps[0]
-            if first.kind == "map" and isinstance(first.index, ir.LocalRef) and first.index.local.id in params:
-                entries.setdefault(st.slot, set()).add(params[first.index.local.id])
-            else:
-                whole.add(st.slot)
-    bounded = {slot: next(iter(ps)) for slot, ps in entries.items() if len(ps) == 1 and slot not in whole}
-    whole |= {slot for slot in entries if slot not in bounded}
-    return frozenset(whole), bounded
-
-
 def measure(name: str, max_states: int) -> dict:
     e = json.loads((COUNTS / f"{name}.json").read_text())
     model = build_model(read_source(str(ROOT / "specs" / e["port"])), e.get("overrides") or None)
     freads = ir.function_reads(model.ir.functions)
-    sets = [read_sets(a, freads) for a in model.ir.actions]
+    sets = [(x.reads, x.read_entries) for x in (ir.access(a, freads) for a in model.ir.actions)]
     all_reads = [sorted(whole | {s for s in entries}) for whole, entries in sets]
     evaluations = [0] * len(sets)
     by_variable = [set() for _ in sets]

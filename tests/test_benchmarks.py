@@ -154,7 +154,8 @@ def test_issue_35_projections_measure_what_a_transition_cache_could_answer():
 
     model = build_model(read_source(str(ROOT / "specs" / "corpus" / "nbacc_ray97.spec")))
     step = model.ir.actions[0]
-    whole, entries = projections.read_sets(step, ir.function_reads(model.ir.functions))
+    a = ir.access(step, ir.function_reads(model.ir.functions))
+    whole, entries = a.reads, a.read_entries
     slot = {name: i for i, name in enumerate(model.var_names)}
     # Step(self) reads sent whole (it adds to it) and pc, rcvd, fd only at [self]
     assert whole == {slot["sent"]} and entries == {slot["pc"]: 0, slot["rcvd"]: 0, slot["fd"]: 0}

@@ -740,3 +740,91 @@ def guard_reads(action: Action, function_reads: list[tuple[frozenset, frozenset]
         out.update(env[("local", local.id)])
     block(action.body, env, set())
     return frozenset(out)
+
+
+@dataclass(frozen=True)
+class Access:
+    """What one action reads and writes, at the grain of map entries (access()).
+
+    `reads`: the slots read whole. `read_entries`: map slot -> the position of the parameter `p`
+    it is read at, as `m[p]` only (so an instance reads the one entry m[p]). `writes`: the slots
+    an instance may assign whole (or otherwise than at `m[p]`). `write_entries`: map slot -> the
+    position of the parameter it is assigned at, as `m[p] = v` or `m[p]... = v` only (an
+    instance changes that entry alone and carries the rest over). A slot in `read_entries` or
+    `write_entries` is in neither `reads` nor `writes`; the two entry tables name the same
+    parameter for a slot they share."""
+
+    reads: frozenset[int]
+    read_entries: dict[int, int]
+    writes: frozenset[int]
+    write_entries: dict[int, int]
+
+
+def access(action: Action, function_reads: list[tuple[frozenset, frozenset]]) -> Access:
+    """The read and write sets of `action` (Access), per parameter at the grain of entries: a map
+    variable read only as `m[p]` and assigned only at `m[p]`, `p` a parameter of the action, is the
+    entry (m, p); any other read (through a `def`, `enabled`, a key that is not a parameter, the
+    whole map) makes it the whole variable. Reads count the parameters' domains, guards, values,
+    keys and the maps an entry assignment carries over (`m[k] = v` with `k` not a parameter reads
+    all of m). What an instance computes is a function of its parameters' values and of what this
+    gives it reads: the transition cache (compile/codegen.py) keys on that."""
+    params = {local.id: i for i, (local, _) in enumerate(action.params)}
+    whole: set[int] = set()
+    entries: dict[int, set[int]] = {}
+    assigned: set[int] = set()
+    assigned_at: dict[int, set[int]] = {}
+
+    def at_param(e) -> int | None:
+        return params.get(e.local.id) if isinstance(e, LocalRef) else None
+
+    def walk_reads(x: Expr) -> None:
+        if isinstance(x, Prim) and x.op == "lookup" and isinstance(x.args[0], VarRef) \
+                and at_param(x.args[1]) is not None:
+            entries.setdefault(x.args[0].slot, set()).add(at_param(x.args[1]))
+            return
+        if isinstance(x, VarRef):
+            whole.add(x.slot)
+        elif isinstance(x, CallDef) or (isinstance(x, Prim) and x.op in ("enabled", "step_of")):
+            whole.update(reads(x, function_reads)[0])
+        for c in x.children():
+            walk_reads(c)
+
+    for _, domain in action.params:
+        walk_reads(domain)
+    for st in statements(action.body):
+        for e in stmt_exprs(st):
+            walk_reads(e)
+        if not isinstance(st, AssignS):
+            continue
+        first = st.steps[0] if st.steps else None
+        p = at_param(first.index) if first is not None and first.kind == "map" else None
+        if p is not None:
+            assigned_at.setdefault(st.slot, set()).add(p)
+            entries.setdefault(st.slot, set()).add(p)
+        else:
+            assigned.add(st.slot)
+            if st.steps:  # `m[k] = v`, `r.f = v`: the rest of the value is carried over, so read
+                whole.add(st.slot)
+    bounded = {slot: next(iter(ps)) for slot, ps in entries.items()
+               if len(ps) == 1 and slot not in whole and slot not in assigned}
+    whole |= set(entries) - set(bounded)
+    write_entries = {slot: bounded[slot] for slot in assigned_at if slot in bounded}
+    writes = assigned | (set(assigned_at) - set(write_entries))
+    return Access(frozenset(whole), {s: p for s, p in bounded.items()}, frozenset(writes), write_entries)
+
+
+def enumerates(action: Action, function_reads: list[tuple[frozenset, frozenset]]) -> bool:
+    """Whether an instance of `action` (its body, for given parameter values) enumerates: a
+    comprehension or quantifier, a `powerset`, `orderings` or set of maps, a call of a `def`, or a
+    `with` over a set that reads the state or a bound name. The transition cache is worth its key
+    (a tuple hashed by Python: about two map reads) only there; a body of a few reads and
+    assignments costs less than the lookup."""
+    for st in statements(action.body):
+        if isinstance(st, WithS) and any(reads_state(d, function_reads) or any(isinstance(x, LocalRef) for x in walk(d))
+                                         for _, d in st.binders):
+            return True
+        for e in stmt_exprs(st):
+            for x in walk(e):
+                if isinstance(x, (Comp, CallDef)) or (isinstance(x, Prim) and x.op in ("powerset", "orderings", "maps")):
+                    return True
+    return False
