@@ -10,4 +10,4 @@ __version__ = "0.1.0"
 # The version of the shape of every JSON object tlacheck prints (`--json`): MAJOR.MINOR, each
 # object's `schema_version`; the schema is checker/output/tlacheck.schema.json, and docs/cli.md
 # ("The JSON schema") says what bumps which number.
-SCHEMA_VERSION = "2.1"
+SCHEMA_VERSION = "2.2"

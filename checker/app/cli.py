@@ -359,6 +359,9 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="seen states as 64-bit fingerprints (default) or exactly (about 10x the memory)")
     check.add_argument("--no-symmetry", action="store_true",
                        help="store every state, not one per renaming of the `symmetric` sets (TLC without SYMMETRY)")
+    check.add_argument("--no-cache", action="store_true",
+                       help="evaluate every action instance, without the transition cache of the actions that "
+                            "enumerate (same result; for comparing, and for timing the actions)")
     _add_counterexample_options(check)
     _add_explain_command(sub)
     _add_simulate_command(sub)
@@ -514,7 +517,8 @@ def _add_explain_command(sub) -> None:
     explain.add_argument("--max-states", type=_positive_int, metavar="N", help="stop after N distinct states")
     explain.add_argument("--max-depth", type=_positive_int, metavar="N", help="stop after BFS depth N")
     _add_limits(explain, "stop after this many seconds")
-    explain.set_defaults(workers=1, ray=None, ray_actors=None, storage="fingerprint", no_symmetry=False)
+    explain.set_defaults(workers=1, ray=None, ray_actors=None, storage="fingerprint", no_symmetry=False,
+                         no_cache=False)
 
 
 def _add_simulate_command(sub) -> None:
@@ -1064,6 +1068,7 @@ def _explore(args, sources: dict[str, Source], notices: "_Notices"):
         workers=args.workers,
         storage=Storage(args.storage),
         symmetry=not args.no_symmetry,
+        cache=not args.no_cache,
         ray=args.ray,
         ray_actors=args.ray_actors,
     )

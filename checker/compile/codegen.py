@@ -79,6 +79,7 @@ RUNTIME_NAMES = {
     "_retry_canonical": "retry_canonical",
     "_NINF": "NINF", "_choose": "choose",
     "_check_bounds": "check_bounds", "_keys_tuple": "keys_tuple", "NONE": "NONE", "Fault": "Fault",
+    "_cache_entry": "cache_entry", "_cache_store": "cache_store", "_SAME": "SAME",
 }
 
 
@@ -108,6 +109,16 @@ class Entries:
     assumptions: tuple[str, ...] = ()  # per assumption, (s) -> bool, called with no state: it reads constants only
 
 
+@dataclass(frozen=True)
+class Cache:
+    """The module globals of one action's transition cache (_Gen._cache_lookup), by role."""
+
+    action: int
+    table: str  # the dict: key -> effects
+    counts: str  # the list [hits, misses, clears]
+    on: str  # whether the successor functions use it (Model.caching)
+
+
 @dataclass
 class Generated:
     """The generated module's source and the tables it refers to by index."""
@@ -135,14 +146,19 @@ class Generated:
     # "constant", "variable" (the initial states), "initially" (the `init:` predicate), "function", "action", "invariant",
     # "constraint", "reachable", "property", "fairness"; or None. Locates an E008.
     line_owners: list = field(default_factory=list)
+    # Per action whose successor functions have a transition cache, its globals (in action order)
+    caches: tuple[Cache, ...] = ()
 
 
-def generate(spec: ir.Spec) -> Generated:
-    return _Gen(spec).run()
+def generate(spec: ir.Spec, cache: bool = True) -> Generated:
+    """The model's module. `cache`: give the successor functions of the actions that enumerate a
+    transition cache (`_Gen._cache_lookup`); False generates none (compile_spec's fallback when the
+    extra loop breaks one of Python's limits)."""
+    return _Gen(spec, cache).run()
 
 
 class _Gen:
-    def __init__(self, spec: ir.Spec):
+    def __init__(self, spec: ir.Spec, cache: bool = True):
         self.spec = spec
         self.out: list[str] = []
         # Per line of self.out: (span, owner) for Generated.line_spans and line_owners, or None.
@@ -155,6 +171,10 @@ class _Gen:
         self.faulting = _faulting_functions(spec.functions, self.function_reads, recursive)
         self.inlined = _inlined_functions(spec.functions, self.function_reads, recursive)
         self.reads = [sorted(slots) for slots, _ in self.function_reads]  # state slots per function
+        # The actions whose successor functions cache their instances' effects, with what they read
+        # and write (ir.access): those whose body enumerates (ir.enumerates).
+        self.cached: dict[int, ir.Access] = {i: ir.access(a, self.function_reads) for i, a in enumerate(spec.actions)
+                                             if cache and ir.enumerates(a, self.function_reads)}
         self.label = 0
         # Hoisting of constant sub-expressions into `_constants()` (off while generating it).
         self.hoisting = False
@@ -199,6 +219,9 @@ class _Gen:
         # computed there (`comps`: how many comprehensions the code being generated is inside).
         self.predicate = False
         self.comps = 0
+        # While generating a cached instance (_cache_lookup, then _cache_store): its key's name, the
+        # name of the successors' count before it, and the slots and entries it writes
+        self._cache_names: tuple | None = None
 
     def where(self, span, kind: str, detail=None) -> int:
         self.wheres.append((span, kind, detail))
@@ -244,6 +267,10 @@ class _Gen:
         by_args = {t.action for fair in spec.fairness for t in fair.targets
                    if fair.some or (t.args is not None and any(x is not None for x in t.args))}
         for i, a in enumerate(spec.actions):
+            if i in self.cached:  # its cache, its [hits, misses, clears], and whether it is on
+                self.emit(0, f"cc{i} = {{}}")
+                self.emit(0, f"cs{i} = [0, 0, 0]")
+                self.emit(0, f"cq{i} = True")
             actions.append(self._action(i, a))
             next_states.append(self._action(i, a, into=self.fresh()))
             with_args.append(self._action(i, a, into=self.fresh(), args_into=self.fresh()) if i in by_args else None)
@@ -293,7 +320,8 @@ class _Gen:
         return Generated("\n".join(self.out) + "\n", entries, self.wheres, [tuple(r) for r in self.reads],
                          action_writes, invariant_reads, predicates, domains, fairness, sends,
                          [None if x is None else x[0] for x in self.spans],
-                         [None if x is None else x[1] for x in self.spans])
+                         [None if x is None else x[1] for x in self.spans],
+                         tuple(Cache(i, f"cc{i}", f"cs{i}", f"cq{i}") for i in sorted(self.cached)))
 
     def _predicate(self, name: str, p, owner: tuple, step: bool = False) -> str:
         """`{name}(s)`: the value of the state predicate `p` (an invariant, constraint or
@@ -510,7 +538,12 @@ class _Gen:
         args = "(" + "".join(f"l{l.id}, " for l, _ in action.params) + ")"
         if action.params:
             self._reset(indent, assigned)  # every parameter value starts from the unchanged state
-        self._stmts(body, indent, abort, args)
+        if into and index in self.cached:
+            key = self._cache_lookup(index, action, indent, args)
+            self._stmts(body, indent + 1, "continue", args)
+            self._cache_store(index, action, indent, key)
+        else:
+            self._stmts(body, indent, abort, args)
         if into:
             self.emit(1, self._return())
         self.emit(0, "")
@@ -520,6 +553,86 @@ class _Gen:
         for local, _ in action.params:
             self.positions.pop(local.id, None)
         return name
+
+    def _cache_lookup(self, index: int, action: ir.Action, indent: int, args: str) -> str:
+        """The transition cache of an action instance (docs/performance.md, "Transition caching"):
+        its key is the parameters' values and the values it reads (ir.access: slots whole, and
+        entries `m[p]`); on a hit, the successors are rebuilt from the cached effects (the
+        written slots and entries) in the order they were found, their fingerprints updated
+        from the parent's as the body would (the old values' hashes out, the new ones' in), and
+        the instance is done; on a miss the body runs, inside a loop of one turn so that its
+        aborts (`continue`) end it, then _cache_store remembers its successors. An instance that
+        faults is never remembered. Returns the name of the key (None when the cache is off)."""
+        acc = self.cached[index]
+        key, hit, effect, start, once = self.fresh(), self.fresh(), self.fresh(), self.fresh(), self.fresh()
+        # the slots read, and those written on some paths only (the others carry them over): whole
+        keyed = acc.reads | (acc.writes - acc.overwrites)
+        parts = [f"l{local.id}" for local, _ in action.params] + [f"s[{i}]" for i in sorted(keyed)]
+        for slot, p in sorted(acc.read_entries.items()):
+            local = action.params[p][0]
+            entry = f"_cache_entry(s[{slot}], l{local.id})"
+            fast = self.positions.get(local.id)
+            if fast is not None:
+                pos, dom = fast
+                entry = f"(s[{slot}][1][{pos}] if s[{slot}][0] is {dom} else {entry})"
+            parts.append(entry)
+        self.emit(indent, f"{key} = None")
+        self.emit(indent, f"if cq{index}:")
+        self.emit(indent + 1, f"{key} = ({', '.join(parts)}{',' if len(parts) == 1 else ''})")
+        self.emit(indent + 1, f"{hit} = cc{index}.get({key})")
+        self.emit(indent + 1, f"if {hit} is not None:")
+        self.emit(indent + 2, f"cs{index}[0] += 1")
+        fixed = sorted(acc.writes & keyed)  # written whole, old value in the key: in the cached change
+        free = sorted(acc.writes - keyed)  # written whole by every successor, old value not read: hashed here
+        entries = sorted(acc.write_entries.items())
+        names = {slot: self.fresh() for slot in fixed + free + [slot for slot, _ in entries]}
+        base, delta = self.fresh(), self.fresh()
+        self.emit(indent + 2, f"{base} = fp" + "".join(f" ^ M[{i}][s[{i}]]" for i in free))
+        self.emit(indent + 2, f"for {effect} in {hit}:")
+        inner = indent + 3
+        self.emit(inner, f"{', '.join([delta] + [names[slot] for slot in fixed + free + [m for m, _ in entries]])}, = {effect}")
+        state = {i: f"v{i}" for i in range(len(self.spec.variables))}
+        state.update({i: names[i] for i in fixed + free})
+        w = self.where(action.span, "lookup", (None,))
+        for slot, p in entries:
+            local = action.params[p][0]
+            new, value = self.fresh(), names[slot]
+            self.emit(inner, f"if {value} is _SAME:")
+            self.emit(inner + 1, f"{new} = v{slot}")
+            fast = self.positions.get(local.id)
+            if fast is not None:
+                pos, dom = fast
+                values = self.fresh()
+                self.emit(inner, f"elif s[{slot}][0] is {dom}:")
+                self.emit(inner + 1, f"{values} = [*s[{slot}][1]]")
+                self.emit(inner + 1, f"{values}[{pos}] = {value}")
+                self.emit(inner + 1, f"{new} = ({dom}, tuple({values}))")
+            self.emit(inner, "else:")
+            self.emit(inner + 1, f"{new} = _map_set(s[{slot}], l{local.id}, {value}, {w})")
+            state[slot] = new
+        n = len(self.spec.variables)
+        self.emit(inner, f"{self.into}.append(({', '.join(state[i] for i in range(n))}{',' if n == 1 else ''}))")
+        if self.args_into:
+            self.emit(inner, f"{self.args_into}.append({args})")
+        terms = [base, delta] + [f"M[{i}][{names[i]}]" for i in free]
+        self.emit(inner, f"{self.fps[0]}.append(({' ^ '.join(terms)}) or 1)")
+        self.emit(indent + 2, "continue" if action.params else self._return())
+        self.emit(indent, f"{start} = len({self.into})")
+        self.emit(indent, f"for {once} in (0,):")
+        self._cache_names = (key, start, fixed, free, entries)
+        return key
+
+    def _cache_store(self, index: int, action: ir.Action, indent: int, key: str) -> None:
+        """After an instance's body ran uncached: remember its successors' effects (runtime.cache_store)."""
+        _, start, fixed, free, entries = self._cache_names
+
+        def slots(xs) -> str:
+            return "(" + "".join(f"{i}, " for i in xs) + ")"
+
+        pairs = "(" + "".join(f"({slot}, l{action.params[p][0].id}), " for slot, p in entries) + ")"
+        self.emit(indent, f"if {key} is not None:")
+        self.emit(indent + 1, f"_cache_store(cc{index}, cs{index}, {key}, s, {self.into}, {start}, {slots(fixed)}, "
+                              f"{slots(free)}, {pairs}, M, E)")
 
     def _hoist_guards(self, action: ir.Action, assigned: set[int]) -> tuple[list, dict]:
         """Move the action's leading `require`s out of the parameter loops they do not depend

@@ -195,6 +195,19 @@ class Model:
         self._sealed = True
         return self
 
+    def caching(self, on: bool) -> None:
+        """Turn the transition caches of the successor functions on or off (Options.cache;
+        `--no-cache`), empty them and zero their counts: what a search does as it starts."""
+        for c in self.generated.caches:
+            self.namespace[c.on] = on
+            self.namespace[c.table].clear()
+            self.namespace[c.counts][:] = [0, 0, 0]
+
+    def cache_counts(self) -> dict[int, tuple[int, int, int]]:
+        """Per action with a transition cache, its (hits, misses, clears) since `caching` (this
+        process's: forked workers count their own)."""
+        return {c.action: tuple(self.namespace[c.counts]) for c in self.generated.caches}
+
     @property
     def ir(self) -> ir.Spec:
         """The spec's IR, for what analyses its expressions rather than calling the compiled
@@ -420,20 +433,26 @@ def compile_spec(spec: ir.Spec) -> Model:
     Python's own limits (20 nested loops in a function, 200 nested parentheses, 100 indentation
     levels, the compiler's recursion depth): the parser's nesting limit (E007) keeps expressions
     well inside them, but loops add up across parameters, `with` binders and `either` blocks."""
-    try:
-        generated = codegen.generate(spec)
-    except RecursionError:
-        raise _too_complex(spec, None, None, "nesting too deep for the code generator") from None
+    for cache in (True, False):  # the transition caches' loop of one turn may be the one too many: none then
+        try:
+            generated = codegen.generate(spec, cache)
+        except RecursionError:
+            raise _too_complex(spec, None, None, "nesting too deep for the code generator") from None
+        try:
+            code = compile(generated.source, _code_name(spec), "exec")
+            break
+        except SyntaxError as exc:  # IndentationError included
+            if cache and generated.caches:
+                continue
+            raise _too_complex(spec, generated, exc.lineno, exc.msg) from None
+        except (RecursionError, MemoryError):
+            if cache and generated.caches:
+                continue
+            raise _too_complex(spec, generated, None, "nesting too deep for Python's compiler") from None
     namespace: dict = {name: getattr(runtime, target) for name, target in codegen.RUNTIME_NAMES.items()}
     namespace["__builtins__"] = {"len": len, "frozenset": frozenset, "sorted": sorted, "all": all, "any": any,
                                  "sum": sum, "range": range, "min": min, "max": max, "tuple": tuple,
                                  "enumerate": enumerate, "map": map}
-    try:
-        code = compile(generated.source, _code_name(spec), "exec")
-    except SyntaxError as exc:  # IndentationError included
-        raise _too_complex(spec, generated, exc.lineno, exc.msg) from None
-    except (RecursionError, MemoryError):
-        raise _too_complex(spec, generated, None, "nesting too deep for Python's compiler") from None
     exec(code, namespace)  # the source holds generated identifiers and int/bool literals only
     model = Model(spec, generated, namespace, [])
     try:

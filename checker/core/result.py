@@ -154,6 +154,22 @@ class SimulationStats:
 
 
 @dataclass(frozen=True)
+class CacheStats:
+    """What one action's transition cache did in a search (compile/codegen.py, `_Gen._cache_lookup`):
+    the instances answered from it, those evaluated and remembered, and how often it was emptied
+    on reaching its bound. Counted by the searching process (forked workers keep their own)."""
+
+    action: int
+    hits: int
+    misses: int
+    clears: int
+
+    @property
+    def hit_rate(self) -> float:
+        return self.hits / (self.hits + self.misses) if self.hits + self.misses else 0.0
+
+
+@dataclass(frozen=True)
 class SymmetryStats:
     """What the symmetry reduction of a search did (engine/levels.py): the states it expanded,
     one per orbit; the states of those orbits, which a search without the reduction would have
@@ -206,3 +222,5 @@ class Result:
     fingerprint_collision: float | None = None
     simulation: SimulationStats | None = None  # a simulation's statistics (None: an exhaustive search)
     symmetry: SymmetryStats | None = None  # None: no symmetry reduction
+    # Per action with a transition cache, what it did (in action order); None: caching was off
+    cache: tuple[CacheStats, ...] | None = None

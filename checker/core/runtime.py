@@ -267,6 +267,57 @@ def memo(fn):
     return cached
 
 
+# ---------------------------------------------------------------- the transition cache
+# Generated successor functions (compile/codegen.py, `_Gen._cache_lookup`) keep, per action, a dict
+# from (parameter values, the values the instance reads) to its effects: per successor, the values
+# of the slots it writes whole and of the map entries it writes. Bounded: emptied when it holds
+# CACHE_LIMIT keys (as the fingerprint memos are).
+
+CACHE_LIMIT = 1 << 16
+ABSENT = object()  # a key's entry `m[p]` where p is not in m's domain: never cached
+SAME = object()  # an effect's entry that the successor did not change
+
+
+def cache_entry(m, k):
+    """The entry of map `m` at key `k` for a cache key, or ABSENT (no fault: the key is built before
+    the instance runs, which may test `k in domain(m)` first)."""
+    try:
+        return m[1][m[0].index(k)]
+    except ValueError:
+        return ABSENT
+
+
+def cache_store(cache: dict, stats: list, key: tuple, s: tuple, succs: list, start: int, fixed: tuple,
+                free: tuple, entries: tuple, M, E) -> None:
+    """Remember under `key` the effects of the instance of parent `s` whose successors are
+    `succs[start:]`: per successor, the change of the fingerprint that the key decides (the
+    entries `entries` ((slot, key) pairs) and the whole slots `fixed`, whose old values the key
+    holds: their old hashes out, their new ones in), then the new values of the slots `fixed`
+    and `free` (written whole), then of the entries (SAME where unchanged). A key with an
+    ABSENT entry is not remembered. `stats`: [hits, misses, clears]; M, E: the fingerprint memos."""
+    stats[1] += 1
+    if ABSENT in key:
+        return
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+        stats[2] += 1
+    effects = []
+    for t in succs[start:]:
+        delta = 0
+        for i in fixed:
+            delta ^= M[i][s[i]] ^ M[i][t[i]]
+        values = [t[i] for i in fixed + free]
+        for m, k in entries:
+            old, new = s[m][1][s[m][0].index(k)], t[m][1][t[m][0].index(k)]
+            if new is old or new == old:
+                values.append(SAME)
+            else:
+                delta ^= E[m][(k, old)] ^ E[m][(k, new)]
+                values.append(new)
+        effects.append((delta, *values))
+    cache[key] = tuple(effects)
+
+
 def bigunion(s):
     return frozenset().union(*s)
 

@@ -97,6 +97,7 @@ class Partition(Worker):
                                "on every node")
         model = recipe.build()
         options = setup.options
+        model.caching(options.cache)
         _, always, plan = temporal_checks(model, options) if options.check_properties else ((), (), None)
         checks = Checks(model, select(model.invariants, options.invariants), always,
                         steps=step_properties(model, options))
@@ -323,6 +324,9 @@ class ClusterSearch(Coordinator):
             self.expanded = 0
             return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=self.distinct)
         return self._levels()
+
+    def _cache(self):
+        return None  # the actors expand, each with caches of its own, not reported
 
     def _shutdown(self) -> None:
         self._stop_actors()

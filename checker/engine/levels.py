@@ -325,6 +325,9 @@ class Coordinator(Search):
         """The processes that expand states (SymmetryStats.processes)."""
         return self.workers
 
+    def _cache(self):
+        return None if self.workers > 1 else super()._cache()  # forked workers count their own, unreported
+
     # ---------------------------------------------------------------- the workers
     def _run(self) -> Result:
         try:

@@ -49,6 +49,9 @@ class Options:
     # running cluster ("": start a local one), with `ray_actors` partitions (None: one per CPU).
     ray: str | None = None
     ray_actors: int | None = None
+    # The transition caches of the actions that enumerate (compile/codegen.py, `_Gen._cache_lookup`);
+    # False: every instance evaluated (--no-cache). The same result either way.
+    cache: bool = True
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ import time
 from typing import Callable
 
 from tlacheck.compile.model import Model
-from tlacheck.core.result import ActionCoverage, Check, Result, Step, SymmetryStats, Trace, Verdict, Violation
+from tlacheck.core.result import (ActionCoverage, CacheStats, Check, Result, Step, SymmetryStats, Trace, Verdict,
+                                  Violation)
 from tlacheck.core.runtime import EVAL_FAILURES, Fault
 from tlacheck.engine.admission import Checks, Failure
 from tlacheck.engine.limits import MemoryWatch, limit_reached
@@ -90,6 +91,7 @@ class Search:
     def run(self) -> Result:
         self.start = time.perf_counter()
         opts = self.options
+        self.model.caching(opts.cache)  # empty and counting from zero (forked workers inherit it)
         watched = opts.stop is not None or opts.time_limit is not None or opts.memory_limit_mb is not None
         self.watchdog = Watchdog(lambda: limit_reached(opts, self.start, time.perf_counter()), self.model.code_name,
                                  self._protected())
@@ -136,7 +138,14 @@ class Search:
                         time.perf_counter() - self.start, self.coverage, violation, error, stop_reason, queue_left)
         result.fingerprint_collision = self._collision()
         result.symmetry = self._symmetry()
+        result.cache = self._cache()
         return result
+
+    def _cache(self) -> tuple[CacheStats, ...] | None:
+        """What the transition caches did (None: caching was off, or the counts are other processes')."""
+        if not self.options.cache:
+            return None
+        return tuple(CacheStats(i, *counts) for i, counts in sorted(self.model.cache_counts().items()))
 
     def _symmetry(self) -> SymmetryStats | None:
         """What the symmetry reduction did (None: the search stores every state)."""

@@ -752,12 +752,16 @@ class Access:
     position of the parameter it is assigned at, as `m[p] = v` or `m[p]... = v` only (an
     instance changes that entry alone and carries the rest over). A slot in `read_entries` or
     `write_entries` is in neither `reads` nor `writes`; the two entry tables name the same
-    parameter for a slot they share."""
+    parameter for a slot they share. `overwrites`: the slots of `writes` that every successor
+    assigns whole (`x = e` at the top level of the body), so that a successor's value of one
+    that is not read is decided by what the instance reads; a slot of `writes` assigned on some
+    paths only keeps, on the others, the value it had, which the instance does not read."""
 
     reads: frozenset[int]
     read_entries: dict[int, int]
     writes: frozenset[int]
     write_entries: dict[int, int]
+    overwrites: frozenset[int] = frozenset()
 
 
 def access(action: Action, function_reads: list[tuple[frozenset, frozenset]]) -> Access:
@@ -810,7 +814,9 @@ def access(action: Action, function_reads: list[tuple[frozenset, frozenset]]) ->
     whole |= set(entries) - set(bounded)
     write_entries = {slot: bounded[slot] for slot in assigned_at if slot in bounded}
     writes = assigned | (set(assigned_at) - set(write_entries))
-    return Access(frozenset(whole), {s: p for s, p in bounded.items()}, frozenset(writes), write_entries)
+    overwrites = {st.slot for st in action.body if isinstance(st, AssignS) and not st.steps}
+    return Access(frozenset(whole), {s: p for s, p in bounded.items()}, frozenset(writes), write_entries,
+                  frozenset(overwrites))
 
 
 def enumerates(action: Action, function_reads: list[tuple[frozenset, frozenset]]) -> bool:

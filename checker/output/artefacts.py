@@ -167,7 +167,8 @@ def run_json(model: Model, result: Result, spec_path: str, variant: str, defines
              reproducible: bool = False) -> dict:
     """`check --json`'s object: the result's, the variant and `-D` overrides needed to rebuild the
     model (render and replay read them) and whether the run reported deadlocks; `reproducible`
-    drops the run-dependent values (the times)."""
+    drops the run-dependent values (the times) and the transition caches' counts (which depend on
+    the implementation and the number of processes, not on the spec)."""
     data = result_json(model, result, spec_path)
     data["variant"] = variant
     data["defines"] = dict(sorted(defines.items()))
@@ -176,6 +177,7 @@ def run_json(model: Model, result: Result, spec_path: str, variant: str, defines
         data["elapsed_s"] = None
         if data["symmetry"] is not None:
             data["symmetry"].update(keys_s=None, keys_share=None, pays=None)
+        data["transition_cache"] = None
     return data
 
 

@@ -369,6 +369,9 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
             "reduction": round(result.symmetry.reduction, 2), "keys_s": round(result.symmetry.keys_s, 3),
             "keys_share": round(result.symmetry.keys_share(result.elapsed_s), 3),
             "pays": result.symmetry.pays(result.elapsed_s)},
+        "transition_cache": None if result.cache is None else {
+            model.action_info[c.action].name: {"hits": c.hits, "misses": c.misses, "clears": c.clears}
+            for c in result.cache},
         "coverage": {
             info.name: {"enabled": cov.enabled, "generated": cov.generated, "distinct": cov.distinct}
             for info, cov in zip(model.action_info, result.coverage)

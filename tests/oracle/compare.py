@@ -3,7 +3,8 @@
 `check_seed(seed, tlc=...)` builds the spec of `seed` (tests/oracle/generate.py) and runs:
 
 - tlacheck in-process (checker.pipeline.driver.build_model, checker.engine.explore.explore) with exact storage,
-  fingerprint storage and `workers=2`, and the reference explorer (tests/reference_explorer.py),
+  fingerprint storage and `workers=2` (the transition caches on), fingerprint storage with the
+  caches off (when an action has one), and the reference explorer (tests/reference_explorer.py),
   all on the safety part (invariants, constraints, deadlock) and the reachable checks. They
   explore in the same order, so they must agree on everything: verdict, distinct states, states
   generated, depth, trace length and the violated invariant (for an evaluation error: the
@@ -126,11 +127,12 @@ def from_result(tool: str, r: Result, reachables: bool = False) -> Answer:
 
 def run_tlacheck(model: Model, deadlock: bool, storage: Storage = Storage.EXACT, workers: int = 1,
                  invariants: tuple[str, ...] | None = None, properties: tuple[str, ...] | None = (),
-                 reachables: tuple[str, ...] | None = None, tool: str = "tlacheck") -> Answer:
-    """tlacheck's answer; `invariants`, `properties`, `reachables`: () checks none, None all."""
+                 reachables: tuple[str, ...] | None = None, tool: str = "tlacheck", cache: bool = True) -> Answer:
+    """tlacheck's answer; `invariants`, `properties`, `reachables`: () checks none, None all;
+    `cache`: the transition caches on (the default) or off."""
     opts = Options(check_deadlock=deadlock, max_states=LIMIT, time_limit=TIME_LIMIT_S, storage=storage,
                    workers=workers, invariants=invariants, properties=properties, reachables=reachables,
-                   check_properties=properties != () or reachables != ())
+                   check_properties=properties != () or reachables != (), cache=cache)
     return from_result(tool, explore(model, opts), reachables=bool(model.reachables) and reachables != ())
 
 
@@ -176,6 +178,8 @@ def check_spec(g: GeneratedSpec, tlc: bool = False, inject=None) -> Outcome:
         return out
     others = [run_tlacheck(model, dl, Storage.FINGERPRINT, tool="fingerprint"),
               run_tlacheck(model, dl, Storage.FINGERPRINT, workers=2, tool="workers2")]
+    if model.generated.caches:  # the transition caches off (on in every other run)
+        others.append(run_tlacheck(model, dl, Storage.FINGERPRINT, tool="fingerprint-nocache", cache=False))
     try:
         others.append(run_reference(model, dl))
     except TooLarge:
