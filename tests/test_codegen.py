@@ -25,7 +25,7 @@ from tlacheck.pipeline.driver import build_model
 from tests.conftest import SPECS, model_of, next_states, run
 
 
-GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|n|w|t|inv|con|reach|step|der|ref|refc|send|tp|td|fb|ck|cc|cs|cq)\d+|fa\d+_\d+)$")
+GENERATED_ID = re.compile(r"^((v|l|K|B|f|a|n|w|t|inv|con|reach|step|der|ref|refc|send|tp|td|fb|ck|cc|cs)\d+|fa\d+_\d+)$")
 ALLOWED_NAMES = (set(keyword.kwlist) | set(codegen.RUNTIME_NAMES)
                  | {"s", "t", "init", "_constants", "len", "frozenset", "sorted", "all", "any", "sum", "range",
                     "min", "max", "tuple", "enumerate", "map", "key",

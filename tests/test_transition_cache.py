@@ -43,8 +43,8 @@ ACCESS = """
             m[q] = 1
 
     action D(p in P):
-        require busy() < 2
-        m[p] = 1
+        require m[p] == 0
+        m[p] = busy() % 2 + 1
 
     action E(p in P):
         with k in {q for q in P if n[q] == n[p]}:
@@ -67,6 +67,10 @@ ACCESS = """
             if m[p] == 0:
                 x = k
         y = 0
+
+    action I(p in P):
+        require busy() < 2
+        m[p] = 2
 """
 
 
@@ -101,17 +105,24 @@ def test_issue_35_read_and_write_sets_at_the_grain_of_entries():
     functions = ir.function_reads(model.ir.functions)
     assert {name: {model.var_names[s] for s in ir.access(a, functions).overwrites}
             for name, a in ((a.name, a) for a in model.ir.actions)} == \
-        {"A": {"y"}, "B": set(), "C": set(), "D": set(), "E": set(), "F": {"x"}, "G": set(), "H": {"y"}}
+        {"A": {"y"}, "B": set(), "C": set(), "D": set(), "E": set(), "F": {"x"}, "G": set(), "H": {"y"},
+         "I": set()}
 
 
 def test_issue_35_only_the_actions_that_enumerate_are_cached():
     model = model_of(ACCESS)
     cached = {model.action_info[c.action].name for c in model.generated.caches}
-    # A, B, C: a few reads and assignments (C's `with` is over a constant set); D calls a def,
-    # E, F, G, H choose from a comprehension
+    # A, B, C: a few reads and assignments (C's `with` is over a constant set); D calls a def that
+    # sums over a comprehension, E, F, G, H choose from a comprehension; I calls the def in its
+    # leading guard only, which is evaluated before the cache is looked up: the rest is one assignment
     assert cached == {"D", "E", "F", "G", "H"}
     functions = ir.function_reads(model.ir.functions)
-    assert [ir.enumerates(a, functions) for a in model.ir.actions] == [False, False, False, True, True, True, True, True]
+    enumerating = ir.enumerating_functions(model.ir.functions)
+    assert enumerating == {0}
+    assert [ir.enumerates(a, functions, enumerating) for a in model.ir.actions] == [False] * 3 + [True] * 6
+    parts = [ir.cached_part(a) for a in model.ir.actions]
+    assert [len(a.body) for a in parts] == [2, 1, 1, 1, 1, 2, 1, 2, 1]
+    assert [ir.enumerates(a, functions, enumerating) for a in parts] == [False] * 3 + [True] * 5 + [False]
 
 
 def _reachable(model) -> set:
@@ -250,3 +261,44 @@ def test_issue_35_each_port_gives_the_same_result_with_and_without_the_cache(ent
     on = _same(model, check_deadlock=entry["check_deadlock"], symmetry=False)
     if entry.get("expected", "success") == "success":
         assert (on.distinct_states, on.states_generated) == (entry["distinct"], entry["generated"])
+
+
+def test_issue_35_a_cache_that_does_not_pay_turns_itself_off():
+    """Every state its own key (the counter is read): after runtime.CACHE_TRIAL misses and no
+    hit, the cache is turned off for the rest of the search, which ends as without it."""
+    model = model_of("""
+        spec counter
+
+        var x: int = 0
+
+        action Step:
+            with k in {x + d for d in 1..2}:
+                require k < 10000
+                x = k
+    """)
+    on = _same(model)
+    (stats,) = on.cache
+    assert on.distinct_states == 10000
+    assert (stats.hits, stats.misses, stats.gave_up) == (0, runtime.CACHE_TRIAL, True)
+
+
+def test_issue_35_a_parameter_the_cached_part_does_not_read_is_not_in_the_key():
+    """Every car's instance of Enter does the same (it takes the head of the queue): one miss per
+    state, the other instances answered from the cache."""
+    model = model_of("""
+        spec queue
+
+        const Cars: set[int] = 1..4
+
+        var waiting: seq[int] = [1, 2, 3, 4]
+        var crossed: set[int] = {}
+
+        action Enter(car in Cars):
+            require len(waiting) > 0
+            with c in {head(waiting)} | {d for d in crossed if false}:
+                crossed = crossed | {c}
+                waiting = tail(waiting)
+    """)
+    on = _same(model)
+    (stats,) = on.cache
+    assert stats.misses == 4 and stats.hits == 3 * 4

@@ -115,8 +115,9 @@ class Cache:
 
     action: int
     table: str  # the dict: key -> effects
-    counts: str  # the list [hits, misses, clears]
-    on: str  # whether the successor functions use it (Model.caching)
+    # the list [hits, misses, clears, on, gave up]: `on` (1 or 0), whether the successor functions
+    # use it (Model.caching; runtime.cache_store turns it off when it does not pay)
+    counts: str
 
 
 @dataclass
@@ -173,8 +174,10 @@ class _Gen:
         self.reads = [sorted(slots) for slots, _ in self.function_reads]  # state slots per function
         # The actions whose successor functions cache their instances' effects, with what they read
         # and write (ir.access): those whose body enumerates (ir.enumerates).
-        self.cached: dict[int, ir.Access] = {i: ir.access(a, self.function_reads) for i, a in enumerate(spec.actions)
-                                             if cache and ir.enumerates(a, self.function_reads)}
+        enumerating = ir.enumerating_functions(spec.functions)
+        parts = [ir.cached_part(a) for a in spec.actions]
+        self.cached: dict[int, ir.Access] = {i: ir.access(a, self.function_reads) for i, a in enumerate(parts)
+                                             if cache and ir.enumerates(a, self.function_reads, enumerating)}
         self.label = 0
         # Hoisting of constant sub-expressions into `_constants()` (off while generating it).
         self.hoisting = False
@@ -269,8 +272,7 @@ class _Gen:
         for i, a in enumerate(spec.actions):
             if i in self.cached:  # its cache, its [hits, misses, clears], and whether it is on
                 self.emit(0, f"cc{i} = {{}}")
-                self.emit(0, f"cs{i} = [0, 0, 0]")
-                self.emit(0, f"cq{i} = True")
+                self.emit(0, f"cs{i} = [0, 0, 0, 1, 0]")
             actions.append(self._action(i, a))
             next_states.append(self._action(i, a, into=self.fresh()))
             with_args.append(self._action(i, a, into=self.fresh(), args_into=self.fresh()) if i in by_args else None)
@@ -321,7 +323,7 @@ class _Gen:
                          action_writes, invariant_reads, predicates, domains, fairness, sends,
                          [None if x is None else x[0] for x in self.spans],
                          [None if x is None else x[1] for x in self.spans],
-                         tuple(Cache(i, f"cc{i}", f"cs{i}", f"cq{i}") for i in sorted(self.cached)))
+                         tuple(Cache(i, f"cc{i}", f"cs{i}") for i in sorted(self.cached)))
 
     def _predicate(self, name: str, p, owner: tuple, step: bool = False) -> str:
         """`{name}(s)`: the value of the state predicate `p` (an invariant, constraint or
@@ -539,8 +541,13 @@ class _Gen:
         if action.params:
             self._reset(indent, assigned)  # every parameter value starts from the unchanged state
         if into and index in self.cached:
+            lead = len(body) - len(ir.cached_part(ir.Action(action.name, action.params, tuple(body), action.span)).body)
+            for st in body[:lead]:  # the leading guards: evaluated first, as without the cache
+                self.at = st.span
+                self.emit(indent, f"if not {self.ex(st.cond)}:")
+                self.emit(indent + 1, abort)
             key = self._cache_lookup(index, action, indent, args)
-            self._stmts(body, indent + 1, "continue", args)
+            self._stmts(body[lead:], indent + 1, "continue", args)
             self._cache_store(index, action, indent, key)
         else:
             self._stmts(body, indent, abort, args)
@@ -562,12 +569,16 @@ class _Gen:
         from the parent's as the body would (the old values' hashes out, the new ones' in), and
         the instance is done; on a miss the body runs, inside a loop of one turn so that its
         aborts (`continue`) end it, then _cache_store remembers its successors. An instance that
-        faults is never remembered. Returns the name of the key (None when the cache is off)."""
+        faults is never remembered; runtime.cache_store turns the cache off when it does not pay.
+        Returns the name of the key (None when the cache is off)."""
         acc = self.cached[index]
         key, hit, effect, start, once = self.fresh(), self.fresh(), self.fresh(), self.fresh(), self.fresh()
-        # the slots read, and those written on some paths only (the others carry them over): whole
+        # the parameters the cached part reads (an instance of another value of the others does the
+        # same), the slots it reads, and those it writes on some paths only (the others carry them
+        # over): whole
+        used = {x.local.id for x in walk(tuple(ir.cached_part(action).body)) if isinstance(x, ir.LocalRef)}
         keyed = acc.reads | (acc.writes - acc.overwrites)
-        parts = [f"l{local.id}" for local, _ in action.params] + [f"s[{i}]" for i in sorted(keyed)]
+        parts = [f"l{local.id}" for local, _ in action.params if local.id in used] + [f"s[{i}]" for i in sorted(keyed)]
         for slot, p in sorted(acc.read_entries.items()):
             local = action.params[p][0]
             entry = f"_cache_entry(s[{slot}], l{local.id})"
@@ -577,7 +588,7 @@ class _Gen:
                 entry = f"(s[{slot}][1][{pos}] if s[{slot}][0] is {dom} else {entry})"
             parts.append(entry)
         self.emit(indent, f"{key} = None")
-        self.emit(indent, f"if cq{index}:")
+        self.emit(indent, f"if cs{index}[3]:")
         self.emit(indent + 1, f"{key} = ({', '.join(parts)}{',' if len(parts) == 1 else ''})")
         self.emit(indent + 1, f"{hit} = cc{index}.get({key})")
         self.emit(indent + 1, f"if {hit} is not None:")

@@ -199,14 +199,14 @@ class Model:
         """Turn the transition caches of the successor functions on or off (Options.cache;
         `--no-cache`), empty them and zero their counts: what a search does as it starts."""
         for c in self.generated.caches:
-            self.namespace[c.on] = on
             self.namespace[c.table].clear()
-            self.namespace[c.counts][:] = [0, 0, 0]
+            self.namespace[c.counts][:] = [0, 0, 0, int(on), 0]
 
-    def cache_counts(self) -> dict[int, tuple[int, int, int]]:
-        """Per action with a transition cache, its (hits, misses, clears) since `caching` (this
-        process's: forked workers count their own)."""
-        return {c.action: tuple(self.namespace[c.counts]) for c in self.generated.caches}
+    def cache_counts(self) -> dict[int, tuple[int, int, int, bool]]:
+        """Per action with a transition cache, its (hits, misses, clears, whether it turned itself
+        off) since `caching` (this process's: forked workers count their own)."""
+        return {c.action: (*self.namespace[c.counts][:3], bool(self.namespace[c.counts][4]))
+                for c in self.generated.caches}
 
     @property
     def ir(self) -> ir.Spec:

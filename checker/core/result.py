@@ -156,13 +156,15 @@ class SimulationStats:
 @dataclass(frozen=True)
 class CacheStats:
     """What one action's transition cache did in a search (compile/codegen.py, `_Gen._cache_lookup`):
-    the instances answered from it, those evaluated and remembered, and how often it was emptied
-    on reaching its bound. Counted by the searching process (forked workers keep their own)."""
+    the instances answered from it, those evaluated and remembered, how often it was emptied on
+    reaching its bound, and whether it turned itself off (too few hits). Counted by the searching
+    process (forked workers keep their own)."""
 
     action: int
     hits: int
     misses: int
     clears: int
+    gave_up: bool = False  # turned off after runtime.CACHE_TRIAL misses, having answered fewer
 
     @property
     def hit_rate(self) -> float:

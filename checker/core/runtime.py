@@ -274,6 +274,9 @@ def memo(fn):
 # CACHE_LIMIT keys (as the fingerprint memos are).
 
 CACHE_LIMIT = 1 << 16
+# After this many misses, a cache that answered fewer instances than it missed is turned off for
+# the rest of the search: its keys do not recur (each state its own), and building them costs.
+CACHE_TRIAL = 1 << 12
 ABSENT = object()  # a key's entry `m[p]` where p is not in m's domain: never cached
 SAME = object()  # an effect's entry that the successor did not change
 
@@ -294,8 +297,13 @@ def cache_store(cache: dict, stats: list, key: tuple, s: tuple, succs: list, sta
     entries `entries` ((slot, key) pairs) and the whole slots `fixed`, whose old values the key
     holds: their old hashes out, their new ones in), then the new values of the slots `fixed`
     and `free` (written whole), then of the entries (SAME where unchanged). A key with an
-    ABSENT entry is not remembered. `stats`: [hits, misses, clears]; M, E: the fingerprint memos."""
+    ABSENT entry is not remembered. `stats`: [hits, misses, clears, on, gave up] (CACHE_TRIAL);
+    M, E: the fingerprint memos."""
     stats[1] += 1
+    if stats[1] == CACHE_TRIAL and stats[0] < stats[1]:
+        stats[3], stats[4] = 0, 1
+        cache.clear()
+        return
     if ABSENT in key:
         return
     if len(cache) >= CACHE_LIMIT:

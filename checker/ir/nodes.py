@@ -11,7 +11,7 @@ carries are looked at where it is declared).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from tlacheck.core.source import Span
@@ -819,18 +819,49 @@ def access(action: Action, function_reads: list[tuple[frozenset, frozenset]]) ->
                   frozenset(overwrites))
 
 
-def enumerates(action: Action, function_reads: list[tuple[frozenset, frozenset]]) -> bool:
+def _enumerating(e, calls: frozenset[int]) -> bool:
+    """Whether evaluating `e` enumerates: a comprehension or quantifier (but one whose condition is
+    `false`, a way to stop with an error: it tests nothing), `powerset`, `orderings`, a set of
+    maps, or a call of one of the functions `calls`."""
+    return any((isinstance(x, Comp) and not (isinstance(x.cond, Lit) and x.cond.value is False))
+               or (isinstance(x, Prim) and x.op in ("powerset", "orderings", "maps"))
+               or (isinstance(x, CallDef) and x.index in calls) for x in walk(e))
+
+
+def enumerating_functions(functions) -> frozenset[int]:
+    """The functions whose evaluation enumerates (_enumerating), directly or through the functions
+    they call: a fixpoint over the call graph."""
+    out: frozenset[int] = frozenset()
+    while True:
+        more = frozenset(i for i, f in enumerate(functions) if _enumerating(f.body, out))
+        if more == out:
+            return out
+        out = more
+
+
+def cached_part(action: Action) -> Action:
+    """What a transition cache answers of `action`: its body after the leading `require`s, which
+    are evaluated before the cache is looked up (in the same order as without a cache, so that an
+    instance they disable costs what it did, and the cache keys on what the rest reads)."""
+    body = tuple(action.body)
+    k = 0
+    while k < len(body) and isinstance(body[k], RequireS):
+        k += 1
+    return replace(action, body=body[k:])
+
+
+def enumerates(action: Action, function_reads: list[tuple[frozenset, frozenset]],
+               enumerating: frozenset[int]) -> bool:
     """Whether an instance of `action` (its body, for given parameter values) enumerates: a
-    comprehension or quantifier, a `powerset`, `orderings` or set of maps, a call of a `def`, or a
-    `with` over a set that reads the state or a bound name. The transition cache is worth its key
-    (a tuple hashed by Python: about two map reads) only there; a body of a few reads and
-    assignments costs less than the lookup."""
+    comprehension or quantifier, a `powerset`, `orderings` or set of maps, a call of a function of
+    `enumerating` (enumerating_functions), or a `with` over a set that reads the state or a bound
+    name. The transition cache is worth its key (a tuple hashed by Python: about two map reads)
+    only there; a body of a few reads and assignments (and calls of small `def`s) costs less than
+    the lookup."""
     for st in statements(action.body):
         if isinstance(st, WithS) and any(reads_state(d, function_reads) or any(isinstance(x, LocalRef) for x in walk(d))
                                          for _, d in st.binders):
             return True
-        for e in stmt_exprs(st):
-            for x in walk(e):
-                if isinstance(x, (Comp, CallDef)) or (isinstance(x, Prim) and x.op in ("powerset", "orderings", "maps")):
-                    return True
+        if any(_enumerating(e, enumerating) for e in stmt_exprs(st)):
+            return True
     return False

@@ -370,7 +370,8 @@ def result_json(model: Model, result: Result, spec_path: str) -> dict:
             "keys_share": round(result.symmetry.keys_share(result.elapsed_s), 3),
             "pays": result.symmetry.pays(result.elapsed_s)},
         "transition_cache": None if result.cache is None else {
-            model.action_info[c.action].name: {"hits": c.hits, "misses": c.misses, "clears": c.clears}
+            model.action_info[c.action].name: {"hits": c.hits, "misses": c.misses, "clears": c.clears,
+                                               "gave_up": c.gave_up}
             for c in result.cache},
         "coverage": {
             info.name: {"enabled": cov.enabled, "generated": cov.generated, "distinct": cov.distinct}
