@@ -302,3 +302,32 @@ def test_issue_35_a_parameter_the_cached_part_does_not_read_is_not_in_the_key():
     on = _same(model)
     (stats,) = on.cache
     assert stats.misses == 4 and stats.hits == 3 * 4
+
+
+def test_issue_35_the_summary_says_what_each_cache_answered(tmp_path, capsys):
+    """The text summary has a `transition cache` row (per cached action, the share of its
+    instances answered from it, computed from the counts that --json gives), none with
+    --no-cache; a cache that turned itself off says so."""
+    import json
+    import re
+
+    spec = tmp_path / "access_demo.spec"
+    spec.write_text("\n".join(line[4:] for line in ACCESS.splitlines()).lstrip("\n"))
+    assert main(["check", str(spec)]) == 0
+    text = capsys.readouterr().out
+    assert main(["check", str(spec), "--json"]) == 0
+    counts = json.loads(capsys.readouterr().out)["transition_cache"]
+    (row,) = [line for line in text.splitlines() if line.startswith("  transition cache")]
+    said = dict(re.findall(r"(\w+): ([\d.]+)% of [\d,]+ instances answered from it", row))
+    assert set(said) == set(counts)
+    for name, c in counts.items():
+        assert abs(float(said[name]) - 100 * c["hits"] / (c["hits"] + c["misses"])) < 0.051
+        assert f"{c['hits'] + c['misses']:,} instances" in row
+    assert main(["check", str(spec), "--no-cache"]) == 0
+    assert "transition cache" not in capsys.readouterr().out
+
+    counter = tmp_path / "counter.spec"
+    counter.write_text("spec counter\n\nvar x: int = 0\n\naction Step:\n    with k in {x + d for d in 1..2}:\n"
+                       "        require k < 10000\n        x = k\n")
+    assert main(["check", str(counter), "--no-deadlock"]) == 0
+    assert "Step: 0.0% of 4,096 instances answered from it, then turned off (too few hits)" in capsys.readouterr().out

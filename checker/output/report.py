@@ -250,6 +250,16 @@ def format_result(model: Model, result: Result, spec_path: str, full: bool = Fal
     return "\n".join(out).rstrip() + "\n"
 
 
+def _cache_row(model: Model, c) -> str:
+    """One action's transition cache in the summary: the share of its instances it answered."""
+    said = f"{model.action_info[c.action].name}: {c.hit_rate:.1%} of {_n(c.hits + c.misses)} instances answered from it"
+    if c.clears:
+        said += f", emptied {_n(c.clears)}x"
+    if c.gave_up:
+        said += ", then turned off (too few hits)"
+    return said
+
+
 def format_summary(model: Model, result: Result, unchecked_deadlock: str | None = None) -> str:
     rate = result.states_generated / result.elapsed_s if result.elapsed_s > 0 else 0.0
     rows = [
@@ -266,6 +276,8 @@ def format_summary(model: Model, result: Result, unchecked_deadlock: str | None 
         rows.append(("symmetry", f"{_n(sym.orbits)} orbits stored, standing for {_n(sym.states)} states "
                                  f"({sym.reduction:.1f}x fewer); orbit keys {sym.keys_s:.2f} s "
                                  f"({per:.1f} us a successor, {share:.0%} of the time)"))
+    if result.cache:  # what the transition caches answered (one process: docs/cli.md, --no-cache)
+        rows.append(("transition cache", "; ".join(_cache_row(model, c) for c in result.cache)))
     out = ["Summary:"]
     out += [f"  {k:<17} {v}" for k, v in rows]
     if sym is not None and not sym.pays(result.elapsed_s):
@@ -586,6 +598,8 @@ def format_simulation_summary(model: Model, result: Result) -> str:
         ("time", f"{result.elapsed_s:.2f} s ({_n(int(rate))} behaviours/s)"),
         ("seed", f"{sim.seed} (run again with --seed {sim.seed} for the same behaviours)"),
     ]
+    if result.cache:  # what the transition caches answered (one process: docs/cli.md, --no-cache)
+        rows.append(("transition cache", "; ".join(_cache_row(model, c) for c in result.cache)))
     out = ["Summary:"]
     out += [f"  {k:<17} {v}" for k, v in rows]
     out += _coverage(model, result, {"enabled": lambda c, _: c.enabled, "generated": lambda c, _: c.generated,
