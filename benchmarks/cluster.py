@@ -35,16 +35,14 @@ import pickle
 import sys
 import time
 
-from benchmarks.corpus import entries as corpus_entries
-from benchmarks.suite import ROOT
+from benchmarks.corpus import entries as corpus_entries, spec_path
 
 
 def _model(e: dict):
     from tlacheck.core.files import read_source
     from tlacheck.pipeline.driver import build_model
 
-    spec = ROOT / e["spec"] if "spec" in e else ROOT / "specs" / e["port"]
-    return build_model(read_source(str(spec)), e.get("overrides") or None, e.get("variant") or "base")
+    return build_model(read_source(str(spec_path(e))), e.get("overrides") or None, e.get("variant") or "base")
 
 
 def _options(e: dict, **more):

@@ -27,7 +27,7 @@ import json
 import sys
 from collections import deque
 
-from benchmarks.corpus import COUNTS, ROOT
+from benchmarks.corpus import COUNTS, spec_path
 from tlacheck.app.cli import read_source
 from tlacheck.pipeline.driver import build_model
 from tlacheck.core import runtime
@@ -36,7 +36,7 @@ from tlacheck.ir import nodes as ir
 
 def measure(name: str, max_states: int) -> dict:
     e = json.loads((COUNTS / f"{name}.json").read_text())
-    model = build_model(read_source(str(ROOT / "specs" / e["port"])), e.get("overrides") or None)
+    model = build_model(read_source(str(spec_path(e))), e.get("overrides") or None)
     freads = ir.function_reads(model.ir.functions)
     sets = [(x.reads, x.read_entries) for x in (ir.access(a, freads) for a in model.ir.actions)]
     all_reads = [sorted(whole | {s for s in entries}) for whole, entries in sets]
