@@ -4,6 +4,7 @@ and without spill, and leaves no file behind, also when it ends on an error."""
 
 import json
 import os
+from array import array
 import tempfile
 from dataclasses import replace
 
@@ -146,6 +147,23 @@ def test_issue_35_a_sorted_run_holds_what_it_merged_and_nothing_else(tmp_path):
     assert min(fps[:4000]) in run and max(fps[:4000]) in run
     run.close()
     assert os.listdir(tmp_path) == []
+
+
+def test_issue_35_a_merge_sorts_its_fingerprints_in_chunks_and_keeps_the_file_in_order(tmp_path, monkeypatch):
+    import random
+
+    from tlacheck.engine import fingerprints
+
+    monkeypatch.setattr(fingerprints, "_SORT_CHUNK", 100)  # several chunks per merge
+    rng = random.Random(135)
+    fps = list({rng.randrange(-(1 << 63), 1 << 63) for _ in range(3000)})
+    run = SortedRun(str(tmp_path))
+    run.merge(array("q", fps[:1234]))
+    run.merge(array("q", fps[1234:2500]))
+    stored = list(run._stored())
+    assert stored == sorted(fps[:2500])  # one sorted run of exactly what was merged
+    assert all(fp in run for fp in fps[:2500]) and not any(fp in run for fp in fps[2500:])
+    run.close()
 
 
 def test_issue_35_a_cleared_table_is_empty():

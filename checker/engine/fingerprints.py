@@ -473,6 +473,15 @@ class FingerprintTable:
 
 
 _BLOCK = 512  # fingerprints per block of a SortedRun: one read of 4 KB per look-up
+# Fingerprints sorted at a time by a merge: sorting the table's all at once would hold them as
+# Python ints (about 40 bytes each: more than the table itself); chunks are sorted into arrays
+_SORT_CHUNK = 1 << 20
+
+
+def _sorted_chunks(fps: array) -> list[array]:
+    """`fps` as sorted arrays of at most _SORT_CHUNK each (8 bytes a fingerprint, and one chunk's
+    list of ints at a time), for a merge."""
+    return [array("q", sorted(fps[i:i + _SORT_CHUNK])) for i in range(0, len(fps), _SORT_CHUNK)]
 
 
 class SortedRun:
@@ -518,7 +527,7 @@ class SortedRun:
         self.files += 1
         index, out, count = array("q"), array("q"), 0
         with open(path, "wb") as fh:
-            for fp in heapq.merge(self._stored(), sorted(fps)):
+            for fp in heapq.merge(self._stored(), *_sorted_chunks(fps)):
                 if not count % _BLOCK:
                     index.append(fp)
                 out.append(fp)

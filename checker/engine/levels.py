@@ -667,7 +667,9 @@ class Coordinator(Search):
                 table.clear()
         if table.room(needed - table.count):
             return
-        self.grown = grown = FingerprintTable(slots_for(2 * needed), shared=True)  # 4x at a time: less rehashing
+        # 4x at a time (less rehashing); under a budget only as large as the level needs
+        self.grown = grown = FingerprintTable(slots_for(needed if self.spilled is not None else 2 * needed),
+                                              shared=True)
         yield from table.copy_into(grown, _CHUNK)
         table.close()
         self.table = grown
