@@ -3,15 +3,16 @@
 `check_seed(seed, tlc=...)` builds the spec of `seed` (tests/oracle/generate.py) and runs:
 
 - tlacheck in-process (checker.pipeline.driver.build_model, checker.engine.explore.explore) with exact storage,
-  fingerprint storage and `workers=2` (the transition caches on), fingerprint storage with the
-  caches off (when an action has one), and the reference explorer (tests/reference_explorer.py),
+  fingerprint storage and `workers=2` (the transition caches on), both again with everything
+  spilled to disk (`--memory-budget 0`: the queue, the fingerprint table, the behaviour graph),
+  fingerprint storage with the caches off (when an action has one), and the reference explorer (tests/reference_explorer.py),
   all on the safety part (invariants, constraints, deadlock) and the reachable checks. They
   explore in the same order, so they must agree on everything: verdict, distinct states, states
   generated, depth, trace length and the violated invariant (for an evaluation error: the
   verdict), and after a complete search which reachable checks hold (a stored state satisfies
   it; else the verdict is unreachable) and the trace length of each one's first witness.
   With the temporal properties too (when the spec has some), exact storage, fingerprint storage
-  and `workers=2` must give the same answer: each records the behaviour graph its own way.
+  (also spilled) and `workers=2` must give the same answer: each records the behaviour graph its own way.
 - a representation check (tests/values_check.py): every state a breadth-first walk of the
   compiled successor functions reaches uses the run-time representation of its types, and
   every successor's incrementally updated fingerprint is its fingerprint computed afresh
@@ -127,12 +128,14 @@ def from_result(tool: str, r: Result, reachables: bool = False) -> Answer:
 
 def run_tlacheck(model: Model, deadlock: bool, storage: Storage = Storage.EXACT, workers: int = 1,
                  invariants: tuple[str, ...] | None = None, properties: tuple[str, ...] | None = (),
-                 reachables: tuple[str, ...] | None = None, tool: str = "tlacheck", cache: bool = True) -> Answer:
+                 reachables: tuple[str, ...] | None = None, tool: str = "tlacheck", cache: bool = True,
+                 budget: int | None = None) -> Answer:
     """tlacheck's answer; `invariants`, `properties`, `reachables`: () checks none, None all;
-    `cache`: the transition caches on (the default) or off."""
+    `cache`: the transition caches on (the default) or off; `budget`: --memory-budget in MB (0:
+    everything that can spill does: the queue, the fingerprint table, the behaviour graph)."""
     opts = Options(check_deadlock=deadlock, max_states=LIMIT, time_limit=TIME_LIMIT_S, storage=storage,
                    workers=workers, invariants=invariants, properties=properties, reachables=reachables,
-                   check_properties=properties != () or reachables != (), cache=cache)
+                   check_properties=properties != () or reachables != (), cache=cache, memory_budget_mb=budget)
     return from_result(tool, explore(model, opts), reachables=bool(model.reachables) and reachables != ())
 
 
@@ -177,7 +180,9 @@ def check_spec(g: GeneratedSpec, tlc: bool = False, inject=None) -> Outcome:
         out.status, out.reason = "skipped", f"too large ({exact.check})"
         return out
     others = [run_tlacheck(model, dl, Storage.FINGERPRINT, tool="fingerprint"),
-              run_tlacheck(model, dl, Storage.FINGERPRINT, workers=2, tool="workers2")]
+              run_tlacheck(model, dl, Storage.FINGERPRINT, workers=2, tool="workers2"),
+              run_tlacheck(model, dl, Storage.FINGERPRINT, tool="spilled", budget=0),
+              run_tlacheck(model, dl, Storage.FINGERPRINT, workers=2, tool="workers2-spilled", budget=0)]
     if model.generated.caches:  # the transition caches off (on in every other run)
         others.append(run_tlacheck(model, dl, Storage.FINGERPRINT, tool="fingerprint-nocache", cache=False))
     try:
@@ -190,9 +195,11 @@ def check_spec(g: GeneratedSpec, tlc: bool = False, inject=None) -> Outcome:
             out.diffs.append(d)
     if model.ir.properties:  # the behaviour graph of each store and of two workers
         mine = run_tlacheck(model, dl, properties=None, reachables=(), tool="exact+properties")
-        for storage, workers, tool in ((Storage.FINGERPRINT, 1, "fingerprint+properties"),
-                                       (Storage.FINGERPRINT, 2, "workers2+properties")):
-            d = diff(mine, run_tlacheck(model, dl, storage, workers, properties=None, reachables=(), tool=tool))
+        for storage, workers, tool, budget in ((Storage.FINGERPRINT, 1, "fingerprint+properties", None),
+                                               (Storage.FINGERPRINT, 2, "workers2+properties", None),
+                                               (Storage.FINGERPRINT, 1, "spilled+properties", 0)):
+            d = diff(mine, run_tlacheck(model, dl, storage, workers, properties=None, reachables=(), tool=tool,
+                                        budget=budget))
             if d is not None:
                 out.diffs.append(d)
     out.diffs += [f"representation: {p}" for p in state_problems(model, LIMIT)]
