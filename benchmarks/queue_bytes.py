@@ -3,11 +3,14 @@
 The model is searched on exact storage (engine/levels.py's Coordinator, which keeps every state
 and its parent); its largest BFS level is then held both ways the search has held a level, under
 tracemalloc: as a list of tuples (the queue until issue 35; the tuples are fresh, their values
-the stored states' objects, shared as the value pools share them) and as an
-engine.statequeue.StateQueue (sealed). Printed: the bytes per state of each."""
+the stored states' objects, shared as the value pools share them), as an
+engine.statequeue.StateQueue every segment of which is encoded (sealed), and as the search's
+StateQueue without a budget holds it (its first ENCODE_FROM states the fresh tuples, the rest
+encoded). Printed: the bytes per state of each."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import tracemalloc
 from collections import Counter
@@ -33,17 +36,28 @@ def main(argv: list[str]) -> None:
     d, n = Counter(depth).most_common(1)[0]
     level = [s for s, k in zip(states, depth) if k == d]
     tracemalloc.start()
+    gc.collect()  # (as _held does)
     start = tracemalloc.get_traced_memory()[0]
     as_list = [tuple(list(s)) for s in level]
     listed = tracemalloc.get_traced_memory()[0] - start
     del as_list
-    start = tracemalloc.get_traced_memory()[0]
-    queue = StateQueue(len(model.var_types))
-    queue.extend(level)
-    queue.seal()
-    queued = tracemalloc.get_traced_memory()[0] - start
+    queued = _held(StateQueue(len(model.var_types), encode_from=0), level)
+    default = _held(StateQueue(len(model.var_types)), level)
     print(f"{spec} {overrides or ''}: {len(model.var_types)} variables, {result.distinct_states:,} states, "
-          f"largest level {n:,}: tuples {listed / n:.0f} B/state, StateQueue {queued / n:.0f} B/state")
+          f"largest level {n:,}: tuples {listed / n:.0f} B/state, StateQueue encoded {queued / n:.0f} B/state, "
+          f"StateQueue without budget {default / n:.0f} B/state")
+
+
+def _held(queue: StateQueue, level: list) -> int:
+    """The bytes `queue` holds (traced) once it holds fresh tuples of the states of `level`, sealed
+    (a full collection before and after empties the interpreter's free lists of tuples, which would
+    otherwise give the fresh ones memory traced before, or keep those the encoding freed)."""
+    gc.collect()
+    start = tracemalloc.get_traced_memory()[0]
+    queue.extend(tuple(list(s)) for s in level)
+    queue.seal()
+    gc.collect()  # (the free lists hold the tuples an encoding freed)
+    return tracemalloc.get_traced_memory()[0] - start
 
 
 if __name__ == "__main__":

@@ -35,9 +35,10 @@ def _states(n: int) -> list[tuple]:
 
 # ---------------------------------------------------------------- the class
 
-def test_issue_35_a_queue_gives_back_its_states_in_order_and_by_position():
+@pytest.mark.parametrize("encode_from", [0, 128, None])
+def test_issue_35_a_queue_gives_back_its_states_in_order_and_by_position(encode_from):
     states = _states(300)
-    queue = StateQueue(5, segment=64)
+    queue = StateQueue(5, segment=64, encode_from=encode_from)
     queue.extend(states)
     assert len(queue) == 300
     assert [queue[i] for i in range(300)] == states
@@ -49,7 +50,7 @@ def test_issue_35_a_queue_gives_back_its_states_in_order_and_by_position():
 def test_issue_35_a_queue_in_memory_gives_back_the_same_objects():
     shared = frozenset(range(50))
     states = [(i % 3, shared) for i in range(10)]
-    queue = StateQueue(2, segment=4)
+    queue = StateQueue(2, segment=4, encode_from=0)
     queue.extend(states)
     drained = list(queue.drain())
     assert drained == states
@@ -58,7 +59,7 @@ def test_issue_35_a_queue_in_memory_gives_back_the_same_objects():
 
 
 def test_issue_35_a_segment_numbers_up_to_2_16_distinct_values_per_variable():
-    queue = StateQueue(2, segment=1 << 16)
+    queue = StateQueue(2, segment=1 << 16, encode_from=0)
     states = [(i, -i) for i in range((1 << 16) + 3)]
     queue.extend(states)
     assert len(queue.segments) == 1 and queue.segments[0].count == 1 << 16
@@ -67,11 +68,58 @@ def test_issue_35_a_segment_numbers_up_to_2_16_distinct_values_per_variable():
     assert SEGMENT <= 1 << 16
 
 
-def test_issue_35_states_without_variables_are_counted():
-    queue = StateQueue(0, segment=2)
+@pytest.mark.parametrize("encode_from", [0, None])
+def test_issue_35_states_without_variables_are_counted(encode_from):
+    queue = StateQueue(0, segment=2, encode_from=encode_from)
     queue.extend([()] * 5)
     assert len(queue) == 5 and queue[4] == ()
     assert list(queue.drain()) == [()] * 5
+
+
+def test_issue_35_cost_a_small_queue_without_budget_keeps_its_states_as_they_came():
+    # Encoding costs time a level of a few thousand states never wins back in memory worth having:
+    # the first ENCODE_FROM states of a queue without budget stay the tuples appended.
+    states = _states(300)
+    queue = StateQueue(5, segment=64)
+    queue.extend(states)
+    assert queue.encode_from == statequeue.ENCODE_FROM > 300
+    assert all(queue[i] is states[i] for i in range(300))
+    assert queue.spill.held == 0  # nothing encoded to count
+    drained = list(queue.drain())
+    assert all(d is s for d, s in zip(drained, states)) and len(drained) == 300
+    assert len(queue) == 0 and queue.segments == []
+
+
+def test_issue_35_cost_beyond_its_first_states_or_with_a_budget_a_queue_encodes():
+    states = _states(300)
+    queue = StateQueue(5, segment=64, encode_from=128)
+    queue.extend(states)
+    queue.seal()
+    # the first two segments (128 states) as they came, the three after them encoded
+    assert [s.states is not None for s in queue.segments] == [True, True, False, False, False]
+    assert queue.spill.held == sum(s.size for s in queue.segments) > 0
+    drained = list(queue.drain())
+    assert drained == states
+    assert all(d is s for d, s in zip(drained[:128], states)) and not any(
+        d is s for d, s in zip(drained[128:], states))
+    assert queue.spill.held == 0
+    budgeted = StateQueue(5, Spill(budget=1 << 30), segment=64)
+    budgeted.extend(states)
+    assert budgeted.encode_from == 0 and all(s.states is None for s in budgeted.segments)
+
+
+def test_issue_35_cost_a_drain_stopped_early_or_a_clear_frees_the_segments_kept_as_they_came():
+    queue = StateQueue(5, segment=10, encode_from=30)
+    queue.extend(_states(100))
+    segments = list(queue.segments)
+    drain = queue.drain()
+    assert next(drain) == _states(1)[0]
+    del drain
+    assert all(s.states is None and s.codes is None for s in segments)
+    queue.extend(_states(25))
+    segments = list(queue.segments)
+    queue.clear()
+    assert len(queue) == 0 and all(s.states is None for s in segments)
 
 
 def test_issue_35_beyond_the_budget_segments_go_to_disk_and_come_back_restored(tmp_path):
@@ -294,7 +342,8 @@ def test_issue_35_the_queue_bytes_benchmark_measures_both_ways(capsys):
 
     main([str(SPECS / "corpus" / "mc_internal_memory.spec")])
     out = capsys.readouterr().out
-    m = re.search(r"4 variables, 4,408 states, largest level ([\d,]+): tuples (\d+) B/state, StateQueue (\d+) B/state",
-                  out)
+    m = re.search(r"4 variables, 4,408 states, largest level ([\d,]+): tuples (\d+) B/state, StateQueue encoded "
+                  r"(\d+) B/state, StateQueue without budget (\d+) B/state", out)
     assert m, out
     assert int(m.group(3)) < int(m.group(2))
+    assert int(m.group(3)) < int(m.group(4))  # a level of a few hundred states is kept as tuples

@@ -6,7 +6,10 @@ A worker holds the level it expands (its frontier) and the states it admits for 
 states a worker hands over, in order: --workers).
 
 Encoding. The states are appended to segments of SEGMENT states. The open segment is a list of
-tuples; sealed, it is encoded a variable at a time: the variable's values are numbered in the order
+tuples. Sealed, it stays that list while the queue holds fewer than ENCODE_FROM states before it
+(encoding costs about 0.4 µs a state, which a level that small does not win back in memory
+worth having: a few MB), and without a budget; beyond, or with a budget, it is encoded a variable
+at a time: the variable's values are numbered in the order
 first met, and the segment keeps, per variable, the list of its distinct values and the number of
 each state's value, 2 bytes (a segment holds at most 2^16 states, so at most 2^16 distinct values
 per variable). Decoding zips the variables' values back into tuples (C iterators, no Python code
@@ -38,6 +41,7 @@ from operator import itemgetter
 from typing import Callable, Iterable, Iterator
 
 SEGMENT = 1 << 13  # states per segment (at most 2^16: a variable's value numbers fit in 16 bits)
+ENCODE_FROM = 1 << 16  # without a budget, a queue's first states stay tuples (the module docstring)
 VALUE_BYTES = 64  # the estimate of what one distinct value of a sealed segment holds in memory
 
 _index = list.__getitem__
@@ -89,12 +93,15 @@ class Spill:
 class _Segment:
     """A sealed segment: `count` states, their `codes` (per variable, the number of each state's
     value) and the `values` of each variable, in memory (`size`: the estimate of their bytes,
-    counted in the Spill's `held`), or in the file `path`."""
+    counted in the Spill's `held`), or in the file `path`; or, not encoded, the list of its
+    `states` (size 0: a queue without budget)."""
 
-    __slots__ = ("count", "codes", "values", "size", "path")
+    __slots__ = ("count", "codes", "values", "size", "path", "states")
 
-    def __init__(self, count: int, codes: tuple, values: tuple, size: int) -> None:
+    def __init__(self, count: int, codes: tuple | None, values: tuple | None, size: int,
+                 states: list | None = None) -> None:
         self.count, self.codes, self.values, self.size, self.path = count, codes, values, size, None
+        self.states = states
 
     def read(self) -> tuple[tuple, tuple]:
         if self.path is None:
@@ -115,20 +122,25 @@ def _encode(states: list, i: int) -> tuple[array, list]:
 class StateQueue:
     """States in order, encoded (the module docstring). `width`: the number of variables; `spill`:
     the process's Spill (None: one of its own, which never spills); `restore`: applied to the
-    states read back from disk; `segment`: the states per segment (at most SEGMENT).
+    states read back from disk; `segment`: the states per segment (at most SEGMENT);
+    `encode_from`: the states it holds before it encodes the segments it seals (None: ENCODE_FROM,
+    0 with a budget, since only an encoded segment is counted against it and spilled).
 
-    The open segment is a list of states, encoded when it is sealed, a variable at a time; a
-    sealed segment is decoded by zipping its variables' values back into tuples."""
+    The open segment is a list of states, encoded when it is sealed, a variable at a time (kept as
+    it is below `encode_from`); a sealed segment is decoded by zipping its variables' values back
+    into tuples."""
 
-    __slots__ = ("width", "spill", "restore", "segment", "segments", "_sealed", "_open", "_cached")
+    __slots__ = ("width", "spill", "restore", "segment", "encode_from", "segments", "_sealed", "_open",
+                 "_cached")
 
     def __init__(self, width: int, spill: Spill | None = None, restore: Callable[[tuple], tuple] | None = None,
-                 segment: int = SEGMENT) -> None:
+                 segment: int = SEGMENT, encode_from: int | None = None) -> None:
         assert 0 < segment <= 1 << 16
         self.width = width
         self.spill = spill if spill is not None else Spill()
         self.restore = restore
         self.segment = segment
+        self.encode_from = (0 if self.spill.budget is not None else ENCODE_FROM) if encode_from is None else encode_from
         self.segments: list[_Segment] = []
         self._sealed = 0  # states in the sealed segments
         self._open: list[tuple] = []  # the states of the open segment
@@ -148,11 +160,15 @@ class StateQueue:
 
     def seal(self) -> None:
         """Encode the open segment (if it holds states): it stays in memory, or goes to disk when
-        the spill's budget is full."""
+        the spill's budget is full; below `encode_from` states before it, it is kept as it is."""
         states = self._open
         if not states:
             return
         self._open = []
+        if self._sealed < self.encode_from:
+            self.segments.append(_Segment(len(states), None, None, 0, states))
+            self._sealed += len(states)
+            return
         columns = [_encode(states, i) for i in range(self.width)]
         codes, values = tuple(c for c, _ in columns), tuple(v for _, v in columns)
         seg = _Segment(len(states), codes, values, 2 * len(states) * self.width + VALUE_BYTES * sum(map(len, values)))
@@ -168,7 +184,9 @@ class StateQueue:
 
     def _release(self, seg: _Segment) -> None:
         """Free a sealed segment: its memory, or its file."""
-        if seg.path is None:
+        if seg.states is not None:
+            seg.states = None
+        elif seg.path is None:
             self.spill.held -= seg.size
             seg.codes = seg.values = None
         else:
@@ -183,6 +201,11 @@ class StateQueue:
         iterator is asked for, all of them if the iteration stops early."""
         try:
             for seg in segments:
+                if seg.states is not None:  # not encoded
+                    listed = iter(seg.states)
+                    seg.states = None
+                    yield listed
+                    continue
                 codes, values = seg.read()
                 spilled = seg.path is not None
                 self._release(seg)
@@ -193,7 +216,7 @@ class StateQueue:
                 yield map(self.restore, states) if spilled and self.restore is not None else states
         finally:
             for seg in segments:
-                if seg.codes is not None or seg.path is not None:
+                if seg.codes is not None or seg.path is not None or seg.states is not None:
                     self._release(seg)
 
     def drain(self) -> Iterator[tuple]:
@@ -211,6 +234,8 @@ class StateQueue:
         if s == len(self.segments):
             return self._open[j]
         seg = self.segments[s]
+        if seg.states is not None:
+            return seg.states[j]
         if seg.path is None:
             codes, values, restore = seg.codes, seg.values, None
         else:
