@@ -22,6 +22,8 @@ from tlacheck.core import runtime
 from tlacheck.core.result import Verdict
 from tlacheck.core.errors import UsageError
 from tlacheck.pipeline.driver import build_model
+from tlacheck.engine.explore import explore
+from tlacheck.engine.options import Options
 from tests.conftest import SPECS, model_of, next_states, run
 
 
@@ -443,3 +445,74 @@ def test_issue_32_a_hoisted_call_of_a_later_def_comes_after_that_defs_own_values
         """)
     assert "= f1(2)" in model.generated.source  # the call is computed once, with the constants
     assert [s for _, s in model.actions[0]((0,))] == [(3,)]  # H(0) = {2, 9} | {0}
+
+
+# ---------------------------------------------------------------- guards out of the loops (issue 35, cost)
+
+HOIST = """
+    spec hoist_demo
+
+    const P: set[int] = 1..3
+
+    var pc: map[int, int] = {p -> 0 for p in P}
+    var got: map[int, int] = {p -> 0 for p in P}
+    var part: map[int, int] = {p -> 0 for p in 1..2}
+
+    action Step(p in P, a in {1, 2}, b in {false, true}):
+        require pc[p] == 0
+        pc[p] = a
+        if b:
+            got[p] = a
+
+    action Reset(p in P, a in {false, true}):
+        require pc[p] == 2 and got[p] == 2
+        pc[p] = 0
+        got[p] = if a then 0 else 1
+
+    action Part(p in P, a in {false, true}):
+        require part[p] == 0 and pc[p] > 0
+        part[p] = if a then 1 else 2
+"""
+
+
+def _function_lines(model, name: str) -> list[str]:
+    lines = model.generated.source.splitlines()
+    start = lines.index(next(x for x in lines if x.startswith(f"def {name}(")))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("def ")), len(lines))
+    return [x.strip() for x in lines[start:end]]
+
+
+def test_issue_35_a_guard_reading_an_assigned_map_at_the_first_parameter_leaves_the_other_loops():
+    # `pc[p] == 0` reads pc, which Step assigns, and may fault (a map look-up): it is evaluated
+    # once per p, before the loops over a and b (constant sets), not once per (p, a, b)
+    model = model_of(HOIST)
+    for name in ("n0", "a0"):
+        lines = _function_lines(model, name)
+        fors = [i for i, x in enumerate(lines) if x.startswith("for ")]
+        guard = next(i for i, x in enumerate(lines) if x.startswith("if ") and "_lookup(" in x)
+        assert len(fors) == 3 and fors[0] < guard < fors[1], "\n".join(lines)
+        # pc read as the parent's (reset after the combination before assigned it)
+        assert any(x.startswith("v0 = s[0]") for x in lines[fors[0]:guard])
+
+
+def test_issue_35_guards_out_of_the_loops_give_the_reference_explorers_counts():
+    from tests.reference_explorer import reference_counts
+
+    model = model_of(HOIST.split("    action Part")[0])
+    for deadlock in (True, False):
+        result = explore(model, Options(check_deadlock=deadlock))
+        assert result.verdict in (Verdict.OK, Verdict.DEADLOCK)
+        ref = reference_counts(model.ir, check_deadlock=deadlock)
+        assert (result.distinct_states, result.states_generated, result.depth) == ref[:3]
+
+
+def test_issue_35_a_guard_out_of_the_loops_faults_where_it_did_and_not_over_an_empty_set():
+    # Part's guard faults at p = 3 (not in part's domain), once pc[3] > 0: the same error as when
+    # it was evaluated per combination
+    model = model_of(HOIST)
+    result = explore(model, Options(check_deadlock=False))
+    assert result.verdict == Verdict.ERROR and result.violation.name == "E401", result
+    # over an empty set of a later parameter the guard is never evaluated: no error
+    empty = model_of(HOIST.replace("action Part(p in P, a in {false, true})",
+                                   "action Part(p in P, a in {x for x in {false, true} if x and not x})"))
+    assert explore(empty, Options(check_deadlock=False)).verdict == Verdict.OK

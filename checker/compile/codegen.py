@@ -516,11 +516,8 @@ class _Gen:
         self._unpack(1, range(len(self.spec.variables)))
         self.prologue, self.dirty, self.once = len(self.out), set(), {}
         indent = 1
-        body, guards = self._hoist_guards(action, assigned)
-        for cond in guards[-1]:
-            self.at = cond.span
-            self.emit(indent, f"if not {self.ex(cond)}:")
-            self.emit(indent + 1, self._return())
+        body, guards, plain = self._hoist_guards(action, assigned)
+        self._hoisted_guards(indent, action, -1, guards[-1], assigned, self._return())
         if action.params:
             self.prologue, self.loops = len(self.out), True
         for k, (local, domain) in enumerate(action.params):
@@ -529,13 +526,11 @@ class _Gen:
                 # must read the unchanged state, not that combination's next state.
                 self._reset(indent, assigned)
             self.at = domain.span
-            binder, filtered = self._binder(local, domain, guards[k])
+            binder, filtered = self._binder(local, domain, guards[k] if k in plain else ())
             self.emit(indent, f"for {binder}:")
             indent += 1
-            for cond in () if filtered else guards[k]:
-                self.at = cond.span
-                self.emit(indent, f"if not {self.ex(cond)}:")
-                self.emit(indent + 1, "continue")
+            if not filtered:
+                self._hoisted_guards(indent, action, k, guards[k], assigned, "continue")
         abort = "continue" if action.params else self._return()
         args = "(" + "".join(f"l{l.id}, " for l, _ in action.params) + ")"
         if action.params:
@@ -645,28 +640,57 @@ class _Gen:
         self.emit(indent + 1, f"_cache_store(cc{index}, cs{index}, {key}, s, {self.into}, {start}, {slots(fixed)}, "
                               f"{slots(free)}, {pairs}, M, E)")
 
-    def _hoist_guards(self, action: ir.Action, assigned: set[int]) -> tuple[list, dict]:
+    def _hoist_guards(self, action: ir.Action, assigned: set[int]) -> tuple[list, dict, set]:
         """Move the action's leading `require`s out of the parameter loops they do not depend
-        on (RMRcvAbortMsg's message test is the same for every rm): a guard goes right after
-        the loop of the last parameter it reads (key -1: before every loop). Only guards that
-        cannot fault move, and inside a loop only those reading no variable the action assigns
-        (a later combination must see the unchanged state); the first guard that cannot move
-        keeps the rest in place, so the order of evaluation errors is unchanged."""
+        on (RMRcvAbortMsg's message test is the same for every rm; a PlusCal step's
+        `pc[self] == "label"` is the same for every value of its other parameters): a guard goes
+        right after the loop of the last parameter it reads (key -1: before every loop). A guard
+        that may fault moves only out of loops over constant sets (computed once, with the
+        constants: they cannot fault), and is evaluated there only if none of them is empty, so
+        it faults where and when it did, before any successor of its combination; a guard reading
+        a variable the action assigns reads it reset to the parent's value (a combination before
+        may have assigned it: _hoisted_guards). The first guard that cannot move keeps the rest in
+        place, so the order of evaluation errors is unchanged. Also returns the depths whose
+        guards all cannot fault and read nothing the action assigns (`plain`: _binder may filter
+        the loop's set with them)."""
         body = list(action.body)
         guards: dict[int, list] = {k: [] for k in range(-1, len(action.params))}
         if not action.params:
-            return body, guards
-        while body and isinstance(body[0], ir.RequireS) and not self._may_fault(body[0].cond):
+            return body, guards, set()
+        while body and isinstance(body[0], ir.RequireS):
             cond = body[0].cond
             free = _free_locals(cond)
             depth = max((k for k, (local, _) in enumerate(action.params) if local in free), default=-1)
-            if depth >= 0 and _expr_reads(cond, self.reads) & assigned:
-                break
             if depth == len(action.params) - 1:
                 break  # already where it is evaluated
+            if self._may_fault(cond) and not all(self.hoisting and self._is_constant(d)
+                                                 for _, d in action.params[depth + 1:]):
+                break
             guards[depth].append(cond)
             body.pop(0)
-        return body, guards
+        plain = {k for k, conds in guards.items()
+                 if not any(self._may_fault(c) or _expr_reads(c, self.reads) & assigned for c in conds)}
+        return body, guards, plain
+
+    def _hoisted_guards(self, indent: int, action: ir.Action, depth: int, conds: list, assigned: set[int],
+                        abort: str) -> None:
+        """The guards _hoist_guards moved to right after the loop of parameter `depth` (-1: before
+        the loops): the slots they read that the action assigns are reset first (inside a loop); a
+        guard that may fault is evaluated only if the sets of the loops it left are not empty."""
+        if not conds:
+            return
+        reads = set().union(*(_expr_reads(c, self.reads) for c in conds)) & assigned
+        if depth >= 0 and reads:
+            self._reset(indent, reads)
+        for cond in conds:
+            self.at = cond.span
+            test = f"not {self.ex(cond)}"
+            if self._may_fault(cond):
+                inner = [self._domain_parts(d)[0] for _, d in action.params[depth + 1:]]
+                self.at = cond.span
+                test = " and ".join(inner + [f"({test})"])
+            self.emit(indent, f"if {test}:")
+            self.emit(indent + 1, abort)
 
     def _reset(self, indent: int, slots) -> None:
         """The assigned slots back to the state's values (and their hashes' changes to none)."""
