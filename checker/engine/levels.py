@@ -127,6 +127,7 @@ from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.admission import Admission, Failure
 from tlacheck.engine.fingerprints import (FingerprintTable, NumberTable, Fingerprinter, SortedRun,
                                           collision_probability, slots_for)
+from tlacheck.engine.graphstore import GraphStore
 from tlacheck.engine.limits import MemoryWatch, limit_reached, resident_mb
 from tlacheck.engine.liveness import Recorder
 from tlacheck.engine.messages import (UNSTORED, Admitted, Copy, Event, EventKind, Expansion, Failed, Go, Holding,
@@ -350,6 +351,8 @@ class Coordinator(Search):
                 self.max_slots = _TABLE_SLOTS
                 while 8 * self.max_slots * 2 <= self._budget():
                     self.max_slots <<= 1
+            if self.graph is not None:  # its arrays beyond its share, on disk (graphstore.py)
+                self.graph.to_disk(GraphStore(self._graph_budget(), self.spill_root))
         if self.workers == 1:
             # It reads the watchdog's verdict as its stop flag; its counters are its own.
             self.local = Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
@@ -380,10 +383,19 @@ class Coordinator(Search):
             self.procs.append(proc)
         self.table.close_fd()
 
+    def _shares(self) -> int:
+        """The parts --memory-budget is cut into: the workers' queues, the fingerprint table when
+        it spills, the behaviour graph when there is one."""
+        return 1 + (self.spilled is not None) + (self.graph is not None)
+
     def _budget(self) -> int | None:
         """Each worker's share of --memory-budget, in bytes, for its queue (statequeue.Spill)."""
         mb = self.options.memory_budget_mb
-        return None if mb is None else mb * 2**20 // self.workers // (2 if self.spilled is not None else 1)
+        return None if mb is None else mb * 2**20 // self._shares() // self.workers
+
+    def _graph_budget(self) -> int:
+        """The behaviour graph's share of --memory-budget, in bytes (graphstore.GraphStore)."""
+        return self.options.memory_budget_mb * 2**20 // self._shares()
 
     def _shutdown(self) -> None:
         if self.local is not None:
@@ -408,6 +420,8 @@ class Coordinator(Search):
             self.live_counts.close()
         if self.spilled is not None:
             self.spilled.close()
+        if self.graph is not None:
+            self.graph.close()
         if self.spill_root is not None:  # (also what a worker killed above left)
             remove_root(self.spill_root)
             self.spill_root = None

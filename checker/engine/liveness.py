@@ -67,6 +67,7 @@ from enum import Enum
 from typing import Callable, NamedTuple
 
 from tlacheck.engine import tableau
+from tlacheck.engine.graphstore import Column, GraphStore, Zeros
 from tlacheck.core.result import Step, Trace
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.successors import nth_step
@@ -147,6 +148,9 @@ class Graph:
     # Per transition, the plan's step atoms (Plan.step_bits: predicates of a step, bit i atom i),
     # aligned with `succ`; empty without step atoms (a refinement's abstract fairness needs them)
     steps: object = None
+    # With --memory-budget: where the arrays above are (graphstore.py: each a Column, in memory up
+    # to the store's budget, on disk beyond it); None: they are arrays in memory
+    store: GraphStore | None = None
 
     def __post_init__(self):
         self.values = _bits_array(2 * len(self.plan.atoms))
@@ -158,6 +162,36 @@ class Graph:
     def edges(self, s: int) -> range:
         end = self.edge_start[s + 1] if s + 1 < len(self.edge_start) else len(self.succ)
         return range(self.edge_start[s], end)
+
+    _COLUMNS = ("edge_start", "succ", "values", "enabled", "take", "steps")
+
+    def to_disk(self, store: GraphStore) -> None:
+        """From now on, keep the arrays (what they hold so far, and what is added) in `store`'s
+        columns: in memory up to its budget, on disk beyond it. A bit array that is a list (more
+        than 64 bits a record) stays in memory."""
+        self.store = store
+        for name in self._COLUMNS:
+            records = getattr(self, name)
+            if isinstance(records, array):
+                setattr(self, name, store.column(records.typecode, name, records))
+
+    def settle(self) -> None:
+        """The search is over: a column none of whose records went to disk becomes an array again
+        (the checker's passes read an array at C speed, a column through a call)."""
+        for name in self._COLUMNS:
+            records = getattr(self, name)
+            whole = records.whole() if isinstance(records, Column) else None
+            if whole is not None:
+                setattr(self, name, whole)
+
+    def zeros(self, length: int):
+        """`length` zero bits (the fairness bits when the spec has none)."""
+        return bytes(length) if self.store is None else Zeros(length)
+
+    def close(self) -> None:
+        """Remove the files of a graph on disk (the graph is not read after)."""
+        if self.store is not None:
+            self.store.close()
 
     def add(self, part: "Transitions", counts, actions: int, values, number: Callable[[int, int], int]) -> None:
         """Append a worker's part of a level, its parents in index order: their transitions
@@ -1070,8 +1104,9 @@ class Checker:
             s = graph.fairness_fault
             raise fairness.fault(model, state_of(s), s, graph)
         self.fairness = fairness
+        graph.settle()
         if not fairness.count:  # nothing recorded: no condition is enabled or taken anywhere
-            graph.enabled, graph.take = bytes(self.n), bytes(len(graph.succ))
+            graph.enabled, graph.take = graph.zeros(self.n), graph.zeros(len(graph.succ))
         if len(graph.edge_start) == self.n:  # the end of the last state's transitions
             graph.edge_start.append(len(graph.succ))
         self.initial = [i for i, p in enumerate(parents) if p < 0]
