@@ -795,13 +795,16 @@ class _Components:
     at least the pass's first), so that a graph of millions of states costs some bytes a state,
     not the hundred of a dict entry."""
 
-    def __init__(self, graph: Graph, region: array, watch: _Watch):
+    def __init__(self, graph: Graph, region: array, watch: _Watch, visits: int = 1):
         n = len(region)
         self.graph = graph
         self.region = region
         self.watch = watch
-        self.index = array("q", [-1]) * n
-        self.low = array("q", [0]) * n
+        # A state is visited at most `visits` times (the counter's bound: n * visits): 4 bytes a
+        # state each for index and lowlink where that fits, else 8
+        code = "i" if n * visits < 1 << 31 else "q"
+        self.index = array(code, [-1]) * n
+        self.low = array(code, [0]) * n
         self.on_stack = bytearray(n)
         self.counter = 0
 
@@ -914,7 +917,8 @@ def _fair_cycles(nodes: bytearray, graph: Graph, fairness: Fairness, watch: _Wat
     # Regions are labelled in `region`: 1 the states given, then each component and each
     # part of one searched again its own label (a label, once searched, is never used again).
     region = array("i", iter(nodes))  # (a bytearray itself would be read as raw bytes)
-    components = _Components(graph, region, watch)
+    # (a state is searched again in a part of its component once per strong condition at most)
+    components = _Components(graph, region, watch, 1 + len(fairness.strong))
     label = 2
     work = deque([(1, members)])
     del members
@@ -1012,8 +1016,9 @@ def _bfs(graph: Graph, seeds: list[tuple[int, int]], allowed: bytearray, watch: 
     n = len(allowed)
     starts, succ = graph.edge_start, graph.succ
     seeds = sorted(seeds, key=lambda x: (x[1], x[0]))
-    dist = array("q", [-1]) * n
-    prev = array("q", [-1]) * n
+    # (a distance is at most a seed's, a depth, plus n; an edge below the graph's count)
+    dist = array("i" if 2 * n < 1 << 31 else "q", [-1]) * n
+    prev = array("i" if len(graph.succ) < 1 << 31 else "q", [-1]) * n
     buckets: dict[int, list[int]] = {}
     for s, d in seeds:
         if dist[s] < 0 or d < dist[s]:
