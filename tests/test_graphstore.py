@@ -19,12 +19,12 @@ from tlacheck.engine import graphstore
 from tlacheck.engine.explore import explore
 from tlacheck.engine.graphstore import Column, GraphStore, Zeros
 from tlacheck.engine.options import Options
-from tlacheck.output.report import result_json
 from tlacheck.pipeline.driver import build_model
 from tlacheck.app.cli import read_source
 from tests.conftest import SPECS, model_of
 from tests.oracle.generate import generate
 from tests.test_liveness import MUTEX, replay_lasso
+from tests.test_statequeue import _json
 
 
 @pytest.fixture
@@ -103,12 +103,6 @@ def graphs(tmp_path, monkeypatch, small_blocks):
 
     monkeypatch.setattr(Column, "_seal", counted)
     return root, written
-
-
-def _json(model, options: Options, path: str) -> dict:
-    data = result_json(model, explore(model, options), path)
-    data.pop("elapsed_s")
-    return data
 
 
 def _same_on_disk(model, options: Options, written: list) -> dict:

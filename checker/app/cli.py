@@ -353,8 +353,8 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ray-actors", type=_positive_int, metavar="N",
                        help="with --ray: N partitions, one Ray actor each (default: one per CPU of the cluster)")
     check.add_argument("--memory-budget", type=_non_negative_int, metavar="MB",
-                       help="keep at most this much of the search's queue in memory and write the rest to "
-                            "a temporary directory (same result; 0: all of it)")
+                       help="keep at most this much of the search's queue, fingerprint table and behaviour graph "
+                            "in memory and write the rest to a temporary directory (same result; 0: all of it)")
     check.add_argument("--storage", choices=("fingerprint", "exact"), default="fingerprint",
                        help="seen states as 64-bit fingerprints (default) or exactly (about 10x the memory)")
     check.add_argument("--no-symmetry", action="store_true",
