@@ -247,3 +247,13 @@ def test_issue_35_the_graph_on_disk_is_removed_after_a_stop_in_the_liveness_phas
                          progress_every=0.0)
         assert result.verdict == Verdict.INCOMPLETE and result.undecided == ("XZero", "YZero")
         assert sum(written) > 0 and os.listdir(root) == []
+
+
+def test_issue_35_a_graph_within_its_share_stays_in_memory(graphs):
+    root, written = graphs
+    model = build_model(read_source(str(SPECS / "classic" / "dining_philosophers.spec")))
+    plain = _json(model, Options(), "m.spec")
+    del written[:]
+    assert _json(model, Options(memory_budget_mb=64), "m.spec") == plain
+    assert written and sum(written) == 0  # blocks were sealed, none went to disk
+    assert os.listdir(root) == []
