@@ -190,9 +190,11 @@ class Step:
 @dataclass(frozen=True)
 class Go:
     """coordinator -> worker: the level is in the table; `slots`: the size of the grown table, whose
-    descriptor follows (None: the same table)."""
+    descriptor follows (None: the same table); `run`: the table's part spilled to disk since the
+    worker last had it, a `fingerprints.SortedRun.shared()` (None: the same, or none)."""
 
     slots: int | None
+    run: tuple | None = None
 
 
 @dataclass(frozen=True)
