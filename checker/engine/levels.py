@@ -141,7 +141,7 @@ from tlacheck.engine.messages import (UNSTORED, Admitted, Copy, Event, EventKind
                                       Incoming, Init, LookedUp, Lookup, Moved, Own, Report, Step, Stepped, Stop, Take,
                                       nothing_admitted)
 from tlacheck.engine.options import Options, Progress, unreduced_cause
-from tlacheck.engine.search import Search
+from tlacheck.engine.search import Search, summed_cache_counts
 from tlacheck.engine.statequeue import make_root, remove_root
 from tlacheck.engine.stores import ExactStore, FingerprintStore
 from tlacheck.engine.successors import nth_step
@@ -254,6 +254,9 @@ class Coordinator(Search):
         self.spilled: SortedRun | None = None
         self.max_slots = 0
         self.run_sent = 0
+        # Per worker in another process, its transition caches' counts, as of its last expansion
+        # (Expansion.cache; None: this process's, the in-process worker's, count)
+        self.worker_caches: list | None = None
 
     def _new_store(self):
         return self.exact if self.exact is not None else FingerprintStore(self.key)
@@ -335,8 +338,11 @@ class Coordinator(Search):
         """The processes that expand states (SymmetryStats.processes)."""
         return self.workers
 
-    def _cache(self):
-        return None if self.workers > 1 else super()._cache()  # forked workers count their own, unreported
+    def _cache_counts(self):
+        """Summed over the workers in other processes, in worker order, once they reported (each
+        process has caches of its own); else this process's."""
+        reported = [c for c in self.worker_caches or () if c is not None]
+        return summed_cache_counts(reported) if reported else super()._cache_counts()
 
     # ---------------------------------------------------------------- the workers
     def _run(self) -> Result:
@@ -379,6 +385,7 @@ class Coordinator(Search):
 
     def _fork(self, plan) -> None:
         ctx = multiprocessing.get_context("fork")  # the workers inherit the model and the checks
+        self.worker_caches = [None] * self.workers
         for w in range(self.workers):
             mine, theirs = ctx.Pipe()
             proc = ctx.Process(target=worker_main,
@@ -604,6 +611,7 @@ class Coordinator(Search):
             for conn in wait(list(waiting), timeout=0 if busy else _WATCH_S):
                 w = waiting.pop(conn)
                 stepped: Stepped = self._recv(w)
+                self.worker_caches[w] = stepped.expansion.cache
                 replies[w] = None if stepped.expansion.halted else (stepped.expansion, stepped.admitted)
                 speeds[w] = stepped.held / stepped.cpu if stepped.cpu > _MIN_CPU_S and replies[w] is not None else None
             now = time.perf_counter()

@@ -171,6 +171,7 @@ class Worker:
                 self.spilled.close()
             self.spilled = SortedRun.opened(go.run)
         expansion, admitted = self.go()
+        expansion.cache = self.model.cache_counts()
         return Stepped(expansion, admitted, held, cpu + time.process_time() - start)
 
     def take(self, holding: Holding | None, pending: tuple, step: int) -> int:
