@@ -325,3 +325,19 @@ def test_an_actor_on_other_code_refuses_to_start(cluster, monkeypatch):
     with pytest.raises(ClusterError, match="could not start: .*other tlacheck code than the driver") as info:
         explore(model_of(COUNTERS), Options(ray=cluster, ray_actors=2))
     assert "same tlacheck" in info.value.hint
+
+
+def test_issue_35_the_actors_transition_cache_counts_are_summed(cluster, tmp_path):
+    """Each actor has its own caches: their counts are summed (not null); every state is expanded
+    by one actor, so the instances that reached a cache are one process's."""
+    from tests.test_transition_cache import ACCESS
+
+    spec = tmp_path / "access_demo.spec"
+    spec.write_text("\n".join(line[4:] for line in ACCESS.splitlines()).lstrip("\n"))
+    one = cli("check", str(spec), "--json", "--quiet")
+    many = cli("check", str(spec), "--json", "--quiet", "--ray", cluster, "--ray-actors", "2")
+    assert one.returncode == many.returncode == 0, many.stderr
+    one, many = json.loads(one.stdout)["transition_cache"], json.loads(many.stdout)["transition_cache"]
+    assert many is not None and set(many) == set(one) and one
+    for name, c in one.items():
+        assert many[name]["hits"] + many[name]["misses"] == c["hits"] + c["misses"], name

@@ -331,3 +331,38 @@ def test_issue_35_the_summary_says_what_each_cache_answered(tmp_path, capsys):
                        "        require k < 10000\n        x = k\n")
     assert main(["check", str(counter), "--no-deadlock"]) == 0
     assert "Step: 0.0% of 4,096 instances answered from it, then turned off (too few hits)" in capsys.readouterr().out
+
+
+def test_issue_35_forked_workers_counts_are_gathered_and_summed(tmp_path, capsys):
+    """--workers 2: each worker's caches' counts are summed (`transition_cache` and the summary's
+    row as with one process). Every state is expanded once, by one process, so the instances
+    that reached a cache (hits + misses) are one process's; which of them hit depends on which
+    worker expanded which state (each has its own cache)."""
+    import json
+
+    spec = tmp_path / "access_demo.spec"
+    spec.write_text("\n".join(line[4:] for line in ACCESS.splitlines()).lstrip("\n"))
+    runs = {}
+    for workers in ("1", "2"):
+        assert main(["check", str(spec), "--json", "--quiet", "--workers", workers]) == 0
+        runs[workers] = json.loads(capsys.readouterr().out)["transition_cache"]
+    one, two = runs["1"], runs["2"]
+    assert two is not None and set(two) == set(one) == {"D", "E", "F", "G", "H"}
+    for name in one:
+        assert not one[name]["gave_up"] and not two[name]["gave_up"]
+        assert two[name]["hits"] + two[name]["misses"] == one[name]["hits"] + one[name]["misses"], name
+        # no clears: one process misses each key once (or each time, a key never remembered), and
+        # the two processes between them meet every key
+        assert one[name]["clears"] == 0 and two[name]["misses"] >= one[name]["misses"]
+    assert main(["check", str(spec), "--workers", "2"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "transition cache" in line]
+    assert len(rows) == 1 and "D: " in rows[0] and "instances answered from it" in rows[0]
+
+
+def test_issue_35_summed_cache_counts_add_up_and_say_a_cache_turned_off_anywhere():
+    from tlacheck.engine.search import summed_cache_counts
+
+    first = {0: (5, 2, 0, False), 3: (0, 4096, 0, True)}
+    second = {0: (1, 3, 1, False), 3: (7, 10, 0, False)}
+    assert summed_cache_counts([first, second]) == {0: (6, 5, 1, False), 3: (7, 4106, 0, True)}
+    assert summed_cache_counts([first]) == first and summed_cache_counts([]) == {}

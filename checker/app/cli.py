@@ -24,7 +24,7 @@ from tlacheck.core.errors import ClusterError, Diagnostic, EvalError, SpecError,
 from tlacheck.core.result import Check, Verdict
 from tlacheck.core.source import Source
 from tlacheck.core.files import read_source  # noqa: F401  (tests and the pytest plugin import it from here)
-from tlacheck.engine.explore import explore, one_process_reason, symmetry_not_applied
+from tlacheck.engine.explore import budget_unused, explore, one_process_reason, symmetry_not_applied
 from tlacheck.engine.options import Options, Progress, Storage
 from tlacheck.output.artefacts import run_json
 from tlacheck.output.report import errors_json, format_result
@@ -1080,6 +1080,9 @@ def _explore(args, sources: dict[str, Source], notices: "_Notices"):
     single = one_process_reason(options) if options.workers > 1 else None
     if single is not None:
         notices.add(f"--workers {options.workers} has no effect on this run: {single}")
+    unbounded = budget_unused(options)
+    if unbounded is not None:
+        notices.add(unbounded, "drop --ray, or use --workers N on one machine, to spill to disk", severity="note")
     with _stop_on_signals(options.stop):
         result = explore(model, options, progress=None if args.quiet else _Progress().search,
                          progress_every=args.progress_every)

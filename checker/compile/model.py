@@ -204,7 +204,8 @@ class Model:
 
     def cache_counts(self) -> dict[int, tuple[int, int, int, bool]]:
         """Per action with a transition cache, its (hits, misses, clears, whether it turned itself
-        off) since `caching` (this process's: forked workers count their own)."""
+        off) since `caching` (this process's: forked workers count their own, and report them with
+        each expansion: messages.Expansion.cache)."""
         return {c.action: (*self.namespace[c.counts][:3], bool(self.namespace[c.counts][4]))
                 for c in self.generated.caches}
 

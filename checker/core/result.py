@@ -158,7 +158,8 @@ class CacheStats:
     """What one action's transition cache did in a search (compile/codegen.py, `_Gen._cache_lookup`):
     the instances answered from it, those evaluated and remembered, how often it was emptied on
     reaching its bound, and whether it turned itself off (too few hits). Counted by the searching
-    process (forked workers keep their own)."""
+    processes: with forked workers or Ray actors, each has its own caches, and the counts are
+    their sums (levels.Coordinator._cache_counts)."""
 
     action: int
     hits: int

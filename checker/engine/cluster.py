@@ -153,6 +153,7 @@ class Partition(Worker):
             expansion, _ = self._expand()
         finally:
             self.frontier, self.frontier_fps = self.queue(), array("q")
+        expansion.cache = self.model.cache_counts()
         if expansion.halted:
             self.batches = [Batch() for _ in range(self.partitions)]
         me = self.index
@@ -325,9 +326,6 @@ class ClusterSearch(Coordinator):
             return self._result(Verdict.INCOMPLETE, stop_reason=self.halted, queue_left=self.distinct)
         return self._levels()
 
-    def _cache(self):
-        return None  # the actors expand, each with caches of its own, not reported
-
     def _shutdown(self) -> None:
         self._stop_actors()
         if self.table is not None:  # (the driver's holds the initial states only)
@@ -431,6 +429,7 @@ class ClusterSearch(Coordinator):
         self.timing["levels"] += 1
         if expansions is not None:
             self.timing["sent"] += sum(e.sent for e in expansions)
+            self.worker_caches = [e.cache for e in expansions]  # (the actors' transition caches, summed)
         if merged is not None and any(e.halted for e in expansions):
             self.halted = next(e.halted for e in expansions if e.halted)
             merged = None

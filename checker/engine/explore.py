@@ -74,6 +74,15 @@ def one_process_reason(options: Options) -> str | None:
     return None if Coordinator.available() else "this platform cannot fork worker processes"
 
 
+def budget_unused(options: Options) -> str | None:
+    """Why --memory-budget does not bound this search's queue and fingerprint table (None: it
+    does, or none was given)."""
+    if options.memory_budget_mb is not None and options.ray is not None:
+        return ("--memory-budget has no effect with --ray: the partition actors keep their queues and "
+                "fingerprint tables in memory")
+    return None
+
+
 def symmetry_not_applied(model: Model, options: Options) -> str | None:
     """Why a spec with `symmetric` sets is explored without the reduction (None: it is reduced,
     or there is nothing to reduce). Only the level-synchronous search stores orbits: the

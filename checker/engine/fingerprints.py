@@ -67,9 +67,10 @@ were found earlier in the same level), so those are found at the first probe:
 0.10 extra probes per lookup instead of 0.66 on flags_16, 0.14 instead of
 0.66 on two_phase_7, 0.22 instead of 0.75 on notify_race_4, at the same load.
 
-Beyond `--memory-budget`, with one process, the table spills (TLC's DiskFPSet idea): the
-coordinator merges its fingerprints into a `SortedRun`, a sorted file on disk, and empties it
-(levels.Coordinator._growth); the worker looks a successor up there before taking it as new.
+Beyond `--memory-budget` the table spills (TLC's DiskFPSet idea): the coordinator merges its
+fingerprints into a `SortedRun`, a sorted file on disk, and empties it (levels.Coordinator._growth,
+when no worker reads the table); every worker (forked ones through a reader of the file, sent with
+the level's Go) looks a successor up there before taking it as new.
 """
 
 from __future__ import annotations
@@ -488,15 +489,34 @@ class SortedRun:
     """Fingerprints spilled from the table (TLC's DiskFPSet idea): sorted, in a file of int64 in
     `directory`, with the first fingerprint of each block of _BLOCK in memory (`index`, 8 bytes per
     512 fingerprints): a look-up bisects the index, reads one block (os.pread) and bisects it.
-    `merge` writes a new file with the table's fingerprints merged in (the old one removed)."""
+    `merge` writes a new file with the table's fingerprints merged in (the old one removed).
 
-    def __init__(self, directory: str) -> None:
+    Forked workers look the run up too (`--workers`): the coordinator, which owns the file, sends
+    `shared()` after a merge, and each worker opens it as a reader (`opened`), which has the same
+    `in` and removes nothing (a file the owner has replaced stays readable through the reader's
+    descriptor until the reader closes it)."""
+
+    def __init__(self, directory: str | None, owner: bool = True) -> None:
         self.directory = directory
+        self.owner = owner  # it writes the file (merge), and removes it (close)
         self.fd: int | None = None
         self.path: str | None = None
         self.index = array("q")
         self.count = 0
-        self.files = 0
+        self.files = 0  # merges so far: the version of the file, which `shared` names
+
+    @classmethod
+    def opened(cls, shared: tuple) -> "SortedRun":
+        """A reader of the run another process merged: `shared` is that run's `shared()`."""
+        run = cls(None, owner=False)
+        run.path, run.index, run.count, run.files = shared
+        run.fd = os.open(run.path, os.O_RDONLY)
+        return run
+
+    def shared(self) -> tuple:
+        """What a reader in another process needs to look the current file up (`opened`): its
+        path, its index of block heads, its count and version."""
+        return self.path, self.index, self.count, self.files
 
     def __len__(self) -> int:
         return self.count
@@ -523,6 +543,7 @@ class SortedRun:
 
     def merge(self, fps: array) -> None:
         """Add fingerprints absent from the run (and distinct)."""
+        assert self.owner, "a reader does not merge"
         path = os.path.join(self.directory, f"fingerprints-{self.files}")
         self.files += 1
         index, out, count = array("q"), array("q"), 0
@@ -540,10 +561,11 @@ class SortedRun:
         self.fd, self.path, self.index, self.count = os.open(path, os.O_RDONLY), path, index, count
 
     def close(self) -> None:
-        """Remove the file."""
+        """Close the file, and remove it if this run owns it."""
         if self.fd is not None:
             os.close(self.fd)
-            os.unlink(self.path)
+            if self.owner:
+                os.unlink(self.path)
             self.fd = self.path = None
 
 

@@ -87,6 +87,13 @@ The table grows (4x) when a level would fill more than half of it; the
 coordinator grows it ahead, while the workers expand the level before, when
 it expects the next level to need it. The workers read the old table
 meanwhile, which nobody writes then, and get the new one with the next "go".
+Under --memory-budget, a table that would fill past its share is spilled
+instead (fingerprints.SortedRun): its fingerprints merged into a sorted file,
+the table emptied. That is done only when no worker reads the table (with
+forked workers, while they look up and take their states; with the
+in-process one, after it expanded); the workers get the new file's path and
+index with the next "go", and look a successor up there as the in-process
+worker does.
 
 With one worker, there is nothing to look up, hand over or wait for: the
 worker expands the level when the coordinator calls it, and the level's
@@ -134,7 +141,7 @@ from tlacheck.engine.messages import (UNSTORED, Admitted, Copy, Event, EventKind
                                       Incoming, Init, LookedUp, Lookup, Moved, Own, Report, Step, Stepped, Stop, Take,
                                       nothing_admitted)
 from tlacheck.engine.options import Options, Progress, unreduced_cause
-from tlacheck.engine.search import Search
+from tlacheck.engine.search import Search, summed_cache_counts
 from tlacheck.engine.statequeue import make_root, remove_root
 from tlacheck.engine.stores import ExactStore, FingerprintStore
 from tlacheck.engine.successors import nth_step
@@ -241,10 +248,15 @@ class Coordinator(Search):
         self.procs: list = []
         self.watch = MemoryWatch(options, self._memory_mb)  # the early memory warning, for all processes
         self.spill_root: str | None = None  # with --memory-budget: where the queues spill (statequeue.py)
-        # With --memory-budget and one process: the table's fingerprints beyond its share of the budget,
-        # sorted on disk (fingerprints.SortedRun), and the slots the table may have
+        # With --memory-budget: the table's fingerprints beyond its share of the budget, sorted on
+        # disk (fingerprints.SortedRun), the slots the table may have, and the version of the file
+        # the forked workers have (SortedRun.files; they get a new one with Go)
         self.spilled: SortedRun | None = None
         self.max_slots = 0
+        self.run_sent = 0
+        # Per worker in another process, its transition caches' counts, as of its last expansion
+        # (Expansion.cache; None: this process's, the in-process worker's, count)
+        self.worker_caches: list | None = None
 
     def _new_store(self):
         return self.exact if self.exact is not None else FingerprintStore(self.key)
@@ -326,8 +338,11 @@ class Coordinator(Search):
         """The processes that expand states (SymmetryStats.processes)."""
         return self.workers
 
-    def _cache(self):
-        return None if self.workers > 1 else super()._cache()  # forked workers count their own, unreported
+    def _cache_counts(self):
+        """Summed over the workers in other processes, in worker order, once they reported (each
+        process has caches of its own); else this process's."""
+        reported = [c for c in self.worker_caches or () if c is not None]
+        return summed_cache_counts(reported) if reported else super()._cache_counts()
 
     # ---------------------------------------------------------------- the workers
     def _run(self) -> Result:
@@ -346,10 +361,10 @@ class Coordinator(Search):
         plan = None if self.graph is None else self.graph.plan
         if self.options.memory_budget_mb is not None:
             self.spill_root = make_root()
-            if self.workers == 1 and self.exact is None:
+            if self.exact is None:  # one table, whatever the workers: its share is one part
                 self.spilled = SortedRun(self.spill_root)
                 self.max_slots = _TABLE_SLOTS
-                while 8 * self.max_slots * 2 <= self._budget():
+                while 8 * self.max_slots * 2 <= self._part():
                     self.max_slots <<= 1
             if self.graph is not None:  # its arrays beyond its share, on disk (graphstore.py)
                 self.graph.to_disk(GraphStore(self._graph_budget(), self.spill_root))
@@ -370,6 +385,7 @@ class Coordinator(Search):
 
     def _fork(self, plan) -> None:
         ctx = multiprocessing.get_context("fork")  # the workers inherit the model and the checks
+        self.worker_caches = [None] * self.workers
         for w in range(self.workers):
             mine, theirs = ctx.Pipe()
             proc = ctx.Process(target=worker_main,
@@ -390,11 +406,15 @@ class Coordinator(Search):
 
     def _budget(self) -> int | None:
         """Each worker's share of --memory-budget, in bytes, for its queue (statequeue.Spill)."""
-        mb = self.options.memory_budget_mb
-        return None if mb is None else mb * 2**20 // self._shares() // self.workers
+        return None if self.options.memory_budget_mb is None else self._part() // self.workers
 
     def _graph_budget(self) -> int:
         """The behaviour graph's share of --memory-budget, in bytes (graphstore.GraphStore)."""
+        return self._part()
+
+    def _part(self) -> int:
+        """One of the _shares of --memory-budget, in bytes: the table's, the graph's, or the
+        workers' queues' together."""
         return self.options.memory_budget_mb * 2**20 // self._shares()
 
     def _shutdown(self) -> None:
@@ -534,8 +554,12 @@ class Coordinator(Search):
             for _ in settled.insertion:
                 pass
         grown, self.grown = self.grown, None
+        run = self.spilled
+        run = run.shared() if run is not None and run.files != self.run_sent and self.conns else None
+        if run is not None:
+            self.run_sent = self.spilled.files
         for w, conn in enumerate(self.conns):
-            conn.send(Go(grown.mask + 1 if grown else None))
+            conn.send(Go(grown.mask + 1 if grown else None, run))
             if grown:
                 reduction.send_handle(conn, grown.fd, self.procs[w].pid)
         if grown:
@@ -549,8 +573,9 @@ class Coordinator(Search):
     def _collect(self, queue: int) -> list | None:
         """The workers' parts of the level of `queue` states, (Expansion, Admitted) each; None if a
         limit dropped it (self.halted)."""
-        # The next level is likely to need a larger table: grow it now, while the workers expand.
-        ahead = self._growth(self.table.count + 2 * queue)
+        # The next level is likely to need a larger table: grow it now, while the workers expand
+        # (forked workers read the table meanwhile: it is spilled only when they do not, _insertion).
+        ahead = self._growth(self.table.count + 2 * queue, spill=self.local is not None)
         parts = self._replies(queue, ahead)
         if any(part is None for part in parts):  # a limit was reached meanwhile
             parts = self._before_halt(parts)
@@ -586,6 +611,7 @@ class Coordinator(Search):
             for conn in wait(list(waiting), timeout=0 if busy else _WATCH_S):
                 w = waiting.pop(conn)
                 stepped: Stepped = self._recv(w)
+                self.worker_caches[w] = stepped.expansion.cache
                 replies[w] = None if stepped.expansion.halted else (stepped.expansion, stepped.admitted)
                 speeds[w] = stepped.held / stepped.cpu if stepped.cpu > _MIN_CPU_S and replies[w] is not None else None
             now = time.perf_counter()
@@ -664,21 +690,28 @@ class Coordinator(Search):
                 table.insert(more[i:i + _CHUNK])
                 yield
 
-    def _growth(self, needed: int):
+    def _growth(self, needed: int, spill: bool = True):
         """Grow the table, a chunk at a time, if it would hold more than `needed`; the new table
         is left in `self.grown` for the workers. Also run while the workers expand, for the
-        level they will find: they read the old table meanwhile, which nobody writes then."""
+        level they will find: they read the old table meanwhile, which nobody writes then.
+        Under a budget, a table that would hold more than its share is spilled instead (its
+        fingerprints merged into the sorted run on disk, and emptied), if `spill` (no worker
+        reads the table now); if not, it is left as it is until then."""
         table = self.table
         if self.exact is not None:
             return
         if self.spilled is not None and table.count and 2 * needed > self.max_slots:
+            if not spill:
+                return
             needed -= table.count  # over its share of the budget: its fingerprints to the sorted run on disk
             self.spilled.merge(table.fingerprints())
             if table.mask + 1 > self.max_slots:
                 table.close()
-                self.table = table = FingerprintTable(self.max_slots)
+                self.table = table = FingerprintTable(self.max_slots, shared=self.workers > 1)
+                if self.workers > 1:  # (it replaces a table grown meanwhile, if any)
+                    self.grown = table
             else:
-                table.clear()
+                table.clear()  # (forked workers map it: they see it empty)
         if table.room(needed - table.count):
             return
         # 4x at a time (less rehashing); under a budget only as large as the level needs

@@ -63,6 +63,9 @@ class Expansion:
     keying: float = 0.0  # with symmetry: the seconds its successors' orbit keys took
     halted: str | None = None  # the level was dropped: "halted" (the coordinator's flag), "memory_limit"
     sent: int = 0  # states it sent to other partitions (cluster.py)
+    # A worker in another process (forked, a Ray partition): its transition caches' counts so far in
+    # the search (Model.cache_counts), which the coordinator sums (Search._cache)
+    cache: dict | None = None
 
 
 def halted(reason: str, actions: int) -> Expansion:
@@ -190,9 +193,11 @@ class Step:
 @dataclass(frozen=True)
 class Go:
     """coordinator -> worker: the level is in the table; `slots`: the size of the grown table, whose
-    descriptor follows (None: the same table)."""
+    descriptor follows (None: the same table); `run`: the table's part spilled to disk since the
+    worker last had it, a `fingerprints.SortedRun.shared()` (None: the same, or none)."""
 
     slots: int | None
+    run: tuple | None = None
 
 
 @dataclass(frozen=True)

@@ -142,10 +142,14 @@ class Search:
         return result
 
     def _cache(self) -> tuple[CacheStats, ...] | None:
-        """What the transition caches did (None: caching was off, or the counts are other processes')."""
+        """What the transition caches did, in the processes that expanded states (None: caching was off)."""
         if not self.options.cache:
             return None
-        return tuple(CacheStats(i, *counts) for i, counts in sorted(self.model.cache_counts().items()))
+        return tuple(CacheStats(i, *counts) for i, counts in sorted(self._cache_counts().items()))
+
+    def _cache_counts(self) -> dict[int, tuple[int, int, int, bool]]:
+        """Per action with a transition cache, (hits, misses, clears, turned off): this process's."""
+        return self.model.cache_counts()
 
     def _symmetry(self) -> SymmetryStats | None:
         """What the symmetry reduction did (None: the search stores every state)."""
@@ -301,3 +305,15 @@ class Search:
         them, found again by their keys in the store (traces.py)."""
         store = self.store
         return rebuild(self.model, [store.key(j) for j in path_to(store.parents, i)], store.key_of)
+
+
+def summed_cache_counts(counts: list[dict]) -> dict[int, tuple[int, int, int, bool]]:
+    """The transition caches' counts of several processes (Model.cache_counts each), in process
+    order: per action, the hits, misses and clears summed, and whether any process turned its
+    cache off."""
+    total: dict[int, tuple[int, int, int, bool]] = {}
+    for one in counts:
+        for action, (hits, misses, clears, gave_up) in one.items():
+            h, m, c, g = total.get(action, (0, 0, 0, False))
+            total[action] = (h + hits, m + misses, c + clears, g or gave_up)
+    return total

@@ -8,7 +8,8 @@ each successor not seen before to its `offer`: the admission sequence (admission
 Ray partition, the batch for the successor's owner. A successor is seen before when it is in the
 table (the states of the earlier levels) or among this level's candidates (`recent`: a set look-up
 is cheaper than a probe, and most duplicates were found earlier in the same level), or, with
---memory-budget in one process, in the table's part spilled to disk (fingerprints.SortedRun).
+--memory-budget, in the table's part spilled to disk (fingerprints.SortedRun; a forked worker gets
+it with Go, as it gets a grown table).
 Every step that changes the state is then checked against the step properties. The behaviour
 graph is recorded by a liveness.Recorder, which the admission sequence also calls.
 
@@ -34,7 +35,7 @@ from tlacheck.compile.model import Model
 from tlacheck.core.result import Check
 from tlacheck.core.runtime import EVAL_FAILURES
 from tlacheck.engine.admission import Admission, Checks, Failure, failure_event, placement
-from tlacheck.engine.fingerprints import Fingerprinter, FingerprintTable
+from tlacheck.engine.fingerprints import Fingerprinter, FingerprintTable, SortedRun
 from tlacheck.engine.liveness import Recorder
 from tlacheck.engine.messages import (Admitted, Copy, Event, EventKind, Expansion, Failed, Go, Holding, Incoming,
                                       Init, LookedUp, Lookup, Moved, Own, Step, Stepped, Stop, halted)
@@ -107,8 +108,9 @@ class Worker:
         # holds the initial states only: a set look-up of an int per successor, as the dict of
         # states already tells new ones.
         self.recent: set = set()
-        # With --memory-budget, one process: the fingerprints the coordinator spilled from the table
-        # (fingerprints.SortedRun), which a successor not in the table may still be in
+        # With --memory-budget: the fingerprints the coordinator spilled from the table
+        # (fingerprints.SortedRun: the coordinator's own in this process, a reader of it in a
+        # forked worker, sent with Go), which a successor not in the table may still be in
         self.spilled = None
         self.fps = array("q")  # the last level's candidates: their keys, and the states
         self.states = self.queue() if not self.exact else []
@@ -164,7 +166,12 @@ class Worker:
         if go.slots is not None:
             self.table.close()
             self.table = FingerprintTable.attach(go.slots, reduction.recv_handle(self.conn))
+        if go.run is not None:  # the coordinator merged the table into a new file since the last level
+            if self.spilled is not None:
+                self.spilled.close()
+            self.spilled = SortedRun.opened(go.run)
         expansion, admitted = self.go()
+        expansion.cache = self.model.cache_counts()
         return Stepped(expansion, admitted, held, cpu + time.process_time() - start)
 
     def take(self, holding: Holding | None, pending: tuple, step: int) -> int:
@@ -491,3 +498,5 @@ def worker_main(conn, model: Model, table: FingerprintTable, halt: mmap.mmap, ch
     finally:
         if worker is not None:
             worker.spill.close()  # its queue's segments on disk, if any
+            if worker.spilled is not None:  # (a reader: the coordinator removes the file)
+                worker.spilled.close()

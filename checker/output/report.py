@@ -344,7 +344,8 @@ def _changes_json(model: Model, old: tuple, new: tuple) -> list[dict]:
 def result_json(model: Model, result: Result, spec_path: str) -> dict:
     """The `--json` object. Keys are stable; `elapsed_s` and `symmetry`'s `keys_s`, `keys_share`
     and `pays` are the only run-dependent values, and `transition_cache` depends on the processes
-    that searched (null when they were others than this one)."""
+    that searched (summed over them: with --workers or --ray, on which states each expanded, which
+    changes from run to run)."""
     violation = None
     if result.violation is not None:
         v = result.violation
