@@ -164,6 +164,27 @@ def test_issue_8_recursion_too_deep_names_and_points_at_the_def(storage, body, n
     assert str(r.error.span) == "test.spec:1:5" and r.error.hint
 
 
+@pytest.mark.parametrize("storage", STORAGES)
+@pytest.mark.parametrize("checked", [
+    "invariant Inv: down(n) == 0",
+    "constraint C: down(n) == 0",
+    "action Deep:\n    require down(n) == 0\n    n = n + 2",
+], ids=["invariant", "constraint", "action"])
+def test_issue_35_a_recursion_that_gets_too_deep_on_the_way_is_reported_where_the_search_met_it(storage, checked):
+    """A bounded recursion whose depth grows with the state: how deep Python lets it go depends on
+    the stack it starts from, deeper in the expansion than where the search would evaluate the
+    event again, so the search reports it where the worker met it (was an internal error, "the
+    event did not happen again", found by test_fuzz on a spec of test_codegen)."""
+    text = ("var n: int = 0\ndef down(k: int) -> int:\n    if k <= 0 then 0 else down(k - 1)\n"
+            "action Step:\n    n = n + 1\n" + checked + "\n")
+    _, r = run(text, storage=storage)
+    assert r.verdict == Verdict.ERROR and r.error.code == "E406"
+    assert r.error.message.startswith("recursion too deep in `down` (while ")
+    assert str(r.error.span) == "test.spec:2:5"
+    last = r.violation.trace.steps[-1].state[0]
+    assert 100 < last < 10_000  # somewhere down the counter, not at its start
+
+
 def test_issue_8_recursion_too_deep_in_a_constant():
     with pytest.raises(Exception) as info:
         model_of(DEEP + "const K: int = depth(0)\nvar x: int = K\naction A:\n    x = x\n")

@@ -62,13 +62,17 @@ class Failure(Exception):
 
 
 def placement(model: Model, error: BaseException, note: str, span) -> tuple | None:
-    """Where a MemoryError raised while `note` is placed, found from its traceback as one process
-    finds it (Model.limit_error; `span`: what was being evaluated): (note, position). The search
-    reports a worker's MemoryError there without evaluating again: it need not recur. None for any
-    other error (the search evaluates it again)."""
-    if not isinstance(error, MemoryError):
+    """Where a MemoryError or a RecursionError raised while `note` is placed and what it says,
+    found from its traceback as one process finds it (Model.limit_error; `span`: what was being
+    evaluated): (note, position, whether a recursion, message). The search reports it there
+    without evaluating again, since neither need recur: memory may be free again, and how deep a
+    recursion may go depends on the stack it starts from, which is deeper in a worker's expansion
+    than where the search would evaluate it again. None for any other error (the search
+    evaluates it again)."""
+    if not isinstance(error, (MemoryError, RecursionError)):
         return None
-    return note, model.limit_error(error, note, span).span
+    placed = model.limit_error(error, note, span)
+    return note, placed.span, isinstance(error, RecursionError), placed.message
 
 
 class Checks:
@@ -286,7 +290,8 @@ class Admission:
 
 
 def failure_event(model: Model, failure: Failure, key: int, placed: dict) -> Event:
-    """The event a worker reports for `failure` at `key`, its MemoryError placed in `placed`."""
+    """The event a worker reports for `failure` at `key`, its MemoryError or RecursionError placed
+    in `placed`."""
     event = failure.event(key)
     if failure.error is not None:
         where = placement(model, failure.error, failure.note, model.span_of(failure.kind.value, failure.name))

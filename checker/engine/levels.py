@@ -77,9 +77,10 @@ The first event in key order is the one a single process meets first. The
 coordinator sets the counts to what a single process has at that point (from
 the per-parent successor counts the workers report), then evaluates the event
 again itself, so the Result is built by the same code as with one process.
-A MemoryError in the spec's code is the exception: the worker places it from
-its traceback (Model.limit_error), and the coordinator reports it (E411) there
-without evaluating again, since it need not recur. Out of memory elsewhere in
+A MemoryError or a RecursionError in the spec's code is the exception: the
+worker places it from its traceback (Model.limit_error), and the coordinator
+reports it (E411, E406) there without evaluating again, since it need not
+recur (a recursion's room depends on the stack it starts from). Out of memory elsewhere in
 a worker ends the run as it does in one process (`tlacheck: out of memory`).
 A level without events is added up while the workers expand the next one.
 
@@ -1011,8 +1012,9 @@ class Coordinator(Search):
 
     # ---------------------------------------------------------------- an event: as one process meets it
     def _stop_at_event(self, event: Event, reports: list[Report], keys, base: int, level: int,
-                       memory=None) -> Result:
-        """`memory`: the note and position of a MemoryError a worker met at the event (admission.placement)."""
+                       placed=None) -> Result:
+        """`placed`: where a MemoryError or RecursionError a worker met at the event is placed, and
+        its message (admission.placement)."""
         key, kind, detail = event
         parent, ordinal = key >> ORDINAL_BITS, key & ORDINAL_MASK
         row = self._row(reports, parent)
@@ -1028,7 +1030,7 @@ class Coordinator(Search):
         if kind == EventKind.ACTION_FAULT:
             self._emulate(reports, keys, level, parent, key, detail)
             self.generated += ordinal
-            self._out_of_memory(memory, parent)
+            self._placed(placed, parent)
             self._action_fault_again(parent, detail)
         j = bisect_left(keys, key)
         stored = j < len(keys) and keys[j] == key and kind != EventKind.CONSTRAINT_FAULT and detail != UNSTORED
@@ -1044,11 +1046,11 @@ class Coordinator(Search):
         self._cover(action, counted - before)
         if stored and kind != EventKind.STEP:  # (a step's trace goes through its parent)
             i = base + j
-            self._out_of_memory(memory, i)
+            self._placed(placed, i)
             self._again(event, i, self._state(i))
         state = self._state(parent)
         step = nth_step(self.model, state, ordinal)
-        self._out_of_memory(memory, parent, step.state)
+        self._placed(placed, parent, step.state)
         self._again(event, parent, step.state, state, step)
 
     def _again(self, event: Event, at: int, succ: tuple, state: tuple | None = None,
@@ -1087,11 +1089,13 @@ class Coordinator(Search):
             self.coverage[action].enabled += 1
             self.coverage[action].generated += generated
 
-    def _out_of_memory(self, memory: tuple | None, at: int, unstored: tuple | None = None) -> None:
-        """End with E411 in stored state `at` (or in its successor `unstored`) if a worker met a
-        MemoryError (`memory`: note, position)."""
-        if memory is not None:  # no traceback: placed at the position given
-            raise self._fault(MemoryError(), at, *memory, unstored=unstored)
+    def _placed(self, placed: tuple | None, at: int, unstored: tuple | None = None) -> None:
+        """End with E411 or E406 in stored state `at` (or in its successor `unstored`) if a worker
+        met a MemoryError or a RecursionError there (`placed`: admission.placement's)."""
+        if placed is not None:  # no traceback: placed at the position given, with its message
+            note, span, recursion, message = placed
+            raise self._fault(RecursionError() if recursion else MemoryError(), at, note, span,
+                              unstored=unstored, message=message)
 
 
 def _events(parts: list) -> list[Event]:

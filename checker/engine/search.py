@@ -175,12 +175,13 @@ class Search:
                     self.witnesses[name] = i
 
     def _fault(self, fault: Fault | RecursionError | MemoryError, at: int, note: str, span=None,
-               unstored: tuple | None = None) -> _Stop:
+               unstored: tuple | None = None, message: str | None = None) -> _Stop:
         """End the run with an evaluation error in stored state `at` (-1: before any state) while
         `note`, or in `unstored`, a successor of `at` (or an initial state, when `at` is -1) that
         was not stored: its constraint failed; the trace then ends with it. `span`: what was being
         evaluated, where a RecursionError or MemoryError is placed when no line of generated code
-        says better (Model.limit_error)."""
+        says better (Model.limit_error); `message`: its message, when a worker placed it
+        (admission.placement: the error here has no traceback to name the `def` from)."""
         if isinstance(fault, Fault):
             err = self.model.eval_error(fault)
             err.message = f"{err.message} (while {note})"
@@ -189,6 +190,8 @@ class Search:
                 self._reserve = None
                 self.store.release()  # what the store keeps only to tell new states
             err = self.model.limit_error(fault, note, span)
+            if message is not None:
+                err.message = message
         try:
             trace = self.trace_to(at) if unstored is None else self._trace_through(at, unstored)
         except MemoryError:  # rebuilding the trace needs as much memory as its largest step: report without it

@@ -12,15 +12,23 @@ That successor is the one the search stored: the search stores the first success
 with a new key, and meets them in this order. Nothing depends on where a state stood among
 its parent's successors, so a store that keeps canonical representatives still gives real
 traces: each step is taken from the trace's own previous state, not from a representative.
+
+Every step of a trace was computed by the search once already, without error; the rebuild
+runs them again with more room for recursion (_HEADROOM more frames), since a `def` that
+recursed nearly as deep as Python allows in the search may not fit again on the rebuild's
+deeper stack (the search stopped at a state further on: a trace ends where it did).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Callable, Sequence
 
 from tlacheck.compile.model import Model
 from tlacheck.core.result import Step, Trace
 from tlacheck.engine.successors import find_step
+
+_HEADROOM = 2000  # more frames of recursion while a trace is rebuilt (the module docstring)
 
 
 def path_to(parents: Sequence[int], i: int) -> list[int]:
@@ -46,8 +54,13 @@ def rebuild(model: Model, keys: Sequence, key_of: Callable[[tuple], object] | No
         if state is None:
             raise AssertionError("no initial state has the stored key")  # pragma: no cover
     steps = [Step(None, (), state)]
-    for key in keys[1:]:
-        step = find_step(model, state, key, key_of)
-        steps.append(step)
-        state = step.state
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + _HEADROOM)
+    try:
+        for key in keys[1:]:
+            step = find_step(model, state, key, key_of)
+            steps.append(step)
+            state = step.state
+    finally:
+        sys.setrecursionlimit(limit)
     return Trace(tuple(steps))
