@@ -368,7 +368,7 @@ class Coordinator(Search):
                 while 8 * self.max_slots * 2 <= self._part():
                     self.max_slots <<= 1
             if self.graph is not None:  # its arrays beyond its share, on disk (graphstore.py)
-                self.graph.to_disk(GraphStore(self._graph_budget(), self.spill_root))
+                self.graph.to_disk(GraphStore(self._part(), self.spill_root))
         if self.workers == 1:
             # It reads the watchdog's verdict as its stop flag; its counters are its own.
             self.local = Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
@@ -408,10 +408,6 @@ class Coordinator(Search):
     def _budget(self) -> int | None:
         """Each worker's share of --memory-budget, in bytes, for its queue (statequeue.Spill)."""
         return None if self.options.memory_budget_mb is None else self._part() // self.workers
-
-    def _graph_budget(self) -> int:
-        """The behaviour graph's share of --memory-budget, in bytes (graphstore.GraphStore)."""
-        return self._part()
 
     def _part(self) -> int:
         """One of the _shares of --memory-budget, in bytes: the table's, the graph's, or the
