@@ -24,7 +24,7 @@ from tlacheck.app.cli import read_source
 from tests.conftest import SPECS, model_of
 from tests.oracle.generate import generate
 from tests.test_liveness import MUTEX, replay_lasso
-from tests.test_statequeue import _json
+from tests.test_statequeue import _json, generated_model
 
 
 @pytest.fixture
@@ -201,11 +201,7 @@ WITH_PROPERTIES = [seed for seed in range(1, 300) if "\nproperty " in "\n" + gen
 @pytest.mark.parametrize("seed", WITH_PROPERTIES)
 def test_issue_35_the_graph_on_disk_gives_the_same_json_on_generated_specs(seed, graphs):
     root, written = graphs
-    g = generate(seed)
-    try:
-        model = build_model(Source(f"oracle_{seed}.spec", g.text))
-    except Exception:  # the generator's rare bad spec is the oracle's business (tests/test_oracle.py)
-        pytest.skip("the generator's spec does not build")
+    g, model = generated_model(seed)
     for workers in (1, 2):
         base = Options(check_deadlock=g.check_deadlock, max_states=20_000, time_limit=60, workers=workers)
         plain = _json(model, base, "g.spec")

@@ -289,14 +289,20 @@ def test_issue_35_spilling_the_queue_gives_the_same_json_on_the_corpus_ports(por
     assert os.listdir(root) == []  # every file and directory removed after the run
 
 
+def generated_model(seed: int):
+    """The oracle's generated spec of `seed` and its model; the test is skipped for the generator's
+    rare spec that does not build (the oracle's business: tests/test_oracle.py)."""
+    g = generate(seed)
+    try:
+        return g, build_model(Source(f"oracle_{seed}.spec", g.text))
+    except Exception:
+        pytest.skip("the generator's spec does not build")
+
+
 @pytest.mark.parametrize("seed", range(1, 41))
 def test_issue_35_spilling_the_queue_gives_the_same_json_on_generated_specs(seed, spills):
     root, _ = spills
-    g = generate(seed)
-    try:
-        model = build_model(Source(f"oracle_{seed}.spec", g.text))
-    except Exception:  # the generator's rare bad spec is the oracle's business (tests/test_oracle.py)
-        pytest.skip("the generator's spec does not build")
+    g, model = generated_model(seed)
     base = Options(check_deadlock=g.check_deadlock, max_states=20_000, time_limit=60)
     plain = _json(model, base, "g.spec")  # one process, no budget
     for workers, budget in ((1, 0), (2, None), (2, 0)):
