@@ -325,6 +325,7 @@ def collision_probability(distinct: int, generated: int) -> float:
 
 
 MIN_SLOTS = 1 << 16  # a table's smallest size
+_CLEAR = 1 << 20  # slots zeroed at a time by FingerprintTable.clear (zeros for all would double its bytes)
 
 
 def slots_for(n: int) -> int:
@@ -459,7 +460,9 @@ class FingerprintTable:
 
     def clear(self) -> None:
         """Empty the table (its fingerprints spilled: SortedRun)."""
-        self.table[:] = memoryview(bytes(8 * (self.mask + 1))).cast("q")
+        zeros = memoryview(bytes(8 * min(self.mask + 1, _CLEAR))).cast("q")
+        for i in range(0, self.mask + 1, len(zeros)):
+            self.table[i:i + len(zeros)] = zeros
         self.count = 0
 
     def close_fd(self) -> None:
@@ -542,13 +545,18 @@ class SortedRun:
             yield from memoryview(data).cast("q")
 
     def merge(self, fps: array) -> None:
-        """Add fingerprints absent from the run (and distinct)."""
+        """Add distinct fingerprints; those in the run already are kept once (a one-process search
+        puts the candidates into its table before it looks them up here: Worker.direct)."""
         assert self.owner, "a reader does not merge"
         path = os.path.join(self.directory, f"fingerprints-{self.files}")
         self.files += 1
         index, out, count = array("q"), array("q"), 0
         with open(path, "wb") as fh:
+            last = 0  # (0 is no fingerprint: the table's empty mark)
             for fp in heapq.merge(self._stored(), *_sorted_chunks(fps)):
+                if fp == last:
+                    continue
+                last = fp
                 if not count % _BLOCK:
                     index.append(fp)
                 out.append(fp)

@@ -254,6 +254,9 @@ class Coordinator(Search):
         # the forked workers have (SortedRun.files; they get a new one with Go)
         self.spilled: SortedRun | None = None
         self.max_slots = 0
+        # With --memory-budget and no behaviour graph: the store's parents and fingerprints on disk
+        # (stores.FingerprintStore.to_disk)
+        self.columns: GraphStore | None = None
         self.run_sent = 0
         # Per worker in another process, its transition caches' counts, as of its last expansion
         # (Expansion.cache; None: this process's, the in-process worker's, count)
@@ -369,6 +372,10 @@ class Coordinator(Search):
                     self.max_slots <<= 1
             if self.graph is not None:  # its arrays beyond its share, on disk (graphstore.py)
                 self.graph.to_disk(GraphStore(self._part(), self.spill_root))
+            elif self.exact is None:  # read only to rebuild traces: on disk (a share of none)
+                self.columns = GraphStore(0, self.spill_root)
+                self.store.to_disk(self.columns)
+                self.parents, self.fps = self.store.parents, self.store.fps
         if self.workers == 1:
             # It reads the watchdog's verdict as its stop flag; its counters are its own.
             self.local = Worker(None, self.model, self.table, self.watchdog.hit, self.options.check_deadlock,
@@ -376,6 +383,9 @@ class Coordinator(Search):
                                 budget=self._budget(), spill=self.spill_root)
             self.local.frontier, self.local.frontier_fps = self.local.queue(initial), array("q", initial_fps)
             self.local.spilled = self.spilled
+            # Its candidates go into the table as it finds them (the table's one reader)
+            self.local.direct = self.exact is None
+            self.local.room = self._room
             return self._levels()
         self._fork(plan)
         n = self.workers
@@ -439,6 +449,8 @@ class Coordinator(Search):
             self.spilled.close()
         if self.graph is not None:
             self.graph.close()
+        if self.columns is not None:
+            self.columns.close()
         if self.spill_root is not None:  # (also what a worker killed above left)
             remove_root(self.spill_root)
             self.spill_root = None
@@ -572,7 +584,9 @@ class Coordinator(Search):
         limit dropped it (self.halted)."""
         # The next level is likely to need a larger table: grow it now, while the workers expand
         # (forked workers read the table meanwhile: it is spilled only when they do not, _insertion).
-        ahead = self._growth(self.table.count + 2 * queue, spill=self.local is not None)
+        # (The in-process worker's table makes room for itself as it goes: _room.)
+        direct = self.local is not None and self.local.direct
+        ahead = iter(()) if direct else self._growth(self.table.count + 2 * queue, spill=self.local is not None)
         parts = self._replies(queue, ahead)
         if any(part is None for part in parts):  # a limit was reached meanwhile
             parts = self._before_halt(parts)
@@ -718,13 +732,22 @@ class Coordinator(Search):
         table.close()
         self.table = grown
 
+    def _room(self) -> FingerprintTable:
+        """The in-process worker's table is half full in the middle of a level (Worker.direct): it
+        grows, or under a budget spills, as between levels (no other process reads it)."""
+        for _ in self._growth(2 * self.table.count):
+            pass
+        return self.table
+
     def _link(self, settled: Settled) -> None:
         """Append the parent links and fingerprints of a level's new states (in index order): what
         traces are rebuilt from (traces.py)."""
         won = self._won(settled)
         halves = array("I", won.keys.tobytes())  # each key as (low 32 bits, high 32 bits) in memory order
         high = 1 if sys.byteorder == "little" else 0
-        self.parents.frombytes(halves[high::2].tobytes())  # indices < 2**31
+        parents = array("i")
+        parents.frombytes(halves[high::2].tobytes())  # indices < 2**31
+        self.parents.extend(parents)
         self.fps.extend(won.fps)
 
     def _relay(self, holdings: list) -> None:
@@ -743,8 +766,12 @@ class Coordinator(Search):
         fps = [a.fps for _, a in parts]
         # has[t][h]: 1 for each candidate of worker h that worker t found too
         has: list = [{} for _ in range(n)]
-        # Worker 0's candidates are all new states: into the table while the workers look up.
-        insertion = self._insertion(fps[:1], self.table.count + sum(map(len, fps)))
+        # Worker 0's candidates are all new states: into the table while the workers look up (the
+        # in-process worker put them there itself: Worker.direct).
+        if self.local is not None and self.local.direct:
+            insertion = self._insertion([], self.table.count)
+        else:
+            insertion = self._insertion(fps[:1], self.table.count + sum(map(len, fps)))
         if n > 1:
             for w in range(n):
                 self.conns[w].send(Lookup({h: fps[h] for h in range(n) if h != w}))

@@ -79,5 +79,12 @@ class FingerprintStore:
     def key(self, i: int) -> int:
         return self.fps[i]
 
+    def to_disk(self, columns) -> None:
+        """Keep the parents and fingerprints as graphstore.Columns of `columns` (a GraphStore):
+        under --memory-budget a search without a behaviour graph reads them only to rebuild a
+        trace, so their blocks go to disk as they fill (levels.Coordinator._search)."""
+        self.parents = columns.column("i", "parents", self.parents)
+        self.fps = columns.column("q", "fingerprints", self.fps)
+
     def release(self) -> None:
         """Nothing to free: every table it has is needed for traces."""
