@@ -214,12 +214,26 @@ def test_issue_35_a_merge_sorts_its_fingerprints_in_chunks_and_keeps_the_file_in
     run.close()
 
 
-def test_issue_35_a_cleared_table_is_empty():
+@pytest.mark.parametrize("at_a_time", [1 << 20, 100])
+def test_issue_35_a_cleared_table_is_empty(at_a_time, monkeypatch):
+    from tlacheck.engine import fingerprints
+
+    monkeypatch.setattr(fingerprints, "_CLEAR", at_a_time)  # (100: zeroed in 11 slices)
     table = FingerprintTable(1 << 10)
-    table.insert([5, 1029, -3])
+    table.insert([5, 1029, -3, 1023])
     table.clear()
-    assert len(table) == 0 and 5 not in table and 1029 not in table and table.room(512)
+    assert len(table) == 0 and not any(table.table) and 1023 not in table and table.room(512)
     assert table.add(1029) and 1029 in table
+
+
+def test_issue_35_a_merge_keeps_a_fingerprint_once(tmp_path):
+    """A one-process search puts a candidate into its table before it looks it up in the run
+    (Worker.direct): a merge may bring fingerprints the run holds already."""
+    run = SortedRun(str(tmp_path))
+    run.merge(array("q", [9, -4, 300, 7]))
+    run.merge(array("q", [300, 8, -4, 1 << 62]))
+    assert list(run._stored()) == [-4, 7, 8, 9, 300, 1 << 62] and len(run) == 6
+    run.close()
 
 
 # ---------------------------------------------------------------- the search, with and without spill
@@ -361,6 +375,54 @@ def test_issue_35_forked_workers_look_the_spilled_table_up_to_a_violation_or_a_s
     merged = root.parent / "merged"
     assert merged.exists() and sum(map(int, merged.read_text().split())) >= 512
     assert os.listdir(root) == []  # the file the workers read too: removed
+
+
+def test_issue_35_one_process_puts_its_candidates_into_the_table_and_grows_it_within_a_level(monkeypatch):
+    """The in-process worker puts each candidate into the table as it finds it (Worker.direct;
+    forked workers keep a level's candidates in a set). From a table of 16 slots it asks for room
+    in the middle of levels (Coordinator._room, the table half full), and the JSON is the same as
+    with two forked workers and as with the usual table, on the grid (a violation) and on the
+    corpus ports (their whole state spaces)."""
+    from tlacheck.engine import fingerprints, levels
+
+    rooms = []
+    real = levels.Coordinator._room
+    monkeypatch.setattr(levels.Coordinator, "_room", lambda self: rooms.append(self.table.count) or real(self))
+    for name, model in [("grid.spec", model_of(_GRID))] + [(p, build_model(read_source(str(SPECS / p))))
+                                                          for p in PORTS]:
+        usual = _json(model, Options(time_limit=120), name)
+        assert not rooms or name != "grid.spec"  # (65,536 slots: room for the grid's 4,096 states)
+        with monkeypatch.context() as small:
+            small.setattr(fingerprints, "MIN_SLOTS", 16)
+            rooms.clear()
+            direct = _json(model, Options(time_limit=120), name)
+            forked = _json(model, Options(workers=2, time_limit=120), name)
+        assert direct == usual, name
+        assert _but_caches(forked) == _but_caches(usual), name
+        assert rooms and all(r & (r - 1) == 0 for r in rooms), name  # each time half full (a power of 2)
+
+
+_BIG_GRID = _GRID.replace("% 16", "% 20")  # 8,000 states, the violation at depth 51
+
+
+def test_issue_35_under_a_budget_the_store_is_on_disk_and_traces_are_read_back(spills):
+    """Under --memory-budget, a search without a behaviour graph writes the store's parents and
+    fingerprints to disk (FingerprintStore.to_disk, blocks of 4,096): the counterexample is
+    rebuilt from there, the same as from memory; the files are removed after."""
+    from tlacheck.engine import graphstore
+
+    root, _ = spills
+    model = model_of(_BIG_GRID)
+    plain = _json(model, Options(time_limit=120), "grid.spec")
+    opened = []
+    real = graphstore.GraphStore.open
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(graphstore.GraphStore, "open", lambda self, name: opened.append(name) or real(self, name))
+        spilled = _json(model, Options(memory_budget_mb=0, time_limit=120), "grid.spec")
+    assert plain["verdict"] == "invariant_violated" and plain["distinct_states"] > 4096
+    assert spilled == plain
+    assert sorted(opened) == ["fingerprints", "parents"]
+    assert os.listdir(root) == []
 
 
 def test_issue_35_the_cli_takes_a_memory_budget(tmp_path, capsys, monkeypatch):

@@ -460,9 +460,10 @@ class FingerprintTable:
 
     def clear(self) -> None:
         """Empty the table (its fingerprints spilled: SortedRun)."""
-        zeros = memoryview(bytes(8 * min(self.mask + 1, _CLEAR))).cast("q")
-        for i in range(0, self.mask + 1, len(zeros)):
-            self.table[i:i + len(zeros)] = zeros
+        slots = self.mask + 1
+        zeros = memoryview(bytes(8 * min(slots, _CLEAR))).cast("q")
+        for i in range(0, slots, len(zeros)):
+            self.table[i:i + len(zeros)] = zeros[:slots - i]
         self.count = 0
 
     def close_fd(self) -> None:

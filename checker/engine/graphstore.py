@@ -18,6 +18,10 @@ holds in memory beyond its share is therefore its open block and its cache: some
 however large the graph. The price is time: a read is a Python call, not an array's C look-up,
 and a block not cached is a system call.
 
+The store's parents and fingerprints (stores.FingerprintStore.to_disk) are Columns too, of a
+GraphStore of budget 0, under --memory-budget when the search has no behaviour graph: append-only
+like the graph's arrays, read only to rebuild a trace.
+
 `GraphStore.close` closes the files and removes their directory (after the search, also when it
 ends on an error or a stop: levels.Coordinator._shutdown).
 """

@@ -6,8 +6,9 @@ order, each with its key in the seen-set: its fingerprint, computed by the gener
 function from its parent's, its orbit's under symmetry, or its id on exact storage), and hands
 each successor not seen before to its `offer`: the admission sequence (admission.py), or, for a
 Ray partition, the batch for the successor's owner. A successor is seen before when it is in the
-table (the states of the earlier levels) or among this level's candidates (`recent`: a set look-up
-is cheaper than a probe, and most duplicates were found earlier in the same level), or, with
+table (the states of the earlier levels) or among this level's candidates (with forked workers,
+`recent`, a set: the table is the coordinator's to write; the in-process worker puts its candidates
+into the table itself, `direct`, and the set stays empty), or, with
 --memory-budget, in the table's part spilled to disk (fingerprints.SortedRun; a forked worker gets
 it with Go, as it gets a grown table).
 Every step that changes the state is then checked against the step properties. The behaviour
