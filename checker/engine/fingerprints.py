@@ -483,10 +483,14 @@ _BLOCK = 512  # fingerprints per block of a SortedRun: one read of 4 KB per look
 _SORT_CHUNK = 1 << 20
 
 
-def _sorted_chunks(fps: array) -> list[array]:
-    """`fps` as sorted arrays of at most _SORT_CHUNK each (8 bytes a fingerprint, and one chunk's
-    list of ints at a time), for a merge."""
-    return [array("q", sorted(fps[i:i + _SORT_CHUNK])) for i in range(0, len(fps), _SORT_CHUNK)]
+def _sorted_chunks(fps: array) -> list[memoryview]:
+    """`fps` sorted a chunk of at most _SORT_CHUNK at a time, in place (one chunk's list of ints at
+    a time, and no second array: the table's fingerprints are hundreds of MB at 10^7 states), and
+    the chunks as views of it, for a merge."""
+    for i in range(0, len(fps), _SORT_CHUNK):
+        fps[i:i + _SORT_CHUNK] = array("q", sorted(fps[i:i + _SORT_CHUNK]))
+    view = memoryview(fps)
+    return [view[i:i + _SORT_CHUNK] for i in range(0, len(fps), _SORT_CHUNK)]
 
 
 class SortedRun:
@@ -546,9 +550,12 @@ class SortedRun:
             yield from memoryview(data).cast("q")
 
     def merge(self, fps: array) -> None:
-        """Add distinct fingerprints; those in the run already are kept once (a one-process search
-        puts the candidates into its table before it looks them up here: Worker.direct)."""
+        """Add distinct fingerprints (`fps` is sorted in place); those in the run already are kept
+        once (a one-process search puts the candidates into its table before it looks them up
+        here: Worker.direct)."""
         assert self.owner, "a reader does not merge"
+        if not isinstance(fps, array):
+            fps = array("q", fps)
         path = os.path.join(self.directory, f"fingerprints-{self.files}")
         self.files += 1
         index, out, count = array("q"), array("q"), 0
