@@ -593,8 +593,7 @@ class Coordinator(Search):
         # The next level is likely to need a larger table: grow it now, while the workers expand
         # (forked workers read the table meanwhile: it is spilled only when they do not, _insertion).
         # (The in-process worker's table makes room for itself as it goes: _room.)
-        direct = self.local is not None and self.local.direct
-        ahead = iter(()) if direct else self._growth(self.table.count + 2 * queue, spill=self.local is not None)
+        ahead = iter(()) if self._direct else self._growth(self.table.count + 2 * queue, spill=self.local is not None)
         parts = self._replies(queue, ahead)
         if any(part is None for part in parts):  # a limit was reached meanwhile
             parts = self._before_halt(parts)
@@ -740,6 +739,11 @@ class Coordinator(Search):
         table.close()
         self.table = grown
 
+    @property
+    def _direct(self) -> bool:
+        """Whether the in-process worker puts its candidates into the table itself (Worker.direct)."""
+        return self.local is not None and self.local.direct
+
     def _room(self) -> FingerprintTable:
         """The in-process worker's table is half full in the middle of a level (Worker.direct): it
         grows, or under a budget spills, as between levels (no other process reads it)."""
@@ -775,9 +779,10 @@ class Coordinator(Search):
         # has[t][h]: 1 for each candidate of worker h that worker t found too
         has: list = [{} for _ in range(n)]
         # Worker 0's candidates are all new states: into the table while the workers look up (the
-        # in-process worker put them there itself: Worker.direct).
-        if self.local is not None and self.local.direct:
-            insertion = self._insertion([], self.table.count)
+        # in-process worker put them there itself, Worker.direct: then only, under a budget, a table
+        # above its share, the first one, is spilled and replaced by one of its share: _growth).
+        if self._direct:
+            insertion = self._growth(self.table.count)
         else:
             insertion = self._insertion(fps[:1], self.table.count + sum(map(len, fps)))
         if n > 1:

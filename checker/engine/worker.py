@@ -213,20 +213,10 @@ class Worker:
         """Expand the states it holds, in order (the module docstring). A candidate another worker
         found first is admitted there too, at a smaller key, so the coordinator's first event and
         first witnesses are never at a candidate that is not new."""
-        try:
-            return self._expand_level()
-        finally:
-            if self.direct:  # (the candidates it put into the table, counted)
-                self.table.count = self._half - self._left
-                self._left = self._half = 0
-
-    def _expand_level(self) -> tuple[Expansion, Admitted | None]:
-        """_expand's loop; with `direct`, `_left` and `_half` say what the table took."""
         table, mask, spilled = self.table.table, self.table.mask, self.spilled
         direct = self.direct
-        # With `direct`: the candidates the table takes before it is half full
-        self._half = half = (mask + 1) >> 1 if direct else 0
-        self._left = left = half - self.table.count if direct else -1  # (-1: never 0)
+        # With `direct`: the candidates the table takes before it is half full (-1: never 0)
+        left = self._room_left() if direct else -1
         live = self.live
         live[1] = live[2] = live[3] = 0
         live[0] = self.step
@@ -252,7 +242,7 @@ class Worker:
         frontier, frontier_fps, indices = self._level()
         for state, pfp, g in zip(frontier.drain(), frontier_fps, indices):
             if not g & HALT_EVERY and self._look(g - self.first, len(found), generated):
-                self._left = left
+                self._took(left)
                 return halted(self.halt[0] if isinstance(self.halt[0], str) else "halted", a_count), None
             base = g << ORDINAL_BITS
             k = base - 1  # the key of the successor
@@ -293,7 +283,7 @@ class Worker:
                                 if spilled is None or fp not in spilled:  # (the table's spilled part)
                                     offer(k, ai, succ, fp, sizes[k - first] if sizes is not None else 0)
                                 if not left:  # (direct: after the look-up above, as a spill may follow)
-                                    table, mask, half, left = self._grown()
+                                    table, mask, left = self._grown()
                         if steps is not None and succ != state:
                             steps(state, succ, k)
                 except Failure as failure:
@@ -315,16 +305,25 @@ class Worker:
                 break  # later parents cannot hold an earlier event
             if k < base and self.check_deadlock and self._deadlock(base, events):
                 break
-        self._left = left
+        self._took(left)
         return self._expanded(parents, counts, enabled, generated, events, placed, spent)
+
+    def _room_left(self) -> int:
+        """`direct`: the candidates the table takes before it is half full."""
+        return ((self.table.mask + 1) >> 1) - self.table.count
+
+    def _took(self, left: int) -> None:
+        """`direct`: the table's count, now that `left` candidates more would make it half full (an
+        exception out of the loop ends the search: the count is not needed then)."""
+        if self.direct:
+            self.table.count = ((self.table.mask + 1) >> 1) - left
 
     def _grown(self) -> tuple:
         """`direct`: the table is half full in the middle of a level; the coordinator grows it or
-        spills it (`room`). The new table's slots, mask, half and room."""
-        self.table.count, self._left = self._half, 0
+        spills it (`room`). The new table's slots, mask and room."""
+        self._took(0)
         self.table = table = self.room()
-        self._half = half = (table.mask + 1) >> 1
-        return table.table, table.mask, half, half - table.count
+        return table.table, table.mask, self._room_left()
 
     def _level(self) -> tuple[StateQueue, array, object]:
         """The states it holds (drained as they are expanded: each segment is freed once read) and
